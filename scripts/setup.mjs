@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Sets up whatever is missing, then exits: npm packages, the Debian crates and the native build,
+// the TypeScript build, and (with --test) the command-line S3 clients the end-to-end tests drive.
+// Every step is a fast no-op when its output is already up to date. Used by `npm start` and `npm test`.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const args = new Set(process.argv.slice(2));
+const say = (msg) => process.stderr.write(`setup: ${msg}\n`);
+
+function run(cmd, argv, opts = {}) {
+  say(`$ ${cmd} ${argv.join(' ')}`);
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (exit ${r.status ?? r.signal})`);
+}
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+function checkNode() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 15)) throw new Error(`Node >= 20.15 is required, this is ${process.versions.node}`);
+}
+
+function ensureNpmPackages() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) return;
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+let aptUpdated = false;
+/** apt-get install, refreshing the package lists once if the first attempt fails. */
+export function aptInstall(packages) {
+  const argv = ['install', '-y', '--no-install-recommends', ...packages];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    run('apt-get', argv, { env });
+  } catch (e) {
+    if (aptUpdated) throw e;
+    aptUpdated = true;
+    run('apt-get', ['update'], { env });
+    run('apt-get', argv, { env });
+  }
+}
+
+function ensureTypeScript() {
+  const stamp = join(root, 'dist', '.build-stamp');
+  const inputs = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'tsconfig.json')));
+  if (!args.has('--force-ts') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
+  run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
+  writeFileSync(stamp, new Date().toISOString() + '\n');
+}
+
+/** The command-line clients the end-to-end tests drive (Debian's awscli). */
+function ensureTestTools() {
+  const missing = [];
+  if (!existsSync('/usr/bin/aws')) missing.push('awscli');
+  if (missing.length) aptInstall(missing);
+}
+
+try {
+  checkNode();
+  ensureNpmPackages();
+  const { ensureNative } = await import('./build-native.mjs');
+  await ensureNative({ aptInstall });
+  ensureTypeScript();
+  if (args.has('--test')) ensureTestTools();
+} catch (e) {
+  say(`failed: ${e instanceof Error ? e.message : e}`);
+  process.exit(1);
+}
+

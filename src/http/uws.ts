@@ -1,0 +1,317 @@
+// The only file that touches uWebSockets.js (style.md §5): loads the native binary (never the
+// silent pure-JS fallback), copies each request into a plain RequestHead, streams request bodies
+// with pause/resume, and writes responses corked, with tryEnd/onWritable back-pressure.
+
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { RequestHead } from './request-head.js';
+import { joinHeaders } from './request-head.js';
+
+// uWS reads this once when its binary loads; S3 allows 8 KiB of headers and uWS's default of 4 KiB
+// (request line included) is too small (s3.md §1.7, §6).
+process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= '16384';
+
+type UwsResponse = {
+  pause(): void;
+  resume(): void;
+  writeStatus(status: string): UwsResponse;
+  writeHeader(key: string, value: string): UwsResponse;
+  end(body?: Uint8Array | string, closeConnection?: boolean): UwsResponse;
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): UwsResponse;
+  tryEnd(chunk: Uint8Array, totalSize: number): [boolean, boolean];
+  close(): UwsResponse;
+  getWriteOffset(): number;
+  onWritable(handler: (offset: number) => boolean): UwsResponse;
+  onAborted(handler: () => void): UwsResponse;
+  onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsResponse;
+  getRemoteAddressAsText(): ArrayBuffer;
+  cork(cb: () => void): UwsResponse;
+};
+type UwsRequest = {
+  getUrl(): string;
+  getCaseSensitiveMethod(): string;
+  getQuery(): string | undefined;
+  forEach(cb: (key: string, value: string) => void): void;
+};
+type UwsApp = {
+  any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
+  listen(host: string, port: number, cb: (socket: unknown) => void): UwsApp;
+};
+type UwsModule = {
+  App(): UwsApp;
+  us_listen_socket_close(socket: unknown): void;
+  us_socket_local_port(socket: unknown): number;
+};
+
+let uwsModule: UwsModule | undefined;
+
+/** Loads the uWS native binary directly; throws (so the server refuses to start) if it cannot. */
+export function loadUws(): UwsModule {
+  if (uwsModule) return uwsModule;
+  const require = createRequire(import.meta.url);
+  const pkgDir = dirname(require.resolve('@trufflesuite/uws-js-unofficial/package.json'));
+  const binary = join(pkgDir, 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+  let mod: UwsModule;
+  try {
+    mod = require(binary) as UwsModule;
+  } catch (e) {
+    throw new Error(
+      `uWebSockets.js native binary failed to load (${binary}): ${(e as Error).message}. ` +
+        'Refusing to start on the slow pure-JS fallback.',
+    );
+  }
+  if (typeof mod.App !== 'function' || !String(mod.App).includes('[native code]')) {
+    throw new Error('uWebSockets.js loaded without its native binary; refusing to run on the pure-JS fallback.');
+  }
+  uwsModule = mod;
+  return mod;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  100: 'Continue', 200: 'OK', 204: 'No Content', 206: 'Partial Content', 304: 'Not Modified',
+  400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
+  411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 416: 'Range Not Satisfiable',
+  429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error',
+  501: 'Not Implemented', 503: 'Service Unavailable',
+};
+
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
+}
+
+export type ResponseHeaders = Array<readonly [string, string]>;
+
+/** Bytes of request body kept in memory before the socket is paused. */
+const BODY_HIGH_WATER = 1 << 20;
+
+export class AbortedError extends Error {
+  constructor() {
+    super('client aborted the request');
+    this.name = 'AbortedError';
+  }
+}
+
+/** One request and its response. Everything is safe to call after `aborted` became true (it is a no-op then). */
+export class Exchange {
+  readonly head: RequestHead;
+  aborted = false;
+  /** a response has been started or finished */
+  responded = false;
+  private readonly res: UwsResponse;
+  private queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private paused = false;
+  private wake: (() => void) | undefined;
+  private bodyReceived = 0;
+  private writableWaiter: ((offset: number) => void) | undefined;
+  private readonly abortListeners: Array<() => void> = [];
+
+  constructor(res: UwsResponse, head: RequestHead) {
+    this.res = res;
+    this.head = head;
+    const length = head.headers['content-length'];
+    if (head.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) this.ended = true;
+    res.onAborted(() => {
+      this.aborted = true;
+      this.ended = true;
+      this.wakeReader();
+      const w = this.writableWaiter;
+      this.writableWaiter = undefined;
+      w?.(-1);
+      for (const l of this.abortListeners) l();
+    });
+    // uWS drops body bytes that arrive before onData is registered, so it is registered here,
+    // synchronously; chunks are copied (uWS reuses the memory) and queued up to BODY_HIGH_WATER.
+    res.onData((ab, isLast) => {
+      if (ab.byteLength > 0) {
+        const copy = Buffer.allocUnsafe(ab.byteLength);
+        copy.set(new Uint8Array(ab));
+        this.queue.push(copy);
+        this.queued += copy.length;
+        this.bodyReceived += copy.length;
+      }
+      if (isLast) this.ended = true;
+      if (this.queued >= BODY_HIGH_WATER && !this.ended && !this.paused) {
+        this.paused = true;
+        res.pause();
+      }
+      this.wakeReader();
+    });
+  }
+
+  onAbort(listener: () => void): void {
+    this.abortListeners.push(listener);
+  }
+
+  private wakeReader(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** The last body byte arrived (or the client went away). */
+  get bodyEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Total body bytes received from the socket so far. */
+  get received(): number {
+    return this.bodyReceived;
+  }
+
+  /**
+   * Next chunk of the request body, or null at its end. Throws AbortedError if the client went away.
+   * The socket is resumed once the caller has taken the queued bytes.
+   */
+  async nextBodyChunk(): Promise<Buffer | null> {
+    for (;;) {
+      if (this.aborted) throw new AbortedError();
+      const chunk = this.queue.shift();
+      if (chunk) {
+        this.queued -= chunk.length;
+        if (this.paused && this.queued < BODY_HIGH_WATER / 2 && !this.aborted) {
+          this.paused = false;
+          this.res.resume();
+        }
+        return chunk;
+      }
+      if (this.ended) return null;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Sends a complete response. `body` undefined → empty body with Content-Length: 0 (unless status is 204/304). */
+  send(status: number, headers: ResponseHeaders, body?: Buffer | string, close = false): void {
+    if (this.aborted || this.responded) return;
+    this.responded = true;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+      if (status === 204 || status === 304) this.res.endWithoutBody(undefined, close);
+      else this.res.end(body ?? '', close);
+    });
+  }
+
+  /** Headers only, reporting `contentLength` (HEAD, s3.md §1.7). */
+  sendHead(status: number, headers: ResponseHeaders, contentLength: number | undefined, close = false): void {
+    if (this.aborted || this.responded) return;
+    this.responded = true;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+      this.res.endWithoutBody(status === 204 || status === 304 ? undefined : contentLength ?? 0, close);
+    });
+  }
+
+  /**
+   * Streams a body of exactly `total` bytes pulled from `read` with back-pressure: the next chunk is
+   * read only after the previous one was accepted by the socket.
+   */
+  async stream(
+    status: number,
+    headers: ResponseHeaders,
+    total: number,
+    read: (maxBytes: number) => Promise<Buffer | null>,
+  ): Promise<void> {
+    if (this.aborted || this.responded) return;
+    this.responded = true;
+    if (total === 0) {
+      this.res.cork(() => {
+        this.writeHead(status, headers);
+        this.res.end('');
+      });
+      return;
+    }
+    let headWritten = false;
+    let sent = 0;
+    while (sent < total) {
+      const chunk = await read(Math.min(total - sent, 1 << 19));
+      if (this.aborted) return;
+      if (!chunk || chunk.length === 0) {
+        // The store returned fewer bytes than the extent promised: never send a short body as complete.
+        this.res.cork(() => this.res.close());
+        throw new Error(`body ended early at ${sent} of ${total} bytes`);
+      }
+      let start = this.res.getWriteOffset();
+      let ok = false;
+      let done = false;
+      this.res.cork(() => {
+        if (!headWritten) {
+          this.writeHead(status, headers);
+          headWritten = true;
+          start = 0;
+        }
+        [ok, done] = this.res.tryEnd(chunk, total);
+      });
+      sent += chunk.length;
+      if (done) return;
+      while (!ok) {
+        const offset = await new Promise<number>((resolve) => {
+          this.writableWaiter = resolve;
+          this.res.onWritable((off) => {
+            const w = this.writableWaiter;
+            this.writableWaiter = undefined;
+            w?.(off);
+            return true;
+          });
+        });
+        if (this.aborted || offset < 0) return;
+        const rest = chunk.subarray(offset - start);
+        start = offset;
+        this.res.cork(() => {
+          [ok, done] = this.res.tryEnd(rest, total);
+        });
+        if (done) return;
+      }
+    }
+  }
+
+  /** Drops the connection without a response (or after a partial one). */
+  close(): void {
+    if (this.aborted) return;
+    this.responded = true;
+    this.aborted = true;
+    this.res.cork(() => this.res.close());
+  }
+
+  private writeHead(status: number, headers: ResponseHeaders): void {
+    this.res.writeStatus(statusLine(status));
+    for (const [k, v] of headers) this.res.writeHeader(k, v);
+  }
+}
+
+export interface HttpServer {
+  port: number;
+  /** Stops accepting connections. */
+  close(): void;
+}
+
+/** Starts a uWS listener; `handler` is called synchronously for each request with its Exchange. */
+export function listen(host: string, port: number, handler: (ex: Exchange) => void): Promise<HttpServer> {
+  const uws = loadUws();
+  const app = uws.App();
+  app.any('/*', (res, req) => {
+    const headerList: Array<readonly [string, string]> = [];
+    req.forEach((k, v) => headerList.push([k, v]));
+    const head: RequestHead = {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      rawPath: req.getUrl(),
+      rawQuery: req.getQuery() ?? '',
+      headerList,
+      headers: joinHeaders(headerList),
+      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    };
+    handler(new Exchange(res, head));
+  });
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) {
+        reject(new Error(`cannot listen on ${host}:${port}`));
+        return;
+      }
+      resolve({
+        port: uws.us_socket_local_port(socket),
+        close: () => uws.us_listen_socket_close(socket),
+      });
+    });
+  });
+}

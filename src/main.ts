@@ -1,0 +1,68 @@
+// Assembles a running server: storage engine, accounts, native self-test, the S3 listener, and a
+// clean shutdown that drains in-flight requests and closes the index.
+
+import { mkdirSync } from 'node:fs';
+import { loadAccounts } from './accounts.js';
+import type { Config } from './config.js';
+import { listen, loadUws, type Exchange } from './http/uws.js';
+import { selfTest, simdPaths } from './native.js';
+import { createBodyDigester } from './s3/body-digests.js';
+import type { S3Services } from './s3/context.js';
+import { normalizeDomains } from './s3/router.js';
+import { s3RequestHandler } from './s3/service.js';
+import { openStore } from './store/index.js';
+
+export interface RunningServer {
+  s3Port: number;
+  /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export type Logger = (line: string) => void;
+
+export async function startServer(config: Config, log: Logger = (l) => console.log(l)): Promise<RunningServer> {
+  loadUws();
+  selfTest();
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const { accounts, generated } = loadAccounts(config.dataDir, {
+    accessKeyId: config.rootAccessKeyId,
+    secretAccessKey: config.rootSecretAccessKey,
+  });
+  const store = await openStore({ dataDir: config.dataDir, durability: config.durability });
+  const services: S3Services = {
+    store,
+    accounts,
+    config,
+    domains: normalizeDomains(config.domains),
+    digester: createBodyDigester(),
+  };
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const handler = s3RequestHandler(services, (l) => log(`tusk: ${l}`));
+  const server = await listen(config.listen.host, config.listen.port, (ex: Exchange) => {
+    inFlight++;
+    void handler(ex).finally(() => {
+      if (--inFlight === 0) drained?.();
+    });
+  });
+  const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
+  log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
+  log(`tusk: data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
+  log(`tusk: root access key id: ${accounts.root.accessKeyId}`);
+  log(`tusk: root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
+  log(`tusk: region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
+  log(`tusk: s3 listening on ${url}`);
+  return {
+    s3Port: server.port,
+    async close(graceMs = 10_000) {
+      server.close();
+      if (inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
+        ]);
+      }
+      await store.close();
+    },
+  };
+}

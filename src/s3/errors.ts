@@ -1,0 +1,122 @@
+// The one S3 error table (s3.md §5): each code's HTTP status and AWS message. Handlers throw
+// `new S3Error(code, extras)`; only src/s3/xml.ts renders the body.
+
+export const ERROR_TABLE = {
+  AccessDenied: [403, 'Access Denied'],
+  AccessForbidden: [403, 'CORSResponse: This CORS request is not allowed.'],
+  AuthorizationHeaderMalformed: [400, 'The authorization header is malformed.'],
+  AuthorizationQueryParametersError: [400, 'Error parsing the query-string authentication parameters.'],
+  BadDigest: [400, 'The Content-MD5 you specified did not match what we received.'],
+  BadRequest: [400, 'Insufficient information. Origin request header needed.'],
+  BucketAlreadyExists: [
+    409,
+    'The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.',
+  ],
+  BucketAlreadyOwnedByYou: [409, 'Your previous request to create the named bucket succeeded and you already own it.'],
+  BucketNotEmpty: [409, 'The bucket you tried to delete is not empty'],
+  ConditionalRequestConflict: [409, 'A conflicting operation occurred. If using PutObject you can retry the request.'],
+  EntityTooLarge: [400, 'Your proposed upload exceeds the maximum allowed size'],
+  EntityTooSmall: [400, 'Your proposed upload is smaller than the minimum allowed object size.'],
+  IllegalVersioningConfigurationException: [400, 'The Versioning element must be specified'],
+  IncompleteBody: [400, 'You did not provide the number of bytes specified by the Content-Length HTTP header.'],
+  InternalError: [500, 'We encountered an internal error. Please try again.'],
+  InvalidAccessKeyId: [403, 'The AWS Access Key Id you provided does not exist in our records.'],
+  InvalidArgument: [400, 'Invalid Argument'],
+  InvalidBucketAclWithObjectOwnership: [400, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"],
+  InvalidBucketName: [400, 'The specified bucket is not valid.'],
+  InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
+  InvalidDigest: [400, 'The Content-MD5 you specified was invalid.'],
+  InvalidLocationConstraint: [400, 'The specified location-constraint is not valid'],
+  InvalidPart: [
+    400,
+    "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+  ],
+  InvalidPartNumber: [416, 'The requested partnumber is not satisfiable'],
+  InvalidPartOrder: [400, 'The list of parts was not in ascending order. Parts must be ordered by part number.'],
+  InvalidRange: [416, 'The requested range is not satisfiable'],
+  InvalidRequest: [400, 'Invalid Request'],
+  InvalidStorageClass: [400, 'The storage class you specified is not valid'],
+  InvalidTag: [400, 'The TagSet provided is not valid.'],
+  InvalidToken: [400, 'The provided token is malformed or otherwise invalid.'],
+  InvalidURI: [400, "Couldn't parse the specified URI."],
+  KeyTooLongError: [400, 'Your key is too long'],
+  MalformedACLError: [400, 'The XML you provided was not well-formed or did not validate against our published schema'],
+  MalformedTrailerError: [
+    400,
+    'The request contained trailing data that was not well-formed or did not conform to our published schema.',
+  ],
+  MalformedXML: [400, 'The XML you provided was not well-formed or did not validate against our published schema'],
+  MaxMessageLengthExceeded: [400, 'Your request was too big.'],
+  MetadataTooLarge: [400, 'Your metadata headers exceed the maximum allowed metadata size.'],
+  MethodNotAllowed: [405, 'The specified method is not allowed against this resource.'],
+  MissingContentLength: [411, 'You must provide the Content-Length HTTP header.'],
+  MissingRequestBodyError: [400, 'Request Body is empty.'],
+  NoSuchBucket: [404, 'The specified bucket does not exist'],
+  NoSuchBucketPolicy: [404, 'The bucket policy does not exist'],
+  NoSuchCORSConfiguration: [404, 'The CORS configuration does not exist'],
+  NoSuchKey: [404, 'The specified key does not exist.'],
+  NoSuchLifecycleConfiguration: [404, 'The lifecycle configuration does not exist'],
+  NoSuchObjectLockConfiguration: [404, 'The specified object does not have a ObjectLock configuration'],
+  NoSuchPublicAccessBlockConfiguration: [404, 'The public access block configuration was not found'],
+  NoSuchTagSet: [404, 'The TagSet does not exist'],
+  NoSuchUpload: [
+    404,
+    'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+  ],
+  NoSuchVersion: [404, 'The specified version does not exist.'],
+  NoSuchWebsiteConfiguration: [404, 'The specified bucket does not have a website configuration'],
+  NotImplemented: [501, 'A header you provided implies functionality that is not implemented'],
+  ObjectLockConfigurationNotFoundError: [404, 'Object Lock configuration does not exist for this bucket'],
+  OwnershipControlsNotFoundError: [404, 'The bucket ownership controls were not found'],
+  PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
+  ReplicationConfigurationNotFoundError: [404, 'The replication configuration was not found'],
+  RequestHeaderSectionTooLarge: [400, 'Your request header section exceeds the maximum allowed size.'],
+  RequestTimeTooSkewed: [403, 'The difference between the request time and the current time is too large.'],
+  ServerSideEncryptionConfigurationNotFoundError: [404, 'The server side encryption configuration was not found'],
+  ServiceUnavailable: [503, 'Please reduce your request rate.'],
+  SignatureDoesNotMatch: [
+    403,
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  ],
+  SlowDown: [503, 'Please reduce your request rate.'],
+  TooManyBuckets: [400, 'You have attempted to create more buckets than allowed'],
+  UnexpectedContent: [400, 'This request does not support content'],
+  XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type S3ErrorCode = keyof typeof ERROR_TABLE;
+
+/** Extra elements placed between `Message` and `RequestId` (s3.md §1.9), in insertion order. */
+export type ErrorExtras = Record<string, string | number | undefined>;
+
+export interface S3ErrorOptions {
+  /** Overrides the table's message (codes whose message is "(specific)" in s3.md §5). */
+  message?: string;
+  /** Extra response headers (e.g. `x-amz-bucket-region`, `Allow`, `Content-Range`). */
+  headers?: Record<string, string>;
+  /** Close the connection after answering (error raised before the body was read, s3.md §1.7). */
+  close?: boolean;
+}
+
+export class S3Error extends Error {
+  readonly code: S3ErrorCode;
+  readonly status: number;
+  readonly extras: ErrorExtras;
+  readonly headers: Record<string, string>;
+  close: boolean;
+
+  constructor(code: S3ErrorCode, extras: ErrorExtras = {}, options: S3ErrorOptions = {}) {
+    const [status, message] = ERROR_TABLE[code];
+    super(options.message ?? message);
+    this.name = 'S3Error';
+    this.code = code;
+    this.status = status;
+    this.extras = extras;
+    this.headers = options.headers ?? {};
+    this.close = options.close ?? false;
+  }
+}
+
+export function isS3Error(e: unknown): e is S3Error {
+  return e instanceof S3Error;
+}

@@ -1,0 +1,178 @@
+// Bucket operations: ListBuckets, CreateBucket, DeleteBucket, HeadBucket, GetBucketLocation and
+// the §1.6 sub-resource stubs.
+
+import { checkExpectedOwner, parseCannedAcl, requireBucket, requireCapability, requireOwner } from '../access.js';
+import { bucketOf, type S3Context } from '../context.js';
+import { S3Error } from '../errors.js';
+import { send, sendXml } from '../respond.js';
+import { doc, el, escapeXml, isoSeconds, ownerXml } from '../xml.js';
+import { readSmallBody } from '../request-body.js';
+import type { BucketRecord } from '../../store/types.js';
+
+function callerKey(ctx: S3Context) {
+  if (ctx.principal.kind !== 'key') throw new S3Error('AccessDenied');
+  return ctx.principal.key;
+}
+
+export async function handleListBuckets(ctx: S3Context): Promise<void> {
+  const key = callerKey(ctx);
+  requireCapability(ctx.principal, 'read');
+  const q = ctx.query;
+  const prefix = q.get('prefix') ?? '';
+  let max = 10000;
+  if (q.has('max-buckets')) {
+    const v = q.get('max-buckets')!;
+    max = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!(max >= 1 && max <= 10000)) throw new S3Error('InvalidArgument', { ArgumentName: 'max-buckets', ArgumentValue: v });
+  }
+  let after = '';
+  if (q.has('continuation-token')) after = Buffer.from(q.get('continuation-token')!, 'base64url').toString();
+  const regionFilter = q.get('bucket-region');
+  const region = ctx.services.config.region;
+  const all = ctx.services.store
+    .listBuckets(key.account.canonicalId)
+    .filter((b) => b.name.startsWith(prefix) && b.name > after && (!regionFilter || regionFilter === region))
+    .filter((b) => !key.buckets || key.buckets.has(b.name));
+  const page = all.slice(0, max);
+  let body = ownerXml({ id: key.account.canonicalId, displayName: key.account.displayName }) + '<Buckets>';
+  for (const b of page) {
+    body += `<Bucket>${el('Name', b.name)}${el('CreationDate', isoSeconds(b.created))}${el('BucketRegion', region)}</Bucket>`;
+  }
+  body += '</Buckets>';
+  if (all.length > page.length) body += el('ContinuationToken', Buffer.from(page.at(-1)!.name).toString('base64url'));
+  if (q.has('prefix')) body += el('Prefix', prefix);
+  sendXml(ctx, doc('ListAllMyBucketsResult', body));
+}
+
+/** `<CreateBucketConfiguration><LocationConstraint>` (s3.md §3.2, §4.2). */
+function checkLocationConstraint(xml: string, region: string): void {
+  if (!xml.trim()) return;
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new S3Error('MalformedXML');
+  if (!/^\s*(<\?xml[^>]*\?>\s*)?<CreateBucketConfiguration[\s>/]/.test(xml)) throw new S3Error('MalformedXML');
+  if (!/<\/CreateBucketConfiguration>\s*$|<CreateBucketConfiguration[^>]*\/>\s*$/.test(xml)) throw new S3Error('MalformedXML');
+  const m = /<LocationConstraint>([^<]*)<\/LocationConstraint>/.exec(xml);
+  const lc = m ? m[1]!.trim() : '';
+  // s3cmd sends US for us-east-1 (s3.md §3.2)
+  if (lc === '' || lc === region || (lc === 'US' && region === 'us-east-1')) return;
+  throw new S3Error('InvalidLocationConstraint', { LocationConstraint: lc });
+}
+
+export async function handleCreateBucket(ctx: S3Context): Promise<void> {
+  const key = callerKey(ctx);
+  const name = ctx.resource.bucket!;
+  requireCapability(ctx.principal, 'create_bucket', name);
+  const h = ctx.headers;
+  const acl = parseCannedAcl(h['x-amz-acl']) ?? 'private';
+  if (Object.keys(h).some((k) => k.startsWith('x-amz-grant-'))) {
+    if (h['x-amz-acl'] !== undefined) {
+      throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
+    }
+    throw new S3Error('NotImplemented', { Header: Object.keys(h).find((k) => k.startsWith('x-amz-grant-')) });
+  }
+  const ownership = h['x-amz-object-ownership'];
+  if (ownership === 'BucketOwnerEnforced' && acl !== 'private' && acl !== 'bucket-owner-full-control') {
+    throw new S3Error('InvalidBucketAclWithObjectOwnership');
+  }
+  const region = ctx.services.config.region;
+  checkLocationConstraint((await readSmallBody(ctx, 1 << 20)).toString('utf8'), region);
+  const record: BucketRecord = {
+    name,
+    owner: key.account.canonicalId,
+    created: Date.now(),
+    acl,
+    objectLock: (h['x-amz-bucket-object-lock-enabled'] ?? '').trim().toLowerCase() === 'true',
+    versioning: 'Unversioned',
+    ...(ownership ? { objectOwnership: ownership } : {}),
+  };
+  if (record.objectLock) record.versioning = 'Enabled';
+  const store = ctx.services.store;
+  const existing = store.getBucket(name);
+  if (!existing && store.listBuckets(key.account.canonicalId).length >= ctx.services.config.maxBucketsPerAccount) {
+    throw new S3Error('TooManyBuckets');
+  }
+  if (existing || (await store.createBucket(record)) === 'exists') {
+    const current = existing ?? store.getBucket(name)!;
+    if (current.owner !== key.account.canonicalId) throw new S3Error('BucketAlreadyExists', { BucketName: name });
+    // S3's legacy us-east-1 behaviour: the owner re-creating answers 200 and resets the ACL (s3.md §3.2, §8 #1)
+    if (region !== 'us-east-1') throw new S3Error('BucketAlreadyOwnedByYou', { BucketName: name });
+    await store.putBucket({ ...current, acl });
+  }
+  send(ctx, 200, [['Location', `/${name}`]]);
+}
+
+export async function handleDeleteBucket(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  requireOwner(ctx.principal, bucket, 'delete_bucket');
+  const result = await ctx.services.store.deleteBucket(bucket.name);
+  if (result === 'not-empty') throw new S3Error('BucketNotEmpty', { BucketName: bucket.name });
+  if (result === 'missing') throw new S3Error('NoSuchBucket', { BucketName: bucket.name });
+  send(ctx, 204);
+}
+
+function ownerAccountId(ctx: S3Context, bucket: BucketRecord): string | undefined {
+  return ctx.services.accounts.byCanonicalId(bucket.owner)?.accountId;
+}
+
+export async function handleHeadBucket(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  requireBucket(ctx.principal, bucket, 'read');
+  checkExpectedOwner(ctx.headers['x-amz-expected-bucket-owner'], ownerAccountId(ctx, bucket));
+  send(ctx, 200, [
+    ['x-amz-bucket-region', ctx.services.config.region],
+    ['x-amz-access-point-alias', 'false'],
+  ]);
+}
+
+export async function handleGetBucketLocation(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  // [DEV] allowed with bucket READ, not only for the owner: minio-js asks before bucket operations (s3.md §3.5)
+  requireBucket(ctx.principal, bucket, 'read');
+  const region = ctx.services.config.region;
+  // us-east-1 is the empty element (s3.md §3.5)
+  sendXml(ctx, doc('LocationConstraint', region === 'us-east-1' ? '' : escapeXml(region)));
+}
+
+const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> = {
+  policy: 'NoSuchBucketPolicy',
+  policyStatus: 'NoSuchBucketPolicy',
+  lifecycle: 'NoSuchLifecycleConfiguration',
+  website: 'NoSuchWebsiteConfiguration',
+  encryption: 'ServerSideEncryptionConfigurationNotFoundError',
+  replication: 'ReplicationConfigurationNotFoundError',
+  tagging: 'NoSuchTagSet',
+  ownershipControls: 'OwnershipControlsNotFoundError',
+  publicAccessBlock: 'NoSuchPublicAccessBlockConfiguration',
+};
+
+const STUB_EMPTY_DOCS: Record<string, string> = {
+  logging: 'BucketLoggingStatus',
+  notification: 'NotificationConfiguration',
+  accelerate: 'AccelerateConfiguration',
+};
+
+function stubBucket(ctx: S3Context, perm: 'read' | 'write'): BucketRecord {
+  const bucket = bucketOf(ctx);
+  requireOwner(ctx.principal, bucket, perm);
+  return bucket;
+}
+
+export async function handleGetBucketSubresourceStub(ctx: S3Context): Promise<void> {
+  const bucket = stubBucket(ctx, 'read');
+  const sub = ctx.route.subresource!;
+  const notFound = STUB_NOT_FOUND[sub];
+  if (notFound) throw new S3Error(notFound, { BucketName: bucket.name });
+  if (STUB_EMPTY_DOCS[sub]) return sendXml(ctx, doc(STUB_EMPTY_DOCS[sub], ''));
+  if (sub === 'requestPayment') return sendXml(ctx, doc('RequestPaymentConfiguration', el('Payer', 'BucketOwner')));
+  throw new S3Error('NotImplemented', {}, { message: `The ${sub} sub-resource is not implemented` });
+}
+
+export async function handlePutBucketSubresourceStub(ctx: S3Context): Promise<void> {
+  stubBucket(ctx, 'write');
+  throw new S3Error('NotImplemented', {}, { message: `The ${ctx.route.subresource} sub-resource is not implemented` });
+}
+
+export async function handleDeleteBucketSubresourceStub(ctx: S3Context): Promise<void> {
+  stubBucket(ctx, 'write');
+  send(ctx, 204);
+}
+

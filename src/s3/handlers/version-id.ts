@@ -1,0 +1,26 @@
+// The version id of GetObject/HeadObject/DeleteObject: query `versionId` [S3] and header
+// `x-amz-version-id` [SEED] (s3.md §3.0.7).
+
+import type { S3Context } from '../context.js';
+import { S3Error } from '../errors.js';
+
+const VERSION_ID = /^[0-9A-Za-z]{32}$/;
+
+/** undefined when none was given; 'null' for the null version; throws InvalidArgument when malformed or conflicting. */
+export function requestedVersionId(ctx: S3Context): string | undefined {
+  const fromQuery = ctx.query.get('versionId');
+  const fromHeader = ctx.headers['x-amz-version-id'];
+  if (fromQuery !== undefined && fromHeader !== undefined && fromQuery !== fromHeader) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'versionId', ArgumentValue: fromQuery }, {
+      message: 'The versionId query parameter and the x-amz-version-id header do not match',
+    });
+  }
+  const v = fromQuery ?? fromHeader;
+  if (v === undefined) return undefined;
+  if (v !== 'null' && !VERSION_ID.test(v)) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'versionId', ArgumentValue: v }, {
+      message: 'Invalid version id specified',
+    });
+  }
+  return v;
+}

@@ -1,0 +1,143 @@
+// The decoded request body of a PUT/POST: raw or aws-chunked (s3.md §1.7, §2.6–2.8), streamed
+// chunk by chunk from the exchange, with its declared length enforced.
+
+import { createHash } from 'node:crypto';
+import { xAmzContentSha256Mismatch } from './auth/authenticate.js';
+import { AwsChunkedDecoder } from './auth/aws-chunked.js';
+import { AWS_CHUNKED_ENCODING } from './auth/constants.js';
+import type { S3Context } from './context.js';
+import { S3Error } from './errors.js';
+
+export interface RequestBody {
+  /** decoded payload length */
+  length: number;
+  /** Content-Encoding to store: the request's list without `aws-chunked` (s3.md §2.7) */
+  contentEncoding?: string;
+  /** trailer header name declared by `x-amz-trailer` */
+  trailer?: string;
+  /** lower-case hex SHA-256 the payload must have (signed raw payloads) */
+  expectedSha256?: string;
+  /** Next decoded chunk, or null after the last one. Throws IncompleteBody / signature errors. */
+  next(): Promise<Buffer | null>;
+  /** After next() returned null: the parsed trailers (lower-case names). */
+  finish(): Record<string, string>;
+}
+
+function parseLength(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+}
+
+function strippedEncoding(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const rest = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t && t.toLowerCase() !== AWS_CHUNKED_ENCODING);
+  return rest.length ? rest.join(',') : undefined;
+}
+
+/**
+ * Validates the framing headers (length required, ≤ maxLength, aws-chunked rules) before any body
+ * byte is read, and returns the body as a stream of decoded chunks.
+ */
+export function openRequestBody(ctx: S3Context, maxLength: number, lengthRequired = true): RequestBody {
+  const h = ctx.headers;
+  const payload = ctx.auth.kind === 'signed' ? ctx.auth.payload : ({ kind: 'unsigned' } as const);
+  const streaming = payload.kind === 'streaming-signed' || payload.kind === 'streaming-unsigned-trailer';
+  const encodingTokens = (h['content-encoding'] ?? '').split(',').map((t) => t.trim().toLowerCase());
+  if (!streaming && encodingTokens.includes(AWS_CHUNKED_ENCODING)) {
+    throw new S3Error('InvalidRequest', {}, {
+      message: 'Content-Encoding aws-chunked requires an x-amz-content-sha256 of a STREAMING- mode.',
+    });
+  }
+  const contentLength = parseLength(h['content-length']);
+  if (Number.isNaN(contentLength)) throw new S3Error('MissingContentLength');
+  let length: number;
+  if (streaming) {
+    const decoded = parseLength(h['x-amz-decoded-content-length']);
+    if (decoded === undefined || Number.isNaN(decoded)) throw new S3Error('MissingContentLength');
+    length = decoded;
+  } else if (contentLength === undefined) {
+    if (lengthRequired || h['transfer-encoding'] !== undefined) throw new S3Error('MissingContentLength');
+    length = 0;
+  } else {
+    length = contentLength;
+  }
+  if (length > maxLength) throw new S3Error('EntityTooLarge', { ProposedSize: length, MaxSizeAllowed: maxLength });
+
+  const trailerHeader = h['x-amz-trailer']?.trim().toLowerCase();
+  const trailer = payload.kind === 'streaming-unsigned-trailer' || (payload.kind === 'streaming-signed' && payload.trailer) ? trailerHeader : undefined;
+  const ex = ctx.ex;
+  let received = 0;
+
+  if (!streaming) {
+    return {
+      length,
+      contentEncoding: strippedEncoding(h['content-encoding']),
+      expectedSha256: payload.kind === 'sha256' ? payload.expectedHex : undefined,
+      async next() {
+        const chunk = await ex.nextBodyChunk();
+        if (chunk === null) {
+          if (received !== length) throw new S3Error('IncompleteBody');
+          return null;
+        }
+        received += chunk.length;
+        if (received > length) throw new S3Error('IncompleteBody', {}, { close: true });
+        return chunk;
+      },
+      finish: () => ({}),
+    };
+  }
+
+  const auth = ctx.auth.kind === 'signed' ? ctx.auth : undefined;
+  const decoder = new AwsChunkedDecoder({
+    decodedLength: length,
+    trailer,
+    signed:
+      payload.kind === 'streaming-signed' && auth
+        ? { signingKey: auth.signingKey, requestTime: auth.requestTime, scope: auth.scope, seedSignature: auth.seedSignature }
+        : undefined,
+  });
+  const ready: Buffer[] = [];
+  let trailers: Record<string, string> | undefined;
+  return {
+    length,
+    contentEncoding: strippedEncoding(h['content-encoding']),
+    trailer,
+    async next() {
+      while (ready.length === 0) {
+        if (trailers) return null;
+        const raw = await ex.nextBodyChunk();
+        if (raw === null) {
+          trailers = decoder.end().trailers;
+          return null;
+        }
+        decoder.push(raw, (slice) => ready.push(slice));
+      }
+      return ready.shift()!;
+    },
+    finish: () => trailers ?? {},
+  };
+}
+
+/** Reads a whole small body (XML requests); MaxMessageLengthExceeded past `max`. */
+export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer> {
+  const body = openRequestBody(ctx, Number.MAX_SAFE_INTEGER, false);
+  if (body.length > max) throw new S3Error('MaxMessageLengthExceeded', {}, { close: true });
+  const parts: Buffer[] = [];
+  for (;;) {
+    const chunk = await body.next();
+    if (!chunk) break;
+    parts.push(chunk);
+  }
+  body.finish();
+  const all = Buffer.concat(parts);
+  if (body.expectedSha256 !== undefined) {
+    const got = createHash('sha256').update(all).digest('hex');
+    if (got !== body.expectedSha256) {
+      throw xAmzContentSha256Mismatch(body.expectedSha256, got);
+    }
+  }
+  return all;
+}

@@ -1,0 +1,65 @@
+// The one response writer of the S3 face: common headers (s3.md §1.8) on every answer, XML
+// bodies, and error rendering (errors are always XML; HEAD answers carry no body, §1.9).
+
+import { randomBytes } from 'node:crypto';
+import type { ResponseHeaders } from '../http/uws.js';
+import type { S3Context } from './context.js';
+import type { S3Error } from './errors.js';
+import { renderError } from './xml.js';
+
+const NODE_ID = randomBytes(6).toString('hex');
+let requestCounter = BigInt(`0x${randomBytes(6).toString('hex')}`) << 16n;
+
+/** 16 upper-case hex characters, unique per request, and the opaque x-amz-id-2 that goes with it. */
+export function newRequestIds(): { requestId: string; hostId: string } {
+  requestCounter = (requestCounter + 1n) & 0xffffffffffffffffn;
+  const requestId = requestCounter.toString(16).toUpperCase().padStart(16, '0');
+  return { requestId, hostId: Buffer.from(`${NODE_ID}/${requestId}`).toString('base64') };
+}
+
+export function commonHeaders(ids: { requestId: string; hostId: string }, server: string): ResponseHeaders {
+  return [
+    ['x-amz-request-id', ids.requestId],
+    ['x-amz-id-2', ids.hostId],
+    ['Server', server],
+  ];
+}
+
+export function send(
+  ctx: S3Context,
+  status: number,
+  headers: ResponseHeaders = [],
+  body?: string | Buffer,
+  contentType?: string,
+): void {
+  const all: Array<readonly [string, string]> = [...commonHeaders(ctx, ctx.services.config.serverHeader), ...headers];
+  if (body !== undefined && contentType) all.push(['Content-Type', contentType]);
+  if (ctx.head.method === 'HEAD') {
+    ctx.ex.sendHead(status, all, body === undefined ? 0 : Buffer.byteLength(body));
+  } else {
+    ctx.ex.send(status, all, body);
+  }
+}
+
+export function sendXml(ctx: S3Context, xml: string, headers: ResponseHeaders = [], status = 200): void {
+  send(ctx, status, headers, xml, 'application/xml');
+}
+
+/** Renders an S3Error; `close` when the request body was not (fully) read (s3.md §1.7). */
+export function sendError(
+  ex: S3Context['ex'],
+  ids: { requestId: string; hostId: string },
+  server: string,
+  err: S3Error,
+  close: boolean,
+): void {
+  const headers: Array<readonly [string, string]> = [...commonHeaders(ids, server)];
+  for (const [k, v] of Object.entries(err.headers)) headers.push([k, v]);
+  if (ex.head.method === 'HEAD') {
+    ex.sendHead(err.status, headers, undefined, close);
+    return;
+  }
+  headers.push(['Content-Type', 'application/xml']);
+  if (close) headers.push(['Connection', 'close']);
+  ex.send(err.status, headers, renderError(err, ids.requestId, ids.hostId), close);
+}

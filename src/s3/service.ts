@@ -1,0 +1,64 @@
+// The S3 face's request entry: resolve the resource, authenticate, classify, dispatch, and turn
+// every failure into one S3 error answer (processing order of s3.md §1.10).
+
+import { parseQuery } from '../http/query.js';
+import { AbortedError, type Exchange } from '../http/uws.js';
+import type { Principal } from './access.js';
+import { authenticate } from './auth/authenticate.js';
+import type { S3Context, S3Services } from './context.js';
+import { dispatch } from './dispatch.js';
+import { S3Error } from './errors.js';
+import { newRequestIds, sendError } from './respond.js';
+import { classify, resolveResource } from './router.js';
+
+export type RequestLogger = (line: string) => void;
+
+function hasUnreadBody(ex: Exchange): boolean {
+  const h = ex.head.headers;
+  const declared = h['content-length'] !== undefined && h['content-length'] !== '0';
+  return (declared || h['transfer-encoding'] !== undefined) && !ex.bodyEnded;
+}
+
+async function handle(services: S3Services, ex: Exchange, log: RequestLogger): Promise<void> {
+  const ids = newRequestIds();
+  try {
+    const head = ex.head;
+    const resource = resolveResource(head, services.domains);
+    const query = parseQuery(head.rawQuery);
+    const { config, accounts } = services;
+    const auth = authenticate(head, {
+      region: config.region,
+      acceptAnyRegion: config.acceptAnyRegion,
+      clockSkewMs: config.clockSkewMs,
+      now: Date.now(),
+      lookupKey: (ak) => {
+        const key = accounts.lookup(ak);
+        return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };
+      },
+    });
+    const principal: Principal =
+      auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
+    const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length
+      ? { ...auth.hoistedHeaders, ...head.headers }
+      : head.headers;
+    const route = classify(head.method, resource, query, headers);
+    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids };
+    await dispatch(ctx);
+  } catch (e) {
+    if (e instanceof AbortedError || ex.aborted) return;
+    if (ex.responded) {
+      // a streamed answer failed midway: the only honest thing left is to drop the connection
+      log(`${ids.requestId} failed after the response started: ${(e as Error).stack ?? e}`);
+      ex.close();
+      return;
+    }
+    const err = e instanceof S3Error ? e : new S3Error('InternalError');
+    if (!(e instanceof S3Error)) log(`${ids.requestId} internal error: ${(e as Error).stack ?? e}`);
+    sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
+  }
+}
+
+/** The S3 listener's request handler; the promise settles when the exchange is answered. */
+export function s3RequestHandler(services: S3Services, log: RequestLogger): (ex: Exchange) => Promise<void> {
+  return (ex) => handle(services, ex, log);
+}

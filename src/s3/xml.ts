@@ -1,0 +1,79 @@
+// XML response bodies (s3.md §4) and the one error renderer (§1.9). Element order is fixed.
+
+import type { S3Error } from './errors.js';
+
+export const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n';
+export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+/**
+ * Escapes text content: the five XML entities, CR as &#xD; (a parser would turn a raw CR into LF)
+ * and characters XML 1.0 does not allow as numeric references (s3.md §1.4).
+ */
+export function escapeXml(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[&<>"'\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    switch (c) {
+      case 0x26: out += '&amp;'; break;
+      case 0x3c: out += '&lt;'; break;
+      case 0x3e: out += '&gt;'; break;
+      case 0x22: out += '&quot;'; break;
+      case 0x27: out += '&apos;'; break;
+      default:
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d <= 0xdfff) {
+            out += s[i]! + s[i + 1]!;
+            i++;
+            break;
+          }
+        }
+        if ((c < 0x20 && c !== 0x09 && c !== 0x0a) || c === 0xfffe || c === 0xffff || (c >= 0xd800 && c <= 0xdfff)) {
+          out += `&#x${c.toString(16).toUpperCase()};`;
+        } else out += s[i]!;
+    }
+  }
+  return out;
+}
+
+/** `<name>text</name>`, escaped. */
+export function el(name: string, value: string | number | boolean): string {
+  return `<${name}>${escapeXml(String(value))}</${name}>`;
+}
+
+/** A root element with the S3 namespace; empty children → self-closing. */
+export function doc(root: string, children: string): string {
+  return children
+    ? `${XML_DECL}<${root} xmlns="${S3_NS}">${children}</${root}>`
+    : `${XML_DECL}<${root} xmlns="${S3_NS}"/>`;
+}
+
+export function renderError(err: S3Error, requestId: string, hostId: string): string {
+  let extras = '';
+  for (const [k, v] of Object.entries(err.extras)) if (v !== undefined) extras += el(k, v);
+  return (
+    `${XML_DECL}<Error>${el('Code', err.code)}${el('Message', err.message)}${extras}` +
+    `${el('RequestId', requestId)}${el('HostId', hostId)}</Error>`
+  );
+}
+
+/** ISO 8601 UTC with milliseconds, truncated to whole seconds (s3.md §0.5). */
+export function isoSeconds(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString();
+}
+
+/** IMF-fixdate of the whole second. */
+export function httpDate(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toUTCString();
+}
+
+export interface OwnerXml {
+  id: string;
+  displayName: string;
+}
+
+export function ownerXml(owner: OwnerXml, tag = 'Owner'): string {
+  return `<${tag}>${el('ID', owner.id)}${el('DisplayName', owner.displayName)}</${tag}>`;
+}
