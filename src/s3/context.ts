@@ -6,7 +6,7 @@ import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/uws.js';
 import type { BucketRecord, Store } from '../store/types.js';
 import type { Principal } from './access.js';
-import type { AuthResult } from './auth/authenticate.js';
+import type { AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
 import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';

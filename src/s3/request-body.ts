@@ -2,9 +2,7 @@
 // chunk by chunk from the exchange, with its declared length enforced.
 
 import { createHash } from 'node:crypto';
-import { xAmzContentSha256Mismatch } from './auth/authenticate.js';
-import { AwsChunkedDecoder } from './auth/aws-chunked.js';
-import { AWS_CHUNKED_ENCODING } from './auth/constants.js';
+import { AwsChunkedDecoder, contentSha256MismatchError, describeBody, type BodyDescription } from './auth/index.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
 
@@ -23,20 +21,6 @@ export interface RequestBody {
   finish(): Record<string, string>;
 }
 
-function parseLength(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : NaN;
-}
-
-function strippedEncoding(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const rest = value
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t && t.toLowerCase() !== AWS_CHUNKED_ENCODING);
-  return rest.length ? rest.join(',') : undefined;
-}
-
 /**
  * Validates the framing headers (length required, ≤ maxLength, aws-chunked rules) before any body
  * byte is read, and returns the body as a stream of decoded chunks.
@@ -44,37 +28,20 @@ function strippedEncoding(value: string | undefined): string | undefined {
 export function openRequestBody(ctx: S3Context, maxLength: number, lengthRequired = true): RequestBody {
   const h = ctx.headers;
   const payload = ctx.auth.kind === 'signed' ? ctx.auth.payload : ({ kind: 'unsigned' } as const);
-  const streaming = payload.kind === 'streaming-signed' || payload.kind === 'streaming-unsigned-trailer';
-  const encodingTokens = (h['content-encoding'] ?? '').split(',').map((t) => t.trim().toLowerCase());
-  if (!streaming && encodingTokens.includes(AWS_CHUNKED_ENCODING)) {
-    throw new S3Error('InvalidRequest', {}, {
-      message: 'Content-Encoding aws-chunked requires an x-amz-content-sha256 of a STREAMING- mode.',
-    });
-  }
-  const contentLength = parseLength(h['content-length']);
-  if (Number.isNaN(contentLength)) throw new S3Error('MissingContentLength');
-  let length: number;
-  if (streaming) {
-    const decoded = parseLength(h['x-amz-decoded-content-length']);
-    if (decoded === undefined || Number.isNaN(decoded)) throw new S3Error('MissingContentLength');
-    length = decoded;
-  } else if (contentLength === undefined) {
-    if (lengthRequired || h['transfer-encoding'] !== undefined) throw new S3Error('MissingContentLength');
-    length = 0;
-  } else {
-    length = contentLength;
-  }
+  const bodyless =
+    !lengthRequired && h['content-length'] === undefined && h['transfer-encoding'] === undefined &&
+    h['x-amz-decoded-content-length'] === undefined;
+  const description: BodyDescription = bodyless ? { encoding: 'raw', decodedLength: 0 } : describeBody(ctx.head, ctx.auth);
+  const length = description.decodedLength;
   if (length > maxLength) throw new S3Error('EntityTooLarge', { ProposedSize: length, MaxSizeAllowed: maxLength });
-
-  const trailerHeader = h['x-amz-trailer']?.trim().toLowerCase();
-  const trailer = payload.kind === 'streaming-unsigned-trailer' || (payload.kind === 'streaming-signed' && payload.trailer) ? trailerHeader : undefined;
+  const trailer = description.declaredTrailer;
   const ex = ctx.ex;
   let received = 0;
 
-  if (!streaming) {
+  if (description.encoding === 'raw') {
     return {
       length,
-      contentEncoding: strippedEncoding(h['content-encoding']),
+      contentEncoding: description.storedContentEncoding,
       expectedSha256: payload.kind === 'sha256' ? payload.expectedHex : undefined,
       async next() {
         const chunk = await ex.nextBodyChunk();
@@ -103,7 +70,7 @@ export function openRequestBody(ctx: S3Context, maxLength: number, lengthRequire
   let trailers: Record<string, string> | undefined;
   return {
     length,
-    contentEncoding: strippedEncoding(h['content-encoding']),
+    contentEncoding: description.storedContentEncoding,
     trailer,
     async next() {
       while (ready.length === 0) {
@@ -136,7 +103,7 @@ export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer
   if (body.expectedSha256 !== undefined) {
     const got = createHash('sha256').update(all).digest('hex');
     if (got !== body.expectedSha256) {
-      throw xAmzContentSha256Mismatch(body.expectedSha256, got);
+      throw contentSha256MismatchError(body.expectedSha256, got);
     }
   }
   return all;

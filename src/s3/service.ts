@@ -4,7 +4,7 @@
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
 import type { Principal } from './access.js';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate } from './auth/index.js';
 import type { S3Context, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';

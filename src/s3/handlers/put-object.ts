@@ -10,7 +10,7 @@ import { normalizeEtag } from '../conditionals.js';
 import { S3Error } from '../errors.js';
 import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
-import { xAmzContentSha256Mismatch } from '../auth/authenticate.js';
+import { contentSha256MismatchError } from '../auth/index.js';
 import type { ObjectMeta, WriteCondition } from '../../store/types.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
@@ -126,7 +126,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
     const trailers = body.finish();
     const digests = hasher.digest();
     if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
-      throw xAmzContentSha256Mismatch(body.expectedSha256, digests.sha256!.toString('hex'));
+      throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
     }
     const checksum = verifyChecksums(plan, digests, trailers);
     const objectMeta: ObjectMeta = {

@@ -1,0 +1,66 @@
+// SigV4 signing key derivation with a small bounded cache, plus the digest helpers every signature
+// step uses (s3.md §2.3, §2.8).
+
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { SCOPE_TERMINATOR, SERVICE_S3, SIGNING_KEY_PREFIX } from './constants.js';
+
+/** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"). */
+export function deriveSigningKey(secretKey: string, date: string, region: string, service = SERVICE_S3): Buffer {
+  const kDate = createHmac('sha256', SIGNING_KEY_PREFIX + secretKey).update(date).digest();
+  const kRegion = createHmac('sha256', kDate).update(region).digest();
+  const kService = createHmac('sha256', kRegion).update(service).digest();
+  return createHmac('sha256', kService).update(SCOPE_TERMINATOR).digest();
+}
+
+/**
+ * Keys live for one UTC day per (access key, secret, region); a handful of keys is typical, so a
+ * small map with oldest-first eviction is enough. The secret is part of the cache key so that a
+ * rotated secret never reuses a stale key.
+ */
+export class SigningKeyCache {
+  private readonly map = new Map<string, Buffer>();
+
+  constructor(private readonly maxEntries = 256) {}
+
+  get(accessKeyId: string, secretKey: string, date: string, region: string): Buffer {
+    const id = `${accessKeyId}\n${secretKey}\n${date}\n${region}`;
+    let key = this.map.get(id);
+    if (key === undefined) {
+      key = deriveSigningKey(secretKey, date, region);
+      if (this.map.size >= this.maxEntries) {
+        const oldest = this.map.keys().next().value;
+        if (oldest !== undefined) this.map.delete(oldest);
+      }
+      this.map.set(id, key);
+    }
+    return key;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export function hmacHex(key: Buffer, data: string): string {
+  return createHmac('sha256', key).update(data).digest('hex');
+}
+
+/** Constant-time comparison of two lower-case hex signatures. */
+export function signaturesEqual(expectedHex: string, providedHex: string): boolean {
+  if (expectedHex.length !== providedHex.length) return false;
+  return timingSafeEqual(Buffer.from(expectedHex, 'latin1'), Buffer.from(providedHex, 'latin1'));
+}
+
+/** True for exactly `length` hex digits (either case). */
+export function isHex(s: string, length: number): boolean {
+  if (s.length !== length) return false;
+  for (let i = 0; i < length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) return false;
+  }
+  return true;
+}
