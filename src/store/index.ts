@@ -1,0 +1,13 @@
+// The storage engine's entry point: open a data directory as a Store (contract: ./types.ts).
+
+import { openSegmentStore, type SegmentStore, type StoreInternals } from './segment-store.js';
+import type { StoreOptions } from './types.js';
+
+export type { StoreInternals, StoreStats, SegmentStore } from './segment-store.js';
+export type { Crc32c } from './crc32c.js';
+export * from './types.js';
+
+/** Opens (creating if needed) `<dataDir>/index.mdb` and `<dataDir>/segments/`, recovering after a crash. */
+export function openStore(options: StoreOptions, internals?: StoreInternals): Promise<SegmentStore> {
+  return openSegmentStore(options, internals);
+}

@@ -1,0 +1,49 @@
+// Decides where the next record goes: the tail of the active segment, a fresh active segment when it
+// is full, or a segment of its own for a record larger than the segment size. Reservation is
+// synchronous, so concurrent writers get disjoint extents without locks.
+
+import { RECORD_ALIGN, SEGMENT_HEADER_SIZE } from './format.js';
+import type { SegmentFiles } from './segment-files.js';
+
+export interface Reservation {
+  segment: number;
+  /** offset of the record header in the segment file */
+  offset: number;
+  length: number;
+}
+
+export class SegmentAllocator {
+  constructor(
+    private readonly files: SegmentFiles,
+    private readonly segmentSize: number,
+    private active: number,
+    /** next free byte of the active segment; never below the end of its last indexed record */
+    private tail: number,
+    private nextSegment: number,
+  ) {}
+
+  reserve(length: number): Reservation {
+    if (length % RECORD_ALIGN !== 0) throw new Error('record length must be aligned');
+    if (SEGMENT_HEADER_SIZE + length > this.segmentSize) {
+      const segment = this.newSegment();
+      return { segment, offset: SEGMENT_HEADER_SIZE, length };
+    }
+    if (this.tail + length > this.segmentSize) {
+      this.active = this.newSegment();
+      this.tail = SEGMENT_HEADER_SIZE;
+    }
+    const offset = this.tail;
+    this.tail += length;
+    return { segment: this.active, offset, length };
+  }
+
+  get activeSegment(): number {
+    return this.active;
+  }
+
+  private newSegment(): number {
+    const segment = this.nextSegment++;
+    this.files.create(segment);
+    return segment;
+  }
+}

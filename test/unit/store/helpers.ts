@@ -1,0 +1,72 @@
+// Shared fixtures for the storage engine tests: a temp data dir, a bucket, object metadata, and
+// helpers that write and read whole bodies through the streaming API.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openStore, type SegmentStore, type StoreInternals } from '../../../src/store/index.js';
+import type { BucketRecord, ObjectMeta, ObjectRecord, StoreOptions, WriteCondition } from '../../../src/store/types.js';
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'tusk-store-'));
+}
+
+export async function open(
+  dataDir: string,
+  options: Partial<StoreOptions> = {},
+  internals?: StoreInternals,
+): Promise<SegmentStore> {
+  return openStore({ dataDir, durability: 'strict', ...options }, internals);
+}
+
+export function bucket(name: string, owner = 'owner-1'): BucketRecord {
+  return { name, owner, created: 1_700_000_000_000, acl: 'private', objectLock: false, versioning: 'Unversioned' };
+}
+
+export function meta(etag: string, size: number, extra: Partial<ObjectMeta> = {}): ObjectMeta {
+  return {
+    size,
+    etag,
+    lastModified: 1_700_000_000_000,
+    contentType: 'application/octet-stream',
+    storageClass: 'STANDARD',
+    acl: 'private',
+    headers: {},
+    meta: {},
+    versionId: 'null',
+    ...extra,
+  };
+}
+
+/** Writes `body` in chunks of `chunkSize` and commits it. */
+export async function put(
+  store: SegmentStore,
+  bucketName: string,
+  key: string,
+  body: Buffer,
+  options: { chunkSize?: number; etag?: string; condition?: WriteCondition } = {},
+): Promise<ObjectRecord> {
+  const writer = store.beginWrite(body.length);
+  const chunkSize = options.chunkSize ?? 16 * 1024;
+  for (let i = 0; i < body.length; i += chunkSize) await writer.write(Buffer.from(body.subarray(i, i + chunkSize)));
+  return writer.commit(bucketName, key, meta(options.etag ?? `etag-${key}`, body.length), options.condition);
+}
+
+export async function readAll(
+  store: SegmentStore,
+  record: ObjectRecord,
+  start = 0,
+  end = record.size,
+  maxBytes = 64 * 1024,
+): Promise<Buffer> {
+  const reader = store.openRead(record, start, end);
+  const parts: Buffer[] = [];
+  try {
+    for (let chunk = await reader.read(maxBytes); chunk; chunk = await reader.read(maxBytes)) {
+      parts.push(Buffer.from(chunk)); // the reader reuses its buffer
+    }
+  } finally {
+    reader.close();
+  }
+  return Buffer.concat(parts);
+}
