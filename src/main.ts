@@ -47,6 +47,11 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   });
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
+  const recovery = store.stats().recovery;
+  log(
+    `tusk: recovery: ${recovery.segments} segment(s); tail records past the index: ${recovery.tailValid} unacknowledged, ` +
+      `${recovery.tailUncommitted} incomplete, ${recovery.tailCorrupt} corrupt; ${recovery.truncatedBytes} bytes truncated`,
+  );
   log(`tusk: data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
   log(`tusk: root access key id: ${accounts.root.accessKeyId}`);
   log(`tusk: root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
