@@ -187,7 +187,7 @@ export class Exchange {
     this.responded = true;
     this.res.cork(() => {
       this.writeHead(status, headers);
-      if (status === 204 || status === 304) this.res.endWithoutBody(undefined, close);
+      if (status === 204 || status === 304) this.endNoContent();
       else this.res.end(body ?? '', close);
     });
   }
@@ -198,7 +198,8 @@ export class Exchange {
     this.responded = true;
     this.res.cork(() => {
       this.writeHead(status, headers);
-      this.res.endWithoutBody(status === 204 || status === 304 ? undefined : contentLength ?? 0, close);
+      if (status === 204 || status === 304) this.endNoContent();
+      else this.res.endWithoutBody(contentLength ?? 0, close);
     });
   }
 
@@ -271,6 +272,14 @@ export class Exchange {
     this.responded = true;
     this.aborted = true;
     this.res.cork(() => this.res.close());
+  }
+
+  /**
+   * 204/304 carry neither body nor Content-Length (RFC 9110). The v20.30 binding must get no
+   * arguments here: an explicit `undefined` length makes it write Content-Length: 2^63.
+   */
+  private endNoContent(): void {
+    this.res.endWithoutBody();
   }
 
   private writeHead(status: number, headers: ResponseHeaders): void {
