@@ -4,7 +4,7 @@
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
 import type { Principal } from './access.js';
-import { authenticate } from './auth/index.js';
+import { authenticate, type AuthResult } from './auth/index.js';
 import type { S3Context, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
@@ -26,7 +26,8 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
     const resource = resolveResource(head, services.domains);
     const query = parseQuery(head.rawQuery);
     const { config, accounts } = services;
-    const auth = authenticate(head, {
+    // CORS preflights are never authenticated (s3.md §2.1)
+    const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, {
       region: config.region,
       acceptAnyRegion: config.acceptAnyRegion,
       clockSkewMs: config.clockSkewMs,

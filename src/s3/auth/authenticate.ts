@@ -3,6 +3,7 @@
 import { S3Error } from '../errors.js';
 import type { RequestHead } from '../../http/request-head.js';
 import {
+  ARG_AUTHORIZATION,
   H_AMZ_SECURITY_TOKEN,
   H_AUTHORIZATION,
   MSG_TWO_AUTH_MECHANISMS,
@@ -45,12 +46,13 @@ export function authenticate(head: RequestHead, ctx: AuthContext): AuthResult {
   // Cheap pre-check: most requests carry no query authentication at all.
   const mayHaveQueryAuth =
     head.rawQuery.length > 0 && (head.rawQuery.includes('X-Amz-') || head.rawQuery.includes(Q_V2_SIGNATURE));
-  const query = head.rawQuery.length > 0 && (authorization !== undefined || mayHaveQueryAuth) ? parseQuery(head.rawQuery) : [];
+  const query =
+    head.rawQuery.length > 0 && (authorization !== undefined || mayHaveQueryAuth) ? parseQuery(head.rawQuery) : [];
   const queryAuth = mayHaveQueryAuth ? queryAuthKind(query) : 'none';
 
   if (authorization !== undefined) {
     if (queryAuth !== 'none') {
-      throw new S3Error('InvalidArgument', { ArgumentName: 'Authorization' }, { message: MSG_TWO_AUTH_MECHANISMS });
+      throw new S3Error('InvalidArgument', { ArgumentName: ARG_AUTHORIZATION }, { message: MSG_TWO_AUTH_MECHANISMS });
     }
     const auth = authorization.trim();
     const space = auth.indexOf(' ');
@@ -62,7 +64,7 @@ export function authenticate(head: RequestHead, ctx: AuthContext): AuthResult {
     if (scheme === SIGV2_SCHEME || scheme === SIGV4A_ALGORITHM) throw unsupportedMechanism();
     throw new S3Error(
       'InvalidArgument',
-      { ArgumentName: 'Authorization', ArgumentValue: authorization },
+      { ArgumentName: ARG_AUTHORIZATION, ArgumentValue: authorization },
       { message: MSG_UNSUPPORTED_AUTH_TYPE },
     );
   }

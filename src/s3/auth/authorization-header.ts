@@ -1,7 +1,13 @@
 // Parsing of `Authorization: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` (s3.md §2.2).
 
 import { S3Error } from '../errors.js';
-import { MSG_HEADER_MALFORMED, MSG_MISSING_COMPONENTS } from './constants.js';
+import {
+  AUTH_CREDENTIAL,
+  AUTH_SIGNATURE,
+  AUTH_SIGNED_HEADERS,
+  MSG_HEADER_MALFORMED,
+  MSG_MISSING_COMPONENTS,
+} from './constants.js';
 
 export interface AuthorizationComponents {
   credential: string;
@@ -27,9 +33,9 @@ export function parseAuthorizationParams(params: string): AuthorizationComponent
     if (eq <= 0) throw headerMalformed(MSG_MISSING_COMPONENTS);
     const name = part.slice(0, eq);
     const value = part.slice(eq + 1).trim();
-    if (name === 'Credential' && credential === undefined) credential = value;
-    else if (name === 'SignedHeaders' && signedHeaders === undefined) signedHeaders = value;
-    else if (name === 'Signature' && signature === undefined) signature = value;
+    if (name === AUTH_CREDENTIAL && credential === undefined) credential = value;
+    else if (name === AUTH_SIGNED_HEADERS && signedHeaders === undefined) signedHeaders = value;
+    else if (name === AUTH_SIGNATURE && signature === undefined) signature = value;
     else throw headerMalformed(MSG_MISSING_COMPONENTS);
   }
   if (credential === undefined || signedHeaders === undefined || signature === undefined) {

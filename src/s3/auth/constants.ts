@@ -42,6 +42,13 @@ export const H_AMZ_SECURITY_TOKEN = 'x-amz-security-token';
 export const H_AMZ_BUCKET_REGION = 'x-amz-bucket-region';
 export const H_AMZ_TRAILER_SIGNATURE = 'x-amz-trailer-signature';
 
+/** Components of the Authorization header value (s3.md §2.2). */
+export const AUTH_CREDENTIAL = 'Credential';
+export const AUTH_SIGNED_HEADERS = 'SignedHeaders';
+export const AUTH_SIGNATURE = 'Signature';
+/** `ArgumentName` of InvalidArgument errors about the Authorization header (s3.md §2.1). */
+export const ARG_AUTHORIZATION = 'Authorization';
+
 /** Content-Encoding token of aws-chunked bodies (s3.md §2.7). */
 export const AWS_CHUNKED_ENCODING = 'aws-chunked';
 

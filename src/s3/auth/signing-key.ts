@@ -1,7 +1,7 @@
 // SigV4 signing key derivation with a small bounded cache, plus the digest helpers every signature
 // step uses (s3.md §2.3, §2.8).
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { SCOPE_TERMINATOR, SERVICE_S3, SIGNING_KEY_PREFIX } from './constants.js';
 
 /** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"). */
@@ -49,10 +49,16 @@ export function hmacHex(key: Buffer, data: string): string {
   return createHmac('sha256', key).update(data).digest('hex');
 }
 
-/** Constant-time comparison of two lower-case hex signatures. */
+/**
+ * Comparison of two hex signatures whose time does not depend on where they differ (no early exit;
+ * only the length, which is public, short-circuits). Avoids timingSafeEqual's two Buffer copies.
+ */
 export function signaturesEqual(expectedHex: string, providedHex: string): boolean {
-  if (expectedHex.length !== providedHex.length) return false;
-  return timingSafeEqual(Buffer.from(expectedHex, 'latin1'), Buffer.from(providedHex, 'latin1'));
+  const n = expectedHex.length;
+  if (n !== providedHex.length) return false;
+  let diff = 0;
+  for (let i = 0; i < n; i++) diff |= expectedHex.charCodeAt(i) ^ providedHex.charCodeAt(i);
+  return diff === 0;
 }
 
 /** True for exactly `length` hex digits (either case). */
