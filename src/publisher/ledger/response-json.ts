@@ -1,0 +1,63 @@
+// The publisher's success bodies (walrus.md §10.3, seed §4): exactly these fields in this order,
+// integers as JSON numbers, ids as strings. `owner` stays out: the seed shape has no such field.
+
+import type { CertifiedPermanentMatch } from './ledger.js';
+import type { BlobObject } from './types.js';
+
+export interface NewlyCreatedJson {
+  newlyCreated: {
+    blobObject: {
+      id: string;
+      registeredEpoch: number;
+      blobId: string;
+      size: number;
+      encodingType: 'RS2';
+      certifiedEpoch: number | null;
+      storage: { id: string; startEpoch: number; endEpoch: number; storageSize: number };
+      deletable: boolean;
+    };
+    resourceOperation: { registerFromScratch: { encodedLength: number; epochsAhead: number } };
+    cost: number;
+  };
+}
+
+export interface AlreadyCertifiedJson {
+  alreadyCertified: { blobId: string; event: { txDigest: string; eventSeq: string }; endEpoch: number };
+}
+
+/** `blobObject` is the certified object (`certifyBlob(...).blobObject`); the rest comes from `registerBlob`. */
+export function newlyCreatedJson(result: { blobObject: BlobObject; encodedLength: number; epochsAhead: number; cost: bigint }): NewlyCreatedJson {
+  const b = result.blobObject;
+  return {
+    newlyCreated: {
+      blobObject: {
+        id: b.id,
+        registeredEpoch: b.registeredEpoch,
+        blobId: b.blobId,
+        size: b.size,
+        encodingType: b.encodingType,
+        certifiedEpoch: b.certifiedEpoch,
+        storage: { id: b.storage.id, startEpoch: b.storage.startEpoch, endEpoch: b.storage.endEpoch, storageSize: b.storage.storageSize },
+        deletable: b.deletable,
+      },
+      resourceOperation: { registerFromScratch: { encodedLength: result.encodedLength, epochsAhead: result.epochsAhead } },
+      cost: jsonInteger(result.cost),
+    },
+  };
+}
+
+export function alreadyCertifiedJson(blobId: string, match: CertifiedPermanentMatch): AlreadyCertifiedJson {
+  return {
+    alreadyCertified: {
+      blobId,
+      event: { txDigest: match.event.txDigest, eventSeq: match.event.eventSeq },
+      endEpoch: match.endEpoch,
+    },
+  };
+}
+
+/** FROST amounts are bigint; a JSON number is exact only up to 2^53 - 1. */
+function jsonInteger(value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < 0n) throw new RangeError(`cost ${value} does not fit an exact JSON number`);
+  return Number(value);
+}

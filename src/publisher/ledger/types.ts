@@ -1,0 +1,134 @@
+// Public shapes of the ledger. Object field names follow walrus.md §10.3 so the publisher can embed
+// them; amounts in FROST are bigint in the API and decimal strings inside transactions and events.
+
+import type { JsonObject } from './canonical-json.js';
+
+export interface StorageObject {
+  id: string;
+  startEpoch: number;
+  /** exclusive (walrus.md §9.3) */
+  endEpoch: number;
+  storageSize: number;
+}
+
+export interface BlobObject {
+  id: string;
+  registeredEpoch: number;
+  blobId: string;
+  size: number;
+  encodingType: 'RS2';
+  certifiedEpoch: number | null;
+  storage: StorageObject;
+  deletable: boolean;
+  /** the address that owns the object (`send_object_to`, else the publisher) */
+  owner: string;
+}
+
+/** `eventSeq` is the event's index in its transaction as a decimal string (walrus.md §9.4). */
+export interface EventId {
+  txDigest: string;
+  eventSeq: string;
+}
+
+/** `registered` → `certified`; `expired` once the current epoch reaches endEpoch; `reclaimed` once its slivers are gone. */
+export type BlobState = 'registered' | 'certified' | 'expired' | 'deleted' | 'reclaimed';
+
+export interface BlobObjectView {
+  type: 'Blob';
+  object: BlobObject;
+  state: BlobState;
+  createdBy: string;
+  previousTransaction: string;
+  certifiedBy: EventId | null;
+  deleted: boolean;
+  reclaimedEpoch: number | null;
+}
+
+export interface StorageObjectView {
+  type: 'Storage';
+  object: StorageObject;
+  owner: string;
+  /** the Blob object this storage is attached to, null once released by a deletion */
+  wrappedIn: string | null;
+  createdBy: string;
+  previousTransaction: string;
+}
+
+export type LedgerObjectView = BlobObjectView | StorageObjectView;
+
+export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'DeleteBlob' | 'ReclaimBlobs';
+
+export type LedgerEventBody =
+  | { type: 'LedgerCreated'; data: JsonObject }
+  | { type: 'ParametersChanged'; data: JsonObject }
+  | { type: 'WalletFunded'; data: { amount: string; balance: string } }
+  | {
+      type: 'BlobRegistered';
+      data: {
+        epoch: number;
+        blobId: string;
+        size: number;
+        encodingType: 'RS2';
+        endEpoch: number;
+        deletable: boolean;
+        objectId: string;
+        storageId: string;
+        owner: string;
+        cost: string;
+      };
+    }
+  | {
+      type: 'BlobCertified';
+      data: { epoch: number; blobId: string; endEpoch: number; deletable: boolean; objectId: string; shardsCovered: number; nShards: number };
+    }
+  | { type: 'BlobDeleted'; data: { epoch: number; blobId: string; endEpoch: number; objectId: string; wasCertified: boolean } }
+  | { type: 'BlobReclaimed'; data: { epoch: number; blobId: string; endEpoch: number; objectId: string; reason: 'expired' | 'deleted' } };
+
+export type LedgerEventType = LedgerEventBody['type'];
+
+export type LedgerEvent = LedgerEventBody & { id: EventId; sender: string; timestampMs: number };
+
+/** What a transaction did; its digest links it into the chain through the next transaction. */
+export interface TransactionEffects {
+  created: string[];
+  mutated: string[];
+  /** signed decimal FROST */
+  balanceChange: string;
+  balanceAfter: string;
+  events: LedgerEventBody[];
+}
+
+/** The hashed part of a transaction: `digest` = SHA-256 over its canonical serialization. */
+export interface TransactionBody {
+  seq: number;
+  kind: TransactionKind;
+  timestampMs: number;
+  epoch: number;
+  sender: string;
+  inputs: JsonObject;
+  prevDigest: string;
+  prevEffectsDigest: string;
+}
+
+export interface TransactionRecord extends TransactionBody {
+  digest: string;
+  effects: Omit<TransactionEffects, 'events'> & { events: LedgerEvent[] };
+  effectsDigest: string;
+}
+
+export interface LedgerStatus {
+  epoch: number;
+  epochLengthMs: number;
+  epochStartMs: number;
+  nextEpochMs: number;
+  maxEpochsAhead: number;
+  genesisMs: number;
+  publisherAddress: string;
+  balance: string;
+  storagePricePerUnit: string;
+  writePricePerUnit: string;
+  transactions: number;
+  headDigest: string;
+}
+
+export type ChainReport = { ok: true; transactions: number; headDigest: string } | { ok: false; seq: number; reason: string };
