@@ -101,6 +101,9 @@ interface Listing {
   maxKeys: number;
   url: boolean;
   result: ListResult;
+  enc: (s: string) => string;
+  objects: ObjectRecord[];
+  prefixes: string[];
 }
 
 function runListing(ctx: S3Context, startAfter: string): Listing {
@@ -112,7 +115,39 @@ function runListing(ctx: S3Context, startAfter: string): Listing {
   const maxKeys = parseMaxKeys(q);
   const url = parseEncodingType(q);
   const result = ctx.services.store.list(bucket.name, { prefix, delimiter, startAfter, maxKeys });
-  return { bucket, prefix, delimiter, maxKeys, url, result };
+  return {
+    bucket, prefix, delimiter, maxKeys, url, result,
+    enc: url ? urlEncodeListing : (s: string) => s,
+    objects: result.items.flatMap((i) => (i.kind === 'object' ? [i.record] : [])),
+    prefixes: result.items.flatMap((i) => (i.kind === 'prefix' ? [i.prefix] : [])),
+  };
+}
+
+/** The seed's members first, in the seed's order (s3.md §3.7.1); `extra` members follow. */
+function sendJson(ctx: S3Context, L: Listing, owner: Owner | undefined, extra: Record<string, unknown>): void {
+  const body: Record<string, unknown> = {
+    Name: L.bucket.name,
+    Prefix: L.enc(L.prefix),
+    MaxKeys: L.maxKeys,
+    IsTruncated: L.result.isTruncated,
+    Contents: L.objects.map((r) => contentsJson(r, L.enc, owner)),
+  };
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) body[k] = v;
+  if (L.delimiter) body.Delimiter = L.enc(L.delimiter);
+  if (L.url) body.EncodingType = 'url';
+  if (L.prefixes.length) body.CommonPrefixes = L.prefixes.map((p) => ({ Prefix: L.enc(p) }));
+  send(ctx, 200, [], JSON.stringify(body), 'application/json');
+}
+
+/** `<IsTruncated>` through the end of a ListBucketResult (§4.3, §4.4 share it). */
+function xmlItems(L: Listing, owner: Owner | undefined): string {
+  let xml = '';
+  if (L.delimiter) xml += el('Delimiter', L.enc(L.delimiter));
+  xml += el('IsTruncated', L.result.isTruncated);
+  for (const r of L.objects) xml += contentsXml(r, L.enc, owner);
+  for (const p of L.prefixes) xml += `<CommonPrefixes>${el('Prefix', L.enc(p))}</CommonPrefixes>`;
+  if (L.url) xml += el('EncodingType', 'url');
+  return xml;
 }
 
 export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
@@ -121,73 +156,34 @@ export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
   // start-after is ignored (but echoed) when a token is present (s3.md §3.6)
   const start = token !== undefined ? decodeToken(token) : (q.get('start-after') ?? '');
   const L = runListing(ctx, start);
-  const enc = L.url ? urlEncodeListing : (s: string) => s;
   const owner = q.get('fetch-owner') === 'true' ? ownerOf(ctx, L.bucket) : undefined;
   const next = L.result.isTruncated ? encodeToken(lastItemName(L.result)) : undefined;
-  const objects = L.result.items.flatMap((i) => (i.kind === 'object' ? [i.record] : []));
-  const prefixes = L.result.items.flatMap((i) => (i.kind === 'prefix' ? [i.prefix] : []));
+  const startAfter = q.has('start-after') ? L.enc(q.get('start-after')!) : undefined;
   if (wantsJson(ctx)) {
-    const body: Record<string, unknown> = {
-      Name: L.bucket.name,
-      Prefix: enc(L.prefix),
-      MaxKeys: L.maxKeys,
-      IsTruncated: L.result.isTruncated,
-      Contents: objects.map((r) => contentsJson(r, enc, owner)),
+    return sendJson(ctx, L, owner, {
       KeyCount: L.result.items.length,
-    };
-    if (L.delimiter) body.Delimiter = enc(L.delimiter);
-    if (L.url) body.EncodingType = 'url';
-    if (token !== undefined) body.ContinuationToken = token;
-    if (next) body.NextContinuationToken = next;
-    if (q.has('start-after')) body.StartAfter = enc(q.get('start-after')!);
-    if (prefixes.length) body.CommonPrefixes = prefixes.map((p) => ({ Prefix: enc(p) }));
-    return send(ctx, 200, [], JSON.stringify(body), 'application/json');
+      ContinuationToken: token,
+      NextContinuationToken: next,
+      StartAfter: startAfter,
+    });
   }
-  let xml = el('Name', L.bucket.name) + el('Prefix', enc(L.prefix));
-  if (q.has('start-after')) xml += el('StartAfter', enc(q.get('start-after')!));
+  let xml = el('Name', L.bucket.name) + el('Prefix', L.enc(L.prefix));
+  if (startAfter !== undefined) xml += el('StartAfter', startAfter);
   if (token !== undefined) xml += el('ContinuationToken', token);
   if (next) xml += el('NextContinuationToken', next);
-  xml += el('KeyCount', L.result.items.length) + el('MaxKeys', L.maxKeys);
-  if (L.delimiter) xml += el('Delimiter', enc(L.delimiter));
-  xml += el('IsTruncated', L.result.isTruncated);
-  for (const r of objects) xml += contentsXml(r, enc, owner);
-  for (const p of prefixes) xml += `<CommonPrefixes>${el('Prefix', enc(p))}</CommonPrefixes>`;
-  if (L.url) xml += el('EncodingType', 'url');
+  xml += el('KeyCount', L.result.items.length) + el('MaxKeys', L.maxKeys) + xmlItems(L, owner);
   sendXml(ctx, doc('ListBucketResult', xml));
 }
 
 export async function handleListObjects(ctx: S3Context): Promise<void> {
   const marker = ctx.query.get('marker') ?? '';
   const L = runListing(ctx, marker);
-  const enc = L.url ? urlEncodeListing : (s: string) => s;
   const owner = ownerOf(ctx, L.bucket);
   // NextMarker only with a delimiter and a truncated page (s3.md §3.7)
-  const nextMarker = L.delimiter && L.result.isTruncated ? lastItemName(L.result) : undefined;
-  const objects = L.result.items.flatMap((i) => (i.kind === 'object' ? [i.record] : []));
-  const prefixes = L.result.items.flatMap((i) => (i.kind === 'prefix' ? [i.prefix] : []));
-  if (wantsJson(ctx)) {
-    const body: Record<string, unknown> = {
-      Name: L.bucket.name,
-      Prefix: enc(L.prefix),
-      MaxKeys: L.maxKeys,
-      IsTruncated: L.result.isTruncated,
-      Contents: objects.map((r) => contentsJson(r, enc, owner)),
-      Marker: enc(marker),
-    };
-    if (nextMarker !== undefined) body.NextMarker = enc(nextMarker);
-    if (L.delimiter) body.Delimiter = enc(L.delimiter);
-    if (L.url) body.EncodingType = 'url';
-    if (prefixes.length) body.CommonPrefixes = prefixes.map((p) => ({ Prefix: enc(p) }));
-    return send(ctx, 200, [], JSON.stringify(body), 'application/json');
-  }
-  let xml = el('Name', L.bucket.name) + el('Prefix', enc(L.prefix)) + el('Marker', enc(marker));
-  if (nextMarker !== undefined) xml += el('NextMarker', enc(nextMarker));
-  xml += el('MaxKeys', L.maxKeys);
-  if (L.delimiter) xml += el('Delimiter', enc(L.delimiter));
-  xml += el('IsTruncated', L.result.isTruncated);
-  for (const r of objects) xml += contentsXml(r, enc, owner);
-  for (const p of prefixes) xml += `<CommonPrefixes>${el('Prefix', enc(p))}</CommonPrefixes>`;
-  if (L.url) xml += el('EncodingType', 'url');
+  const nextMarker = L.delimiter && L.result.isTruncated ? L.enc(lastItemName(L.result)) : undefined;
+  if (wantsJson(ctx)) return sendJson(ctx, L, owner, { Marker: L.enc(marker), NextMarker: nextMarker });
+  let xml = el('Name', L.bucket.name) + el('Prefix', L.enc(L.prefix)) + el('Marker', L.enc(marker));
+  if (nextMarker !== undefined) xml += el('NextMarker', nextMarker);
+  xml += el('MaxKeys', L.maxKeys) + xmlItems(L, owner);
   sendXml(ctx, doc('ListBucketResult', xml));
 }
-

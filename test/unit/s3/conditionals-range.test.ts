@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateReadConditions, normalizeEtag } from '../../../src/s3/conditionals.js';
 import { S3Error } from '../../../src/s3/errors.js';
+import { codeOf } from './helpers/code-of.js';
 import { parseRange } from '../../../src/s3/range.js';
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof S3Error) return e.code;
-    throw e;
-  }
-  return undefined;
-}
 
 describe('parseRange (s3.md §3.0.6)', () => {
   it.each([

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RequestHead } from '../../../src/http/request-head.js';
 import { joinHeaders } from '../../../src/http/request-head.js';
 import { parseQuery } from '../../../src/http/query.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { codeOf } from './helpers/code-of.js';
 import { classify, isValidBucketName, normalizeDomains, resolveResource } from '../../../src/s3/router.js';
 
 const DOMAINS = normalizeDomains(['s3.example.com', 'example.com', 'localhost']);
@@ -19,15 +19,6 @@ function route(method: string, host: string, url: string, extra: Record<string, 
   return { resource, ...classify(method, resource, parseQuery(h.rawQuery), h.headers) };
 }
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof S3Error) return e.code;
-    throw e;
-  }
-  return undefined;
-}
 
 describe('resolveResource (s3.md §1.1–1.4)', () => {
   const cases: Array<[string, string, object]> = [
