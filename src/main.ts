@@ -60,13 +60,14 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   return {
     s3Port: server.port,
     async close(graceMs = 10_000) {
-      server.close();
+      server.stopListening();
       if (inFlight > 0) {
         await Promise.race([
           new Promise<void>((resolve) => (drained = resolve)),
           new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
         ]);
       }
+      server.close();
       await store.close();
     },
   };

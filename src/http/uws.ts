@@ -36,6 +36,7 @@ type UwsRequest = {
 type UwsApp = {
   any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
   listen(host: string, port: number, cb: (socket: unknown) => void): UwsApp;
+  close(): void;
 };
 type UwsModule = {
   App(): UwsApp;
@@ -68,11 +69,12 @@ export function loadUws(): UwsModule {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  100: 'Continue', 200: 'OK', 204: 'No Content', 206: 'Partial Content', 304: 'Not Modified',
+  100: 'Continue', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 206: 'Partial Content', 304: 'Not Modified',
   400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
   411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 416: 'Range Not Satisfiable',
-  429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error',
-  501: 'Not Implemented', 503: 'Service Unavailable',
+  401: 'Unauthorized', 421: 'Misdirected Request', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons', 500: 'Internal Server Error',
+  501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
 export function statusLine(status: number): string {
@@ -290,7 +292,9 @@ export class Exchange {
 
 export interface HttpServer {
   port: number;
-  /** Stops accepting connections. */
+  /** Stops accepting connections; open ones keep being served. */
+  stopListening(): void;
+  /** Closes every connection, idle keep-alive ones included. */
   close(): void;
 }
 
@@ -317,9 +321,18 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => vo
         reject(new Error(`cannot listen on ${host}:${port}`));
         return;
       }
+      let listening = true;
+      const stopListening = () => {
+        if (listening) uws.us_listen_socket_close(socket);
+        listening = false;
+      };
       resolve({
         port: uws.us_socket_local_port(socket),
-        close: () => uws.us_listen_socket_close(socket),
+        stopListening,
+        close: () => {
+          stopListening();
+          app.close();
+        },
       });
     });
   });

@@ -59,7 +59,7 @@ export function sendError(
     ex.sendHead(err.status, headers, undefined, close);
     return;
   }
+  // uWS writes `Connection: close` itself when asked to close
   headers.push(['Content-Type', 'application/xml']);
-  if (close) headers.push(['Connection', 'close']);
   ex.send(err.status, headers, renderError(err, ids.requestId, ids.hostId), close);
 }

@@ -98,8 +98,16 @@ export const BUCKET_STUBS = [
   'inventory', 'intelligent-tiering',
 ] as const;
 
-function methodNotAllowed(method: string, resourceType: string): never {
-  throw new S3Error('MethodNotAllowed', { Method: method, ResourceType: resourceType });
+const ALLOWED: Record<string, string> = {
+  SERVICE: 'GET, OPTIONS',
+  BUCKET: 'GET, PUT, HEAD, DELETE, POST, OPTIONS',
+  OBJECT: 'GET, PUT, HEAD, DELETE, POST, OPTIONS',
+};
+
+function methodNotAllowed(method: string, resourceType: keyof typeof ALLOWED): never {
+  throw new S3Error('MethodNotAllowed', { Method: method, ResourceType: resourceType }, {
+    headers: { Allow: ALLOWED[resourceType]! },
+  });
 }
 
 function classifyService(method: string): Route {

@@ -1,0 +1,191 @@
+// Bucket operations through the SDK and raw requests: s3.md §3.1–3.5.
+
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  GetBucketLocationCommand,
+  HeadBucketCommand,
+  ListBucketsCommand,
+  PutObjectCommand,
+  DeleteObjectCommand,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import { s3Client, s3Request } from './helpers/clients.js';
+import { bucketName } from './helpers/fixtures.js';
+import { useTusk } from './helpers/lifecycle.js';
+import { randomCredentials, startTusk } from './helpers/server.js';
+import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
+
+const other = { displayName: 'other', ...randomCredentials('OTHR') };
+const ctx = useTusk({ extraAccounts: [other] });
+
+async function sdkError(p: Promise<unknown>): Promise<S3ServiceException> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof S3ServiceException) return e;
+    throw e;
+  }
+  throw new Error('expected the request to fail');
+}
+
+describe('CreateBucket', () => {
+  it('answers 200 with Location: /<bucket> and an empty body (§3.2)', async () => {
+    const b = bucketName();
+    const res = await s3Request(ctx.server, { method: 'PUT', bucket: b });
+    expect(res.status).toBe(200);
+    expect(res.headers['location']).toBe(`/${b}`);
+    expect(res.headers['content-length']).toBe('0');
+    expect(res.body.length).toBe(0);
+  });
+
+  it('works through the SDK with a canned ACL and the object-lock flag', async () => {
+    const s3 = s3Client(ctx.server);
+    const b = bucketName();
+    const out = await s3.send(new CreateBucketCommand({ Bucket: b, ACL: 'public-read', ObjectLockEnabledForBucket: true }));
+    expect(out.Location).toBe(`/${b}`);
+    await s3.send(new HeadBucketCommand({ Bucket: b }));
+    // the lock flag is stored: GET ?object-lock reports it (§3.0.9) unless that operation is still stubbed
+    const lock = await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'object-lock' });
+    if (lock.status !== 501) {
+      expect(lock.status).toBe(200);
+      expect(xmlText(lock.text(), 'ObjectLockEnabled')).toBe('Enabled');
+    }
+  });
+
+  it('accepts a CreateBucketConfiguration for the server region and rejects others', async () => {
+    const ok = await s3Request(ctx.server, {
+      method: 'PUT',
+      bucket: bucketName(),
+      body: '<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>us-east-1</LocationConstraint></CreateBucketConfiguration>',
+    });
+    expect(ok.status).toBe(200);
+    const bad = await s3Request(ctx.server, {
+      method: 'PUT',
+      bucket: bucketName(),
+      body: '<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>',
+    });
+    expectS3Error(bad, 400, 'InvalidLocationConstraint');
+    const malformed = await s3Request(ctx.server, { method: 'PUT', bucket: bucketName(), body: '<CreateBucketConfiguration><Loc' });
+    expectS3Error(malformed, 400, 'MalformedXML');
+  });
+
+  it('re-create by the owner in us-east-1 answers 200; another account gets BucketAlreadyExists', async () => {
+    const b = bucketName();
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b })).status).toBe(200);
+    const err = expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, credentials: other }), 409, 'BucketAlreadyExists');
+    expect(xmlText(err.xml, 'BucketName')).toBe(b);
+  });
+
+  it.each(['ab', 'a'.repeat(64), 'Upper', 'under_score', 'a..b', '-ab', 'ab-', '192.168.5.4', 'xn--abc', 'abc-s3alias', 'a.-b'])(
+    'rejects the invalid name %s with InvalidBucketName (§1.3)',
+    async (name) => {
+      const res = await s3Request(ctx.server, { method: 'PUT', bucket: name });
+      expectS3Error(res, 400, 'InvalidBucketName');
+    },
+  );
+
+  it('rejects unknown canned ACLs with InvalidArgument and anonymous creators with AccessDenied', async () => {
+    const badAcl = await s3Request(ctx.server, { method: 'PUT', bucket: bucketName(), headers: { 'x-amz-acl': 'world-writable' } });
+    expectS3Error(badAcl, 400, 'InvalidArgument');
+    const anon = await s3Request(ctx.server, { method: 'PUT', bucket: bucketName(), credentials: null });
+    expectS3Error(anon, 403, 'AccessDenied');
+  });
+});
+
+describe('DeleteBucket', () => {
+  it('deletes an empty bucket with 204 and refuses a non-empty one with BucketNotEmpty', async () => {
+    const s3 = s3Client(ctx.server);
+    const b = bucketName();
+    await s3.send(new CreateBucketCommand({ Bucket: b }));
+    await s3.send(new PutObjectCommand({ Bucket: b, Key: 'k', Body: 'x' }));
+    const full = await s3Request(ctx.server, { method: 'DELETE', bucket: b });
+    const err = expectS3Error(full, 409, 'BucketNotEmpty');
+    expect(xmlText(err.xml, 'BucketName')).toBe(b);
+    await s3.send(new DeleteObjectCommand({ Bucket: b, Key: 'k' }));
+    const res = await s3Request(ctx.server, { method: 'DELETE', bucket: b });
+    expect(res.status).toBe(204);
+    expect(res.headers['content-length']).toBeUndefined();
+    const gone = await sdkError(s3.send(new HeadBucketCommand({ Bucket: b })));
+    expect(gone.$metadata.httpStatusCode).toBe(404);
+  });
+
+  it('answers NoSuchBucket for a missing bucket and AccessDenied for another account', async () => {
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: bucketName('missing') }), 404, 'NoSuchBucket');
+    const b = bucketName();
+    await s3Request(ctx.server, { method: 'PUT', bucket: b });
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: b, credentials: other }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'HEAD', bucket: b })).status).toBe(200);
+  });
+});
+
+describe('HeadBucket', () => {
+  it('answers 200 with the region header, and 404 without a body for a missing bucket (§3.4)', async () => {
+    const b = bucketName();
+    await s3Request(ctx.server, { method: 'PUT', bucket: b });
+    const ok = await s3Request(ctx.server, { method: 'HEAD', bucket: b });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['x-amz-bucket-region']).toBe('us-east-1');
+    const missing = await s3Request(ctx.server, { method: 'HEAD', bucket: bucketName('missing') });
+    expectS3Error(missing, 404, 'NoSuchBucket', 'HEAD');
+  });
+});
+
+describe('ListBuckets', () => {
+  it('lists only the caller’s buckets in name order', async () => {
+    const mine = [bucketName('zz'), bucketName('aa')];
+    for (const b of mine) await s3Request(ctx.server, { method: 'PUT', bucket: b });
+    const theirs = bucketName('other');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: theirs, credentials: other })).status).toBe(200);
+
+    const out = await s3Client(ctx.server).send(new ListBucketsCommand({}));
+    const names = (out.Buckets ?? []).map((b) => b.Name!);
+    for (const b of mine) expect(names).toContain(b);
+    expect(names).not.toContain(theirs);
+    expect(names).toEqual([...names].sort());
+    expect(out.Buckets!.every((b) => b.CreationDate instanceof Date)).toBe(true);
+
+    const otherOut = await s3Client(ctx.server, { credentials: other }).send(new ListBucketsCommand({}));
+    expect(otherOut.Buckets!.map((b) => b.Name)).toEqual([theirs]);
+    const raw = await s3Request(ctx.server, { method: 'GET' });
+    expect(raw.text()).toContain('<ListAllMyBucketsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">');
+    expect(xmlAll(raw.text(), 'Name')).toEqual(names);
+  });
+
+  it('refuses anonymous callers', async () => {
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', credentials: null }), 403, 'AccessDenied');
+  });
+});
+
+describe('GetBucketLocation', () => {
+  it('answers an empty LocationConstraint for us-east-1 (§3.5)', async () => {
+    const b = bucketName();
+    await s3Request(ctx.server, { method: 'PUT', bucket: b });
+    const raw = await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'location' });
+    expect(raw.status).toBe(200);
+    expect(raw.text()).toMatch(/<LocationConstraint xmlns="http:\/\/s3\.amazonaws\.com\/doc\/2006-03-01\/"\s*(\/>|><\/LocationConstraint>)/);
+    const out = await s3Client(ctx.server).send(new GetBucketLocationCommand({ Bucket: b }));
+    expect(out.LocationConstraint ?? '').toBe('');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: bucketName('missing'), query: 'location' }), 404, 'NoSuchBucket');
+  });
+
+  it('reports the configured region of a server started with --region', async () => {
+    const server = await startTusk({ region: 'eu-west-1' });
+    try {
+      const s3 = s3Client(server);
+      const b = bucketName();
+      await s3.send(new CreateBucketCommand({ Bucket: b, CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }));
+      const out = await s3.send(new GetBucketLocationCommand({ Bucket: b }));
+      expect(out.LocationConstraint).toBe('eu-west-1');
+      const head = await s3Request(server, { method: 'HEAD', bucket: b });
+      expect(head.headers['x-amz-bucket-region']).toBe('eu-west-1');
+      const wrongRegion = await s3Request(server, { method: 'HEAD', bucket: b, region: 'us-east-1' });
+      expect(wrongRegion.status).toBe(400);
+      expect(wrongRegion.headers['x-amz-bucket-region']).toBe('eu-west-1');
+    } finally {
+      await server.dispose();
+    }
+  });
+});

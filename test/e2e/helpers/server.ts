@@ -1,0 +1,173 @@
+// Starts a real Tusk process on port 0 in a temp dir, for end-to-end tests (style.md §11).
+// Every child is tracked so a crashed test file never leaves a server running.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');
+const READY_LINE = /s3 listening on http:\/\/127\.0\.0\.1:(\d+)/;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+/** dispose() is cleanup, not a drain test: do not wait long for a slow exit */
+const DISPOSE_TIMEOUT_MS = 3_000;
+
+export interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+export interface ExtraAccount extends Credentials {
+  displayName: string;
+}
+
+export interface TuskOptions {
+  /** Reuse an existing data dir (restart after a crash); default: a fresh temp dir. */
+  dataDir?: string;
+  durability?: 'strict' | 'relaxed';
+  region?: string;
+  /** Base domains for virtual-host style (s3.md §1.1). */
+  domains?: string[];
+  /** Written to <data-dir>/accounts.json before start-up. */
+  extraAccounts?: ExtraAccount[];
+  root?: Credentials;
+}
+
+export interface TuskServer {
+  readonly port: number;
+  readonly endpoint: string;
+  readonly pid: number;
+  readonly dataDir: string;
+  readonly region: string;
+  readonly root: Credentials;
+  readonly extraAccounts: ExtraAccount[];
+  /** Everything the process printed so far (for failure messages). */
+  output(): string;
+  /** True while the child has not exited. */
+  alive(): boolean;
+  /** SIGTERM, wait for exit; SIGKILL after a timeout. Resolves to the exit code (null if killed). */
+  stop(timeoutMs?: number): Promise<number | null>;
+  /** SIGKILL, wait for exit. */
+  kill9(): Promise<void>;
+  /** Stops the process (if running) and removes the data dir. */
+  dispose(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export function randomCredentials(prefix = 'TUSK'): Credentials {
+  const id = (prefix + randomBytes(12).toString('hex').toUpperCase()).slice(0, 20);
+  return { accessKeyId: id, secretAccessKey: randomBytes(30).toString('base64').replace(/[+/=]/g, 'x') };
+}
+
+export function makeTempDir(label = 'tusk-e2e-'): string {
+  return mkdtempSync(join(tmpdir(), label));
+}
+
+export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> {
+  if (!existsSync(TUSK_BIN)) {
+    throw new Error(`${TUSK_BIN} is missing: run \`npm run build\` before the e2e tests`);
+  }
+  const ownsDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? makeTempDir();
+  const root = options.root ?? randomCredentials();
+  const extraAccounts = options.extraAccounts ?? [];
+  const region = options.region ?? 'us-east-1';
+  if (extraAccounts.length > 0) {
+    writeFileSync(join(dataDir, 'accounts.json'), JSON.stringify({ accounts: extraAccounts }));
+  }
+
+  const args = [TUSK_BIN, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir];
+  args.push('--durability', options.durability ?? 'relaxed');
+  if (options.region) args.push('--region', options.region);
+  if (options.domains?.length) args.push('--domain', options.domains.join(','));
+
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let log = '';
+  const append = (chunk: Buffer) => {
+    log += chunk.toString('utf8');
+    if (log.length > 200_000) log = log.slice(-100_000);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const exited = new Promise<number | null>((resolveExit) => {
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolveExit(code);
+    });
+  });
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tusk did not become ready in ${START_TIMEOUT_MS} ms; output:\n${log}`));
+    }, START_TIMEOUT_MS);
+    const onData = () => {
+      const m = READY_LINE.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolvePort(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`tusk exited with ${code} before becoming ready; output:\n${log}`));
+    });
+  });
+
+  const stop = async (timeoutMs = STOP_TIMEOUT_MS): Promise<number | null> => {
+    if (hasExited) return exited;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+
+  return {
+    port,
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    dataDir,
+    region,
+    root,
+    extraAccounts,
+    output: () => log,
+    alive: () => !hasExited,
+    stop,
+    async kill9() {
+      if (hasExited) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async dispose() {
+      await stop(DISPOSE_TIMEOUT_MS);
+      if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resident set size of a process in bytes, from /proc/<pid>/status (Linux). */
+export async function readRssBytes(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!m) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(m[1]) * 1024;
+}
