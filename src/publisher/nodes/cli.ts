@@ -1,0 +1,112 @@
+// `tusk storage-node`: one storage node as its own process, serving the REST API until SIGTERM/SIGINT.
+
+import { formatShardRanges, parseShardRanges } from './shard-assignment.js';
+import { serveStorageNode } from './http-server.js';
+import { openLocalNode } from './local-node.js';
+
+export const STORAGE_NODE_USAGE = `Usage: tusk storage-node --data-dir DIR --shards a-b[,c-d] [options]
+
+Runs one storage node: stores metadata and sliver pairs of the shards it holds and signs an
+Ed25519 confirmation per blob (its key is created in DIR on first start).
+
+Options:
+  --listen HOST:PORT    address to serve on (default 127.0.0.1:31416; port 0 picks a free port)
+  --data-dir DIR        the node's directory (storage engine, node key)
+  --shards RANGES       shards this node holds, inclusive ranges: 0-99,200-299
+  --n-shards N          shards in the whole network (default 1000, as on Walrus mainnet)
+  --node-id ID          name in confirmations and health (default storage-node-<first shard>)
+  --durability MODE     strict (default: acknowledged = fsynced) or relaxed`;
+
+interface StorageNodeArgs {
+  host: string;
+  port: number;
+  dataDir: string;
+  shards: number[];
+  nShards: number;
+  nodeId: string;
+  durability: 'strict' | 'relaxed';
+}
+
+function parseArgs(argv: string[]): StorageNodeArgs {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    if (!['--listen', '--data-dir', '--shards', '--n-shards', '--node-id', '--durability'].includes(name)) {
+      throw new Error(`unknown option '${arg}'`);
+    }
+    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new Error(`${name} needs a value`);
+    values.set(name, value);
+  }
+  const listenText = values.get('--listen') ?? '127.0.0.1:31416';
+  const listenMatch = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listenText);
+  if (!listenMatch || Number(listenMatch[3]) > 65535) throw new Error(`--listen needs HOST:PORT, got '${listenText}'`);
+  const nShardsText = values.get('--n-shards') ?? '1000';
+  if (!/^\d+$/.test(nShardsText)) throw new Error(`--n-shards needs an integer, got '${nShardsText}'`);
+  const nShards = Number(nShardsText);
+  if (nShards < 4) throw new Error('--n-shards must be at least 4 (walrus.md §2)');
+  const dataDir = values.get('--data-dir');
+  if (!dataDir) throw new Error('--data-dir is required');
+  const shardsText = values.get('--shards');
+  if (!shardsText) throw new Error('--shards is required');
+  const shards = parseShardRanges(shardsText, nShards);
+  const durability = values.get('--durability') ?? 'strict';
+  if (durability !== 'strict' && durability !== 'relaxed') throw new Error(`--durability must be strict or relaxed, got '${durability}'`);
+  return {
+    host: listenMatch[1] ?? listenMatch[2]!,
+    port: Number(listenMatch[3]),
+    dataDir,
+    shards,
+    nShards,
+    nodeId: values.get('--node-id') ?? `storage-node-${shards[0]}`,
+    durability,
+  };
+}
+
+/** Runs until SIGTERM or SIGINT (or `stop` aborts, for tests); resolves to the process exit code. */
+export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(STORAGE_NODE_USAGE);
+    return 0;
+  }
+  let args: StorageNodeArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    console.error(`tusk storage-node: ${(e as Error).message}\n\n${STORAGE_NODE_USAGE}`);
+    return 2;
+  }
+  const node = await openLocalNode({ dir: args.dataDir, nodeId: args.nodeId, shards: args.shards, nShards: args.nShards, durability: args.durability });
+  let server;
+  try {
+    server = await serveStorageNode(node, args.host, args.port);
+  } catch (e) {
+    await node.close();
+    throw e;
+  }
+  if (args.durability === 'relaxed') console.log('storage-node: durability relaxed: acknowledged writes are not flushed to disk');
+  console.log(`storage-node ${args.nodeId}: shards ${formatShardRanges(args.shards)} of ${args.nShards}, public key ${node.publicKey}`);
+  console.log(`storage-node listening on ${server.url}`);
+  const signal = await new Promise<string>((resolve) => {
+    const onTerm = () => finish('SIGTERM');
+    const onInt = () => finish('SIGINT');
+    const onStop = () => finish('stop requested');
+    const finish = (name: string) => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      stop?.removeEventListener('abort', onStop);
+      resolve(name);
+    };
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop);
+  });
+  console.log(`storage-node: ${signal}: closing`);
+  await server.close();
+  await node.close();
+  console.log('storage-node: stopped');
+  return 0;
+}

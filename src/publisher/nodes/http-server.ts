@@ -1,0 +1,133 @@
+// Serves one storage node over HTTP (walrus.md §12.2) on the shared uWS front end (src/http/uws.ts).
+
+import { listen, type Exchange, type ResponseHeaders } from '../../http/uws.js';
+import { metadataLength, ulebLength } from './bcs.js';
+import { encodingParams, MAX_SYMBOL_SIZE } from './encoding-params.js';
+import { errorBody, StorageNodeError } from './errors.js';
+import { classifyNodeRequest, type NodeRoute } from './http-routes.js';
+import type { PutOutcome, StorageNodeClient } from './types.js';
+
+export interface StorageNodeServer {
+  port: number;
+  /** http://host:port */
+  url: string;
+  /** Stops listening and waits (at most `graceMs`) for in-flight requests. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const JSON_HEADERS: ResponseHeaders = [
+  ['content-type', 'application/json'],
+  ['server', 'Tusk'],
+];
+const BINARY_HEADERS: ResponseHeaders = [
+  ['content-type', 'application/octet-stream'],
+  ['server', 'Tusk'],
+];
+
+/** Largest valid bodies for n shards: metadata is a fixed size; a sliver is at most n_secondary · 65534 data bytes. */
+export function bodyLimits(nShards: number): { metadata: number; sliver: number } {
+  const maxData = encodingParams(nShards).nSecondary * MAX_SYMBOL_SIZE;
+  return { metadata: metadataLength(nShards), sliver: ulebLength(maxData) + maxData + 4 };
+}
+
+export async function serveStorageNode(node: StorageNodeClient, host: string, port: number): Promise<StorageNodeServer> {
+  const limits = bodyLimits((await node.info()).nShards);
+  let inFlight = 0;
+  let closed = false;
+  let drained: (() => void) | undefined;
+  const server = await listen(host, port, (ex) => {
+    inFlight++;
+    handle(node, limits, ex)
+      .catch((e) => {
+        if (ex.aborted) return; // the client went away mid-request: nothing to answer, nothing stored
+        console.error(`storage-node: ${ex.head.method} ${ex.head.rawPath}: ${(e as Error).stack ?? e}`);
+        if (!ex.responded) ex.send(500, JSON_HEADERS, errorBody(new StorageNodeError('INTERNAL_ERROR')), true);
+      })
+      .finally(() => {
+        if (--inFlight === 0) drained?.();
+      });
+  });
+  const hostText = host.includes(':') ? `[${host}]` : host;
+  return {
+    port: server.port,
+    url: `http://${hostText}:${server.port}`,
+    async close(graceMs = 10_000) {
+      // Closing a uWS listen socket twice crashes the process.
+      if (!closed) server.close();
+      closed = true;
+      if (inFlight === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (drained = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function handle(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange): Promise<void> {
+  try {
+    const route = classifyNodeRequest(ex.head.method, ex.head.rawPath, ex.head.rawQuery);
+    await dispatch(node, limits, route, ex);
+  } catch (e) {
+    if (!(e instanceof StorageNodeError)) throw e;
+    // Answering before the body was read: close the connection rather than drain an unwanted body.
+    ex.send(e.status, JSON_HEADERS, errorBody(e), !ex.bodyEnded);
+  }
+}
+
+async function dispatch(node: StorageNodeClient, limits: { metadata: number; sliver: number }, route: NodeRoute, ex: Exchange): Promise<void> {
+  switch (route.op) {
+    case 'health':
+      return sendSuccess(ex, 200, await node.health());
+    case 'putMetadata': {
+      const body = await readBody(ex, limits.metadata);
+      return sendPut(ex, await node.putMetadata(route.blobId, body), 'metadata');
+    }
+    case 'getMetadata': {
+      const metadata = await node.getMetadata(route.blobId);
+      if (!metadata) throw new StorageNodeError('METADATA_NOT_FOUND');
+      return ex.send(200, BINARY_HEADERS, metadata);
+    }
+    case 'putSliver': {
+      const body = await readBody(ex, limits.sliver);
+      return sendPut(ex, await node.putSliver(route.blobId, route.pairIndex, route.axis, body), 'sliver');
+    }
+    case 'getSliver': {
+      const sliver = await node.getSliver(route.blobId, route.pairIndex, route.axis);
+      if (!sliver) throw new StorageNodeError('SLIVER_NOT_FOUND', `pair ${route.pairIndex} ${route.axis}`);
+      return ex.send(200, BINARY_HEADERS, sliver);
+    }
+    case 'getConfirmation':
+      return sendSuccess(ex, 200, { signed: await node.getConfirmation(route.blobId, route.blobType, route.epoch) });
+    case 'deleteBlob':
+      return sendSuccess(ex, 200, { removed: await node.deleteBlob(route.blobId) });
+  }
+}
+
+/** Walrus wraps successful JSON answers as {"success": {"code", "data"}}. */
+function sendSuccess(ex: Exchange, code: number, data: unknown): void {
+  ex.send(code, JSON_HEADERS, JSON.stringify({ success: { code, data } }));
+}
+
+function sendPut(ex: Exchange, outcome: PutOutcome, what: string): void {
+  if (outcome === 'stored') sendSuccess(ex, 201, `${what} successfully stored`);
+  else sendSuccess(ex, 200, `${what} was already stored`);
+}
+
+/** The whole body in one buffer of its declared size: nodes must see a sliver whole to verify it. */
+async function readBody(ex: Exchange, limit: number): Promise<Buffer> {
+  const declared = ex.head.headers['content-length'];
+  if (declared === undefined || !/^\d+$/.test(declared)) throw new StorageNodeError('CONTENT_LENGTH_REQUIRED');
+  const length = Number(declared);
+  if (length > limit) throw new StorageNodeError('BODY_TOO_LARGE', `${length} bytes, at most ${limit}`);
+  const body = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (let chunk = await ex.nextBodyChunk(); chunk; chunk = await ex.nextBodyChunk()) {
+    if (at + chunk.length > length) throw new StorageNodeError('BODY_TOO_LARGE', 'more bytes than Content-Length');
+    at += chunk.copy(body, at);
+  }
+  if (at !== length) throw new StorageNodeError('INCOMPLETE_BODY', `${at} of ${length} bytes`);
+  return body;
+}

@@ -1,0 +1,197 @@
+// A storage node inside this process: its own directory, storage engine and Ed25519 key, behind the
+// same StorageNodeClient interface as a remote node.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseBlobMetadata, type BlobMetadata } from './bcs.js';
+import { signConfirmation } from './confirmation.js';
+import { encodingParams } from './encoding-params.js';
+import { StorageNodeError } from './errors.js';
+import { assertBlobId } from './identifiers.js';
+import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
+import { pairToShard, shardToPair } from './rotation.js';
+import { blobPrefix, metadataKey, sliverKey, SliverStore } from './sliver-store.js';
+import type { BlobType, NodeHealth, NodeInfo, PutOutcome, SignedConfirmation, SliverAxis, StorageNodeClient } from './types.js';
+import { structuralOnlyVerifier, type BlobVerifier } from './verifier.js';
+
+export const NODE_CONFIG_FILE = 'node.json';
+/** Parsed metadata kept per node: a blob's slivers arrive together, each needs the metadata. */
+const METADATA_CACHE_ENTRIES = 256;
+
+export interface LocalNodeOptions {
+  dir: string;
+  nodeId: string;
+  shards: readonly number[];
+  nShards: number;
+  durability: 'strict' | 'relaxed';
+  /** Default structuralOnlyVerifier: sizes and structure only, no hash checks (see verifier.ts). */
+  verifier?: BlobVerifier;
+}
+
+export async function openLocalNode(options: LocalNodeOptions): Promise<LocalNode> {
+  encodingParams(options.nShards); // refuses n < 4
+  const shards = [...new Set(options.shards)].sort((a, b) => a - b);
+  for (const s of shards) {
+    if (!Number.isInteger(s) || s < 0 || s >= options.nShards) throw new RangeError(`shard ${s} is not in 0..${options.nShards - 1}`);
+  }
+  fs.mkdirSync(options.dir, { recursive: true });
+  checkNodeConfig(options.dir, options.nodeId, options.nShards);
+  const key = loadOrCreateNodeKey(options.dir);
+  const store = await SliverStore.open(options.dir, options.durability);
+  return new LocalNode(options.nodeId, shards, options.nShards, key, store, options.verifier ?? structuralOnlyVerifier);
+}
+
+/** Sliver keys depend on n_shards, so a directory never changes its shard count. */
+function checkNodeConfig(dir: string, nodeId: string, nShards: number): void {
+  const file = path.join(dir, NODE_CONFIG_FILE);
+  if (fs.existsSync(file)) {
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { nShards: number };
+    if (saved.nShards !== nShards) throw new Error(`${dir} holds a node for n_shards=${saved.nShards}, not ${nShards}`);
+    return;
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ nodeId, nShards })}\n`);
+}
+
+export class LocalNode implements StorageNodeClient {
+  private readonly shardSet: ReadonlySet<number>;
+  private readonly metadataCache = new Map<string, BlobMetadata>();
+  private readonly openedAt = Date.now();
+  private inFlight = 0;
+  private idle: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly nodeId: string,
+    readonly shards: readonly number[],
+    readonly nShards: number,
+    private readonly key: NodeKey,
+    private readonly store: SliverStore,
+    private readonly verifier: BlobVerifier,
+  ) {
+    this.shardSet = new Set(shards);
+  }
+
+  get publicKey(): string {
+    return this.key.publicKeyRaw.toString('base64');
+  }
+
+  info(): Promise<NodeInfo> {
+    return this.run(async () => ({ nodeId: this.nodeId, publicKey: this.publicKey, shards: [...this.shards], nShards: this.nShards }));
+  }
+
+  health(): Promise<NodeHealth> {
+    return this.run(async () => ({
+      status: 'ready' as const,
+      ...(await this.info()),
+      uptimeSecs: Math.floor((Date.now() - this.openedAt) / 1000),
+    }));
+  }
+
+  putMetadata(blobId: Buffer, metadataBcs: Buffer): Promise<PutOutcome> {
+    return this.run(async () => {
+      assertBlobId(blobId);
+      const metadata = parseBlobMetadata(metadataBcs);
+      if (metadata.hashes.length !== this.nShards) {
+        throw new StorageNodeError('INVALID_METADATA', `${metadata.hashes.length} sliver pairs, this network has ${this.nShards} shards`);
+      }
+      await this.verifier.verifyMetadata(blobId, metadataBcs, metadata);
+      const outcome = await this.store.putIfAbsent(metadataKey(blobId), metadataBcs);
+      if (outcome === 'stored') this.remember(blobId, metadata);
+      return outcome;
+    });
+  }
+
+  getMetadata(blobId: Buffer): Promise<Buffer | undefined> {
+    return this.run(async () => {
+      assertBlobId(blobId);
+      return this.store.get(metadataKey(blobId));
+    });
+  }
+
+  putSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis, sliverBcs: Buffer): Promise<PutOutcome> {
+    return this.run(async () => {
+      this.checkPair(blobId, pairIndex);
+      const metadata = await this.metadata(blobId);
+      if (!metadata) throw new StorageNodeError('MISSING_METADATA');
+      await this.verifier.verifySliver(metadata, pairIndex, axis, sliverBcs);
+      return this.store.putIfAbsent(sliverKey(blobId, pairIndex, axis), sliverBcs);
+    });
+  }
+
+  getSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis): Promise<Buffer | undefined> {
+    return this.run(async () => {
+      this.checkPair(blobId, pairIndex);
+      return this.store.get(sliverKey(blobId, pairIndex, axis));
+    });
+  }
+
+  getConfirmation(blobId: Buffer, blobType: BlobType, epoch: number): Promise<SignedConfirmation> {
+    return this.run(async () => {
+      assertBlobId(blobId);
+      if (!Number.isInteger(epoch) || epoch < 0 || epoch > 0xffff_ffff) throw new StorageNodeError('INVALID_EPOCH', `${epoch}`);
+      if (!this.store.has(metadataKey(blobId))) throw new StorageNodeError('NOT_FULLY_STORED', 'no metadata');
+      for (const shard of this.shards) {
+        const pair = shardToPair(shard, blobId, this.nShards);
+        for (const axis of ['primary', 'secondary'] as const) {
+          if (!this.store.has(sliverKey(blobId, pair, axis))) {
+            throw new StorageNodeError('NOT_FULLY_STORED', `shard ${shard} lacks the ${axis} sliver of pair ${pair}`);
+          }
+        }
+      }
+      return signConfirmation(this.key.privateKey, { epoch, blobId, blobType });
+    });
+  }
+
+  deleteBlob(blobId: Buffer): Promise<number> {
+    return this.run(async () => {
+      assertBlobId(blobId);
+      this.metadataCache.delete(blobId.toString('hex'));
+      return this.store.deletePrefix(blobPrefix(blobId));
+    });
+  }
+
+  /** Waits for in-flight calls, then closes the storage engine; later calls fail with NODE_UNAVAILABLE. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+      await this.store.close();
+    })();
+    return this.closing;
+  }
+
+  private async run<T>(op: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new StorageNodeError('NODE_UNAVAILABLE', `node ${this.nodeId} is closed`);
+    this.inFlight++;
+    try {
+      return await op();
+    } finally {
+      if (--this.inFlight === 0) this.idle?.();
+    }
+  }
+
+  private checkPair(blobId: Buffer, pairIndex: number): void {
+    assertBlobId(blobId);
+    if (!Number.isInteger(pairIndex) || pairIndex < 0 || pairIndex >= this.nShards) {
+      throw new StorageNodeError('INVALID_PAIR_INDEX', `${pairIndex} is not in 0..${this.nShards - 1}`);
+    }
+    const shard = pairToShard(pairIndex, blobId, this.nShards);
+    if (!this.shardSet.has(shard)) throw new StorageNodeError('SHARD_NOT_ASSIGNED', `pair ${pairIndex} lives on shard ${shard}`);
+  }
+
+  private async metadata(blobId: Buffer): Promise<BlobMetadata | undefined> {
+    const cached = this.metadataCache.get(blobId.toString('hex'));
+    if (cached) return cached;
+    const bcs = await this.store.get(metadataKey(blobId));
+    if (!bcs) return undefined;
+    const metadata = parseBlobMetadata(bcs);
+    this.remember(blobId, metadata);
+    return metadata;
+  }
+
+  private remember(blobId: Buffer, metadata: BlobMetadata): void {
+    const id = blobId.toString('hex');
+    this.metadataCache.delete(id);
+    this.metadataCache.set(id, metadata);
+    if (this.metadataCache.size > METADATA_CACHE_ENTRIES) this.metadataCache.delete(this.metadataCache.keys().next().value!);
+  }
+}

@@ -1,0 +1,107 @@
+// A node's blob parts as objects in its own storage engine: bucket `slivers`, keys `<blobIdHex>/m` for
+// metadata and `<blobIdHex>/<pair>/p|s` for slivers, so that one prefix holds everything of a blob.
+
+import { openStore, type ObjectMeta, type SegmentStore } from '../../store/index.js';
+import { S3Error } from '../../s3/errors.js';
+import type { PutOutcome, SliverAxis } from './types.js';
+
+export const SLIVER_BUCKET = 'slivers';
+const DELETE_PAGE = 1000;
+
+export function metadataKey(blobId: Uint8Array): string {
+  return `${Buffer.from(blobId).toString('hex')}/m`;
+}
+
+export function sliverKey(blobId: Uint8Array, pairIndex: number, axis: SliverAxis): string {
+  return `${Buffer.from(blobId).toString('hex')}/${pairIndex}/${axis === 'primary' ? 'p' : 's'}`;
+}
+
+export function blobPrefix(blobId: Uint8Array): string {
+  return `${Buffer.from(blobId).toString('hex')}/`;
+}
+
+function partMeta(size: number): ObjectMeta {
+  return {
+    size,
+    etag: '',
+    lastModified: Date.now(),
+    contentType: 'application/octet-stream',
+    storageClass: 'STANDARD',
+    acl: 'private',
+    headers: {},
+    meta: {},
+    versionId: 'null',
+  };
+}
+
+export class SliverStore {
+  private constructor(private readonly store: SegmentStore) {}
+
+  static async open(dataDir: string, durability: 'strict' | 'relaxed'): Promise<SliverStore> {
+    const store = await openStore({ dataDir, durability });
+    await store.createBucket({
+      name: SLIVER_BUCKET,
+      owner: 'storage-node',
+      created: Date.now(),
+      acl: 'private',
+      objectLock: false,
+      versioning: 'Unversioned',
+    });
+    return new SliverStore(store);
+  }
+
+  has(key: string): boolean {
+    return this.store.getObject(SLIVER_BUCKET, key) !== undefined;
+  }
+
+  /** Stores `body` under `key` unless something is already there (the first write wins). */
+  async putIfAbsent(key: string, body: Buffer): Promise<PutOutcome> {
+    if (this.has(key)) return 'already-stored';
+    const writer = this.store.beginWrite(body.length);
+    try {
+      await writer.write(body);
+      // The condition is evaluated inside the index transaction, so concurrent puts of one key cannot both win.
+      await writer.commit(SLIVER_BUCKET, key, partMeta(body.length), { ifNoneMatchStar: true });
+      return 'stored';
+    } catch (e) {
+      await writer.abort();
+      if (e instanceof S3Error && e.code === 'PreconditionFailed') return 'already-stored';
+      throw e;
+    }
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const record = this.store.getObject(SLIVER_BUCKET, key);
+    if (!record) return undefined;
+    const out = Buffer.allocUnsafe(record.size);
+    const reader = this.store.openRead(record, 0, record.size);
+    try {
+      let at = 0;
+      while (at < out.length) {
+        const chunk = await reader.read(out.length - at); // valid only until the next read: copy it out
+        if (!chunk) break;
+        at += chunk.copy(out, at);
+      }
+      if (at !== out.length) throw new Error(`short read of ${key}: ${at} of ${out.length} bytes`);
+    } finally {
+      reader.close();
+    }
+    return out;
+  }
+
+  /** Removes every object under `prefix`; resolves to how many there were. */
+  async deletePrefix(prefix: string): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const page = this.store.list(SLIVER_BUCKET, { prefix, delimiter: '', startAfter: '', maxKeys: DELETE_PAGE });
+      const keys = page.items.flatMap((item) => (item.kind === 'object' ? [item.record.key] : []));
+      if (keys.length === 0) return removed;
+      const outcomes = await Promise.all(keys.map((key) => this.store.deleteObject(SLIVER_BUCKET, key)));
+      removed += outcomes.filter((o) => o === 'deleted').length;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
