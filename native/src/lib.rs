@@ -1,0 +1,32 @@
+//! tusk-native: the Node-API module loaded by src/native.ts. Every export is registered here;
+//! each concern keeps its JS functions in its own `*_binding` module.
+
+#![cfg_attr(test, allow(dead_code))]
+
+mod digest;
+mod napi;
+
+#[cfg(not(test))]
+mod digest_binding;
+
+/// # Safety
+/// Called by Node-API with a valid `env` and `exports` object, once per JS environment.
+#[cfg(not(test))]
+#[no_mangle]
+pub unsafe extern "C" fn napi_register_module_v1(env: napi::napi_env, exports: napi::napi_value) -> napi::napi_value {
+    let env = napi::Env(env);
+    match digest_binding::register(env, exports) {
+        Ok(()) => exports,
+        Err(e) => {
+            env.throw(e);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Node-API version this module is written against (Node >= 20 provides 9).
+#[cfg(not(test))]
+#[no_mangle]
+pub extern "C" fn node_api_module_get_api_version_v1() -> i32 {
+    8
+}

@@ -1,0 +1,328 @@
+// Typed access to the Rust Node-API module (native/, built by scripts/build-native.mjs into
+// native/tusk-native.<platform>.node): fused streaming digests for S3 bodies and the storage
+// engine's record CRC32C.
+//
+// Digest results: MD5, SHA-256 and SHA-1 are Buffers of the raw digest (hex for ETag /
+// x-amz-content-sha256, base64 for Content-MD5 / x-amz-checksum-sha256); CRC32 and CRC32C are
+// unsigned 32-bit numbers and CRC64NVME a bigint; `checksumBytes` turns those into the
+// big-endian bytes whose base64 S3 sends in x-amz-checksum-crc32/crc32c/crc64nvme.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** Mask bits selecting the algorithms of one fused pass: `DIGEST.MD5 | DIGEST.CRC64NVME`. */
+export const DIGEST = {
+  MD5: 1 << 0,
+  SHA256: 1 << 1,
+  SHA1: 1 << 2,
+  CRC32: 1 << 3,
+  CRC32C: 1 << 4,
+  CRC64NVME: 1 << 5,
+} as const;
+export const DIGEST_ALL = 0x3f;
+
+export interface Digests {
+  md5?: Buffer;
+  sha256?: Buffer;
+  sha1?: Buffer;
+  crc32?: number;
+  crc32c?: number;
+  crc64nvme?: bigint;
+}
+
+/** Kernel chosen per algorithm on this CPU, e.g. `{ crc32c: 'sse4.2+pclmulqdq-3way', sha256: 'sha-ni' }`. */
+export type SimdPaths = Record<'md5' | 'sha256' | 'sha1' | 'crc32' | 'crc32c' | 'crc64nvme', string>;
+
+/** Opaque native hasher state (a tagged JS external). */
+declare const hasherHandle: unique symbol;
+type HasherHandle = { readonly [hasherHandle]: true };
+
+interface Binding {
+  createHasher(mask: number): HasherHandle;
+  hasherUpdate(h: HasherHandle, data: Uint8Array): void;
+  hasherUpdateAsync(h: HasherHandle, data: Uint8Array): Promise<void>;
+  hasherDigest(h: HasherHandle): Digests;
+  digestSync(data: Uint8Array, mask: number): Digests;
+  crc32c(data: Uint8Array, seed?: number): number;
+  simdPaths(): SimdPaths;
+  compareKernels(data: Uint8Array): {
+    crc32Simd: number;
+    crc32Portable: number;
+    crc32cSimd: number;
+    crc32cPortable: number;
+    crc64nvmeSimd: bigint;
+    crc64nvmePortable: bigint;
+  };
+  algorithms(): Record<string, number>;
+}
+
+/** Same naming as `napi build --platform` (see scripts/build-native.mjs). */
+function platformSuffix(): string {
+  const { platform, arch } = process;
+  if (platform === 'linux') {
+    const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+    return `linux-${arch}-${header?.glibcVersionRuntime ? 'gnu' : 'musl'}`;
+  }
+  if (platform === 'win32') return `win32-${arch}-msvc`;
+  return `${platform}-${arch}`;
+}
+
+/** `TUSK_NATIVE_PATH`, else `<package root>/native/…node`: this file sits one level below the
+ * root both as src/native.ts (vitest) and as dist/native.js (tsc output). */
+export function nativeBinaryPath(): string {
+  const override = process.env.TUSK_NATIVE_PATH;
+  if (override) return override;
+  return fileURLToPath(new URL(`../native/tusk-native.${platformSuffix()}.node`, import.meta.url));
+}
+
+let loaded: Binding | undefined;
+
+function binding(): Binding {
+  if (loaded) return loaded;
+  const path = nativeBinaryPath();
+  if (!existsSync(path)) {
+    throw new Error(`native module not built: ${path} is missing (run: node scripts/build-native.mjs)`);
+  }
+  const b = createRequire(import.meta.url)(path) as Binding;
+  const native = b.algorithms();
+  for (const [name, bit] of Object.entries(DIGEST)) {
+    if (native[name.toLowerCase()] !== bit) throw new Error(`native module mask for ${name} differs from src/native.ts`);
+  }
+  loaded = b;
+  return b;
+}
+
+function checkMask(mask: number): void {
+  if (!Number.isInteger(mask) || mask <= 0 || (mask & ~DIGEST_ALL) !== 0) {
+    throw new RangeError(`invalid digest mask ${mask}`);
+  }
+}
+
+/** Inputs up to this size are hashed inline by `updateAsync`: a thread-pool round trip costs more. */
+export const ASYNC_INLINE_MAX = 64 * 1024;
+
+/**
+ * Streaming state of one fused digest pass. Calls are serialized: `updateAsync` calls queue
+ * behind each other; `update` and `digest` throw while any async update is queued or running
+ * (await the last `updateAsync`, or use `digestAsync`). A buffer passed to `updateAsync` must not
+ * be modified until its promise settles. After `digest` the hasher is finished. A failed async
+ * update poisons the hasher: every later call fails with that error.
+ */
+export class Hasher {
+  readonly mask: number;
+  readonly #native = binding();
+  readonly #handle: HasherHandle;
+  readonly #inlineMax: number;
+  #tail: Promise<void> | undefined;
+  #queued = 0;
+  #failure: unknown;
+
+  /** `inlineMax` overrides ASYNC_INLINE_MAX (0 sends every updateAsync to the thread pool). */
+  constructor(mask: number, { inlineMax = ASYNC_INLINE_MAX }: { inlineMax?: number } = {}) {
+    checkMask(mask);
+    this.mask = mask;
+    this.#inlineMax = inlineMax;
+    this.#handle = this.#native.createHasher(mask);
+  }
+
+  /** Whether async updates are queued or running. */
+  get busy(): boolean {
+    return this.#queued > 0;
+  }
+
+  /** Hashes `data` on the calling thread: for small chunks only. */
+  update(data: Uint8Array): this {
+    this.#checkIdle('update');
+    this.#native.hasherUpdate(this.#handle, data);
+    return this;
+  }
+
+  /** Hashes `data` on the libuv thread pool (inline when small and nothing is queued). */
+  updateAsync(data: Uint8Array): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#queued === 0 && data.byteLength <= this.#inlineMax) {
+      try {
+        this.#native.hasherUpdate(this.#handle, data);
+        return Promise.resolve();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    this.#queued++;
+    const previous = this.#tail ?? Promise.resolve();
+    const run = previous.then(() => {
+      if (this.#failure !== undefined) throw this.#failure;
+      return this.#native.hasherUpdateAsync(this.#handle, data);
+    });
+    const settled = run.then(
+      () => {
+        this.#queued--;
+      },
+      (err: unknown) => {
+        this.#queued--;
+        this.#failure ??= err;
+        throw err;
+      },
+    );
+    // The chain itself never rejects, so an unobserved failure is reported only once, here.
+    this.#tail = settled.catch(() => undefined);
+    return settled;
+  }
+
+  /** Finishes the pass and returns the requested digests. */
+  digest(): Digests {
+    this.#checkIdle('digest');
+    return this.#native.hasherDigest(this.#handle);
+  }
+
+  /** Waits for queued async updates, then digests. */
+  async digestAsync(): Promise<Digests> {
+    await this.#tail;
+    return this.digest();
+  }
+
+  #checkIdle(op: string): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#queued > 0) {
+      throw Object.assign(new Error(`Hasher.${op}() called while an async update is pending`), {
+        code: 'ERR_HASHER_BUSY',
+      });
+    }
+  }
+}
+
+/** One-shot fused digests of a small input, on the calling thread. */
+export function digestSync(data: Uint8Array, mask: number): Digests {
+  checkMask(mask);
+  return binding().digestSync(data, mask);
+}
+
+/** One-shot fused digests of any input; large inputs are hashed on the thread pool. */
+export async function digestAsync(data: Uint8Array, mask: number): Promise<Digests> {
+  const h = new Hasher(mask);
+  await h.updateAsync(data);
+  return h.digest();
+}
+
+/** CRC32C of `data` continuing from `seed`, the CRC32C of the bytes before it (0 to start). */
+export function crc32c(data: Uint8Array, seed = 0): number {
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`invalid CRC32C seed ${seed}`);
+  return binding().crc32c(data, seed);
+}
+
+/** The SIMD kernel each algorithm uses on this CPU (for the start-up log). */
+export function simdPaths(): SimdPaths {
+  return binding().simdPaths();
+}
+
+/** Big-endian bytes of a CRC value: base64 of these is S3's x-amz-checksum-crc32/crc32c/crc64nvme. */
+export function checksumBytes(value: number | bigint): Buffer {
+  if (typeof value === 'bigint') {
+    const b = Buffer.allocUnsafe(8);
+    b.writeBigUInt64BE(value);
+    return b;
+  }
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32BE(value >>> 0);
+  return b;
+}
+
+interface GoldenVector {
+  name: string;
+  input: () => Buffer;
+  md5: string;
+  sha256: string;
+  sha1: string;
+  crc32: number;
+  crc32c: number;
+  crc64nvme: bigint;
+}
+
+/** 1 MiB + 13 bytes of xorshift32 output: crosses every block and lane boundary of the kernels. */
+function selfTestInput(): Buffer {
+  const out = Buffer.allocUnsafe((1 << 20) + 13);
+  let x = 0x9e3779b9 | 0;
+  for (let i = 0; i < out.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+// Expected values computed with node:crypto, zlib.crc32, @aws-crypto/crc32c and @aws-sdk/crc64-nvme.
+const GOLDEN: GoldenVector[] = [
+  {
+    name: 'empty',
+    input: () => Buffer.alloc(0),
+    md5: 'd41d8cd98f00b204e9800998ecf8427e',
+    sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    sha1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+    crc32: 0,
+    crc32c: 0,
+    crc64nvme: 0n,
+  },
+  {
+    name: '"123456789" (CRC check values)',
+    input: () => Buffer.from('123456789'),
+    md5: '25f9e794323b453885f5181f1b624d0b',
+    sha256: '15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225',
+    sha1: 'f7c3bc1d808e04732adf679965ccc34ca7ae3441',
+    crc32: 0xcbf43926,
+    crc32c: 0xe3069283,
+    crc64nvme: 0xae8b14860a799888n,
+  },
+  {
+    name: '1 MiB + 13 bytes of xorshift32',
+    input: selfTestInput,
+    md5: 'e01edceb2cc2fba3d4c0e9346c7f2625',
+    sha256: '9c2a6bf52aea3d2f32e15f4c50a7b563232258db2bd97d01442466df0d129215',
+    sha1: '39b6440117ac95e0d1f16aa2f2710c4d08719ad6',
+    crc32: 0x1ac6f9d5,
+    crc32c: 0x88dea3a3,
+    crc64nvme: 0xf65abb4a5da024c8n,
+  },
+];
+
+function mismatch(what: string, got: unknown, want: unknown): never {
+  throw new Error(`native self-test failed: ${what}: got ${String(got)}, want ${String(want)}`);
+}
+
+function checkDigests(what: string, d: Digests, v: GoldenVector): void {
+  if (d.md5?.toString('hex') !== v.md5) mismatch(`${what} md5`, d.md5?.toString('hex'), v.md5);
+  if (d.sha256?.toString('hex') !== v.sha256) mismatch(`${what} sha256`, d.sha256?.toString('hex'), v.sha256);
+  if (d.sha1?.toString('hex') !== v.sha1) mismatch(`${what} sha1`, d.sha1?.toString('hex'), v.sha1);
+  if (d.crc32 !== v.crc32) mismatch(`${what} crc32`, d.crc32, v.crc32);
+  if (d.crc32c !== v.crc32c) mismatch(`${what} crc32c`, d.crc32c, v.crc32c);
+  if (d.crc64nvme !== v.crc64nvme) mismatch(`${what} crc64nvme`, d.crc64nvme, v.crc64nvme);
+}
+
+/**
+ * Golden-vector self-test of every algorithm, one-shot and streamed in uneven chunks, plus the
+ * SIMD CRC kernels against their portable twins. Throws on any mismatch; the server refuses to
+ * start then. Takes a few milliseconds.
+ */
+export function selfTest(): void {
+  const native = binding();
+  for (const v of GOLDEN) {
+    const input = v.input();
+    checkDigests(`${v.name} one-shot`, native.digestSync(input, DIGEST_ALL), v);
+    const h = native.createHasher(DIGEST_ALL);
+    for (let at = 0, step = 1; at < input.length; at += step, step = step * 3 + 1) {
+      native.hasherUpdate(h, input.subarray(at, at + step));
+    }
+    checkDigests(`${v.name} streamed`, native.hasherDigest(h), v);
+    if (native.crc32c(input.subarray(7), native.crc32c(input.subarray(0, 7))) !== v.crc32c) {
+      mismatch(`${v.name} crc32c with seed`, '', v.crc32c);
+    }
+    for (const offset of [0, 1, 5, 13]) {
+      const k = native.compareKernels(input.subarray(offset));
+      if (k.crc32Simd !== k.crc32Portable) mismatch(`crc32 kernel at +${offset}`, k.crc32Simd, k.crc32Portable);
+      if (k.crc32cSimd !== k.crc32cPortable) mismatch(`crc32c kernel at +${offset}`, k.crc32cSimd, k.crc32cPortable);
+      if (k.crc64nvmeSimd !== k.crc64nvmePortable) {
+        mismatch(`crc64nvme kernel at +${offset}`, k.crc64nvmeSimd, k.crc64nvmePortable);
+      }
+    }
+  }
+}

@@ -1,0 +1,178 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { crc32c as awsCrc32c } from '@aws-crypto/crc32c';
+import { Crc64Nvme } from '@aws-sdk/crc64-nvme';
+import { describe, expect, it } from 'vitest';
+import {
+  DIGEST,
+  DIGEST_ALL,
+  Hasher,
+  checksumBytes,
+  crc32c,
+  digestAsync,
+  digestSync,
+  selfTest,
+  simdPaths,
+  type Digests,
+} from '../../src/native.js';
+
+const SIZES = [0, 1, 7, 8, 63, 64, 65, 4095, 4096, (1 << 20) + 3];
+
+async function reference(data: Uint8Array): Promise<Required<Digests>> {
+  const crc64 = new Crc64Nvme();
+  crc64.update(data);
+  return {
+    md5: createHash('md5').update(data).digest(),
+    sha256: createHash('sha256').update(data).digest(),
+    sha1: createHash('sha1').update(data).digest(),
+    crc32: zlibCrc32(data),
+    crc32c: awsCrc32c(data),
+    crc64nvme: Buffer.from(await crc64.digest()).readBigUInt64BE(),
+  };
+}
+
+/** Deterministic PRNG so a failing chunking can be reproduced. */
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Splits `data` at random boundaries, mixing tiny, odd and block-crossing chunk lengths. */
+function randomChunks(data: Uint8Array, seed: number): Uint8Array[] {
+  const rand = mulberry32(seed);
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < data.length; ) {
+    const max = rand() < 0.5 ? 17 : rand() < 0.5 ? 5000 : 200_000;
+    const len = 1 + Math.floor(rand() * max);
+    chunks.push(data.subarray(at, at + len));
+    at += len;
+  }
+  return chunks;
+}
+
+function hex(d: Digests): Record<string, string | undefined> {
+  return {
+    md5: d.md5?.toString('hex'),
+    sha256: d.sha256?.toString('hex'),
+    sha1: d.sha1?.toString('hex'),
+    crc32: d.crc32?.toString(16),
+    crc32c: d.crc32c?.toString(16),
+    crc64nvme: d.crc64nvme?.toString(16),
+  };
+}
+
+describe('native digests', () => {
+  it('passes its golden-vector self-test', () => {
+    expect(() => selfTest()).not.toThrow();
+  });
+
+  it('reports a kernel for every algorithm', () => {
+    const paths = simdPaths();
+    expect(Object.keys(paths).sort()).toEqual(['crc32', 'crc32c', 'crc64nvme', 'md5', 'sha1', 'sha256']);
+    for (const p of Object.values(paths)) expect(p).toMatch(/\S/);
+  });
+
+  for (const size of SIZES) {
+    describe(`${size} random bytes`, () => {
+      const data = randomBytes(size);
+      const seed = size * 7919 + 1;
+
+      it('one-shot matches node:crypto, zlib and the AWS SDK', async () => {
+        const want = hex(await reference(data));
+        expect(hex(digestSync(data, DIGEST_ALL))).toEqual(want);
+        expect(hex(await digestAsync(data, DIGEST_ALL))).toEqual(want);
+      });
+
+      it('sync streaming over random chunk boundaries matches', async () => {
+        const h = new Hasher(DIGEST_ALL);
+        for (const chunk of randomChunks(data, seed)) h.update(chunk);
+        expect(hex(h.digest())).toEqual(hex(await reference(data)));
+      });
+
+      it('async streaming on the thread pool over random chunk boundaries matches', async () => {
+        const h = new Hasher(DIGEST_ALL, { inlineMax: 0 });
+        for (const chunk of randomChunks(data, seed + 1)) await h.updateAsync(chunk);
+        expect(hex(h.digest())).toEqual(hex(await reference(data)));
+      });
+
+      it('crc32c continues from a seed', () => {
+        let crc = 0;
+        for (const chunk of randomChunks(data, seed + 2)) crc = crc32c(chunk, crc);
+        expect(crc).toBe(awsCrc32c(data));
+        expect(crc32c(data)).toBe(awsCrc32c(data));
+      });
+    });
+  }
+
+  it('computes exactly the algorithms in the mask', async () => {
+    const data = randomBytes(1000);
+    const want = await reference(data);
+    const d = digestSync(data, DIGEST.MD5 | DIGEST.CRC64NVME);
+    expect(Object.keys(d).sort()).toEqual(['crc64nvme', 'md5']);
+    expect(d.md5).toEqual(want.md5);
+    expect(d.crc64nvme).toBe(want.crc64nvme);
+    const s = new Hasher(DIGEST.SHA256).update(data).digest();
+    expect(Object.keys(s)).toEqual(['sha256']);
+  });
+
+  it('queues unawaited async updates in call order', async () => {
+    const data = randomBytes(3 << 20);
+    const h = new Hasher(DIGEST.MD5 | DIGEST.CRC32C | DIGEST.CRC64NVME, { inlineMax: 1024 });
+    const pending = randomChunks(data, 99).map((c) => h.updateAsync(c));
+    expect(h.busy).toBe(true);
+    expect(() => h.update(data)).toThrow(expect.objectContaining({ code: 'ERR_HASHER_BUSY' }));
+    expect(() => h.digest()).toThrow(expect.objectContaining({ code: 'ERR_HASHER_BUSY' }));
+    await Promise.all(pending);
+    const want = await reference(data);
+    const d = await h.digestAsync();
+    expect(hex(d)).toEqual(hex({ md5: want.md5, crc32c: want.crc32c, crc64nvme: want.crc64nvme }));
+  });
+
+  it('does not block the event loop while a 64 MiB buffer hashes', async () => {
+    const data = Buffer.alloc(64 << 20, 0x5a);
+    let ticks = 0;
+    let running = true;
+    const spin = (): void => {
+      ticks++;
+      if (running) setImmediate(spin);
+    };
+    const h = new Hasher(DIGEST.MD5 | DIGEST.SHA256 | DIGEST.SHA1);
+    const done = h.updateAsync(data);
+    setImmediate(spin);
+    await done;
+    running = false;
+    // A blocking implementation resolves before any setImmediate runs (ticks = 0); a thread-pool
+    // one lets the loop spin for the whole hash (hundreds of milliseconds for these algorithms).
+    expect(ticks).toBeGreaterThan(2);
+    expect(h.digest().md5).toEqual(createHash('md5').update(data).digest());
+  });
+
+  it('rejects bad arguments and finished hashers', () => {
+    expect(() => new Hasher(0)).toThrow(RangeError);
+    expect(() => new Hasher(64)).toThrow(RangeError);
+    expect(() => digestSync('abc' as unknown as Uint8Array, DIGEST.MD5)).toThrow(TypeError);
+    expect(() => crc32c(Buffer.alloc(1), -1)).toThrow(RangeError);
+    const h = new Hasher(DIGEST.CRC32);
+    h.digest();
+    expect(() => h.digest()).toThrow(expect.objectContaining({ code: 'ERR_HASHER_FINISHED' }));
+    expect(() => h.update(Buffer.alloc(1))).toThrow(expect.objectContaining({ code: 'ERR_HASHER_FINISHED' }));
+  });
+
+  it('poisons a hasher whose async update failed', async () => {
+    const h = new Hasher(DIGEST.CRC32C, { inlineMax: 0 });
+    h.digest();
+    await expect(h.updateAsync(Buffer.alloc(10))).rejects.toMatchObject({ code: 'ERR_HASHER_FINISHED' });
+    expect(() => h.update(Buffer.alloc(1))).toThrow(expect.objectContaining({ code: 'ERR_HASHER_FINISHED' }));
+  });
+
+  it('serializes CRCs as the big-endian bytes S3 base64-encodes', () => {
+    expect(checksumBytes(0xe3069283).toString('hex')).toBe('e3069283');
+    expect(checksumBytes(0xae8b14860a799888n).toString('hex')).toBe('ae8b14860a799888');
+    // x-amz-checksum-crc32c of "123456789"
+    expect(checksumBytes(crc32c(Buffer.from('123456789'))).toString('base64')).toBe('4waSgw==');
+  });
+});
