@@ -201,7 +201,13 @@ export class Exchange {
     this.res.cork(() => {
       this.writeHead(status, headers);
       if (status === 204 || status === 304) this.endNoContent();
-      else this.res.endWithoutBody(contentLength ?? 0, close);
+      else if (close) this.res.endWithoutBody(contentLength ?? 0, true);
+      else {
+        // endWithoutBody(n) of the v20.30 binding silently drops keep-alive; a written
+        // Content-Length with the argument-less form keeps the connection open
+        this.res.writeHeader('Content-Length', String(contentLength ?? 0));
+        this.res.endWithoutBody();
+      }
     });
   }
 
