@@ -18,9 +18,15 @@ export const BINARY_NAME = 'tusk-native';
  * resolves the whole workspace, so the other members' packages must be installed too: pass the
  * union as `ensureNative({ packages })`. */
 export const DEBIAN_CRATE_PACKAGES = [
+  // native/ (digests); md-5 is a test reference, but cargo resolves dev-dependencies workspace-wide
   'librust-md-5-dev',
   'librust-sha2-dev',
   'librust-sha1-dev',
+  // native/rs2 (RS2 encoding, BLAKE2b-256, parallelism, huge pages; serde-json reads the test vectors)
+  'librust-blake2b-simd-dev',
+  'librust-rayon-dev',
+  'librust-libc-dev',
+  'librust-serde-json-dev',
 ];
 
 /** The suffix `napi build --platform` gives the binary, e.g. `linux-x64-gnu`. */
@@ -77,11 +83,12 @@ function missingDebianPackages(packages) {
   return packages.filter((p) => !installed.has(p));
 }
 
-function ensureDebianCrates(packages) {
+/** Installs whichever of the Debian `packages` are missing (apt-get update once if the install fails). */
+export function ensureDebianPackages(packages) {
   const missing = missingDebianPackages(packages);
   if (missing === null || missing.length === 0) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`missing Debian crate packages; run as root: apt-get install -y ${missing.join(' ')}`);
+    throw new Error(`missing Debian packages; run as root: apt-get install -y ${missing.join(' ')}`);
   }
   log(`installing ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -134,7 +141,7 @@ export async function ensureNative({ force = false, packages = DEBIAN_CRATE_PACK
   if (!force && !isStale(binary)) return binary;
   const started = Date.now();
   log(force ? 'forced rebuild' : `building ${BINARY_NAME} (missing or older than its sources)`);
-  ensureDebianCrates(packages);
+  ensureDebianPackages(packages);
   napiBuild();
   if (!existsSync(binary)) throw new Error(`napi build did not produce ${binary}`);
   const now = new Date();

@@ -38,21 +38,6 @@ function ensureNpmPackages() {
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-let aptUpdated = false;
-/** apt-get install, refreshing the package lists once if the first attempt fails. */
-export function aptInstall(packages) {
-  const argv = ['install', '-y', '--no-install-recommends', ...packages];
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  try {
-    run('apt-get', argv, { env });
-  } catch (e) {
-    if (aptUpdated) throw e;
-    aptUpdated = true;
-    run('apt-get', ['update'], { env });
-    run('apt-get', argv, { env });
-  }
-}
-
 function ensureTypeScript() {
   const stamp = join(root, 'dist', '.build-stamp');
   const inputs = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'tsconfig.json')));
@@ -61,20 +46,17 @@ function ensureTypeScript() {
   writeFileSync(stamp, new Date().toISOString() + '\n');
 }
 
-/** The command-line clients the end-to-end tests drive (Debian's awscli). */
-function ensureTestTools() {
-  const missing = [];
-  if (!existsSync('/usr/bin/aws')) missing.push('awscli');
-  if (missing.length) aptInstall(missing);
-}
+/** The command-line clients the end-to-end tests drive. */
+const TEST_PACKAGES = ['awscli'];
 
 try {
   checkNode();
   ensureNpmPackages();
-  const { ensureNative } = await import('./build-native.mjs');
-  await ensureNative({ aptInstall });
+  // imported after the npm step: it resolves @napi-rs/cli from node_modules
+  const { ensureDebianPackages, ensureNative } = await import('./build-native.mjs');
+  await ensureNative();
   ensureTypeScript();
-  if (args.has('--test')) ensureTestTools();
+  if (args.has('--test')) ensureDebianPackages(TEST_PACKAGES);
 } catch (e) {
   say(`failed: ${e instanceof Error ? e.message : e}`);
   process.exit(1);
