@@ -25,6 +25,19 @@ export interface Config {
   rootSecretAccessKey?: string;
   serverHeader: string;
   maxBucketsPerAccount: number;
+  publisher: PublisherConfig;
+}
+
+export interface PublisherConfig {
+  /** publisher + aggregator listener; undefined = no publisher */
+  listen?: HostPort;
+  /** endpoint keys from configuration; a default one is generated in the data directory when empty */
+  endpointKeys: string[];
+  nShards: number;
+  /** remote storage nodes; empty = 10 nodes inside the process */
+  nodeUrls: string[];
+  epochLengthMs: number;
+  maxBodyBytes: number;
 }
 
 export const VERSION = '1.0.0';
@@ -62,6 +75,14 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
 
+  Publisher (Walrus-compatible blob store and aggregator):
+  --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
+  --endpoint-keys K[,K]    endpoint keys (TUSK_ENDPOINT_KEYS; default: one generated on first start)
+  --n-shards N             shard count (TUSK_N_SHARDS, default 1000 as on Walrus mainnet; at least 4)
+  --storage-nodes U[,U]    storage node URLs (TUSK_STORAGE_NODES; default: 10 nodes inside the process)
+  --epoch-length D         epoch length, e.g. 1d, 2h, 90s (TUSK_EPOCH_LENGTH, default 1d)
+  --max-blob-size B        largest accepted blob body, e.g. 10MiB (TUSK_MAX_BLOB_SIZE, default 10MiB)
+
   TUSK_ACCESS_KEY_ID / TUSK_SECRET_ACCESS_KEY set the root credentials instead of generated ones.
   More accounts: <data-dir>/accounts.json (see README).`;
 
@@ -76,6 +97,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       domain: { type: 'string', multiple: true },
       durability: { type: 'string' },
       'accept-any-region': { type: 'boolean' },
+      'publisher-listen': { type: 'string' },
+      'endpoint-keys': { type: 'string', multiple: true },
+      'n-shards': { type: 'string' },
+      'storage-nodes': { type: 'string', multiple: true },
+      'epoch-length': { type: 'string' },
+      'max-blob-size': { type: 'string' },
     },
     strict: true,
   });
@@ -94,5 +121,42 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: 10000,
+    publisher: {
+      listen: parsePublisherListen(values['publisher-listen'] ?? env.TUSK_PUBLISHER_LISTEN ?? '127.0.0.1:31415'),
+      endpointKeys: list(values['endpoint-keys'] ?? env.TUSK_ENDPOINT_KEYS),
+      nShards: parseShards(values['n-shards'] ?? env.TUSK_N_SHARDS ?? '1000'),
+      nodeUrls: list(values['storage-nodes'] ?? env.TUSK_STORAGE_NODES),
+      epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
+      maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
+    },
   };
+}
+
+function parsePublisherListen(value: string): HostPort | undefined {
+  return value === 'off' ? undefined : parseHostPort(value, 'publisher-listen');
+}
+
+function parseShards(value: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  // n ≤ 3 has no recovery symbols (walrus.md §2); shard indices are u16
+  if (!(n >= 4 && n <= 65535)) throw new Error(`n-shards: expected an integer from 4 to 65535, got '${value}'`);
+  return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export function parseDuration(value: string, what: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]!]! : NaN;
+  if (!(ms >= 1)) throw new Error(`${what}: expected a duration like 90s, 2h or 1d, got '${value}'`);
+  return Math.round(ms);
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, KB: 1e3, MB: 1e6, GB: 1e9 };
+
+export function parseSize(value: string, what: string): number {
+  const m = /^(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?$/.exec(value.trim());
+  const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? '']! : NaN;
+  if (!(bytes >= 1) || !Number.isSafeInteger(bytes)) throw new Error(`${what}: expected a size like 10MiB, got '${value}'`);
+  return bytes;
 }

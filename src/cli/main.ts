@@ -1,13 +1,17 @@
 // The `tusk` command: serve (what `npm start` runs) and bench; later issues add more subcommands.
 
+import { join, resolve } from 'node:path';
 import { loadConfig, SERVE_USAGE } from '../config.js';
+import { LEDGER_DIR } from '../layout.js';
 import { startServer } from '../main.js';
 
 const USAGE = `Usage: tusk <command> [options]
 
 Commands:
-  serve     serve S3 (default command)
-  bench     load-test any S3 endpoint (tusk bench --help)
+  serve          serve S3 and the Walrus publisher (default command)
+  bench          load-test any S3 endpoint (tusk bench --help)
+  storage-node   run one Walrus storage node as its own process (tusk storage-node --help)
+  ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
 
 ${SERVE_USAGE}`;
 
@@ -34,6 +38,19 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** `tusk ledger [--data-dir D] <command>`: the ledger lives in <data-dir>/ledger. */
+async function ledger(argv: string[]): Promise<number> {
+  const { runLedgerCli } = await import('../publisher/ledger/cli.js');
+  const at = argv.indexOf('--data-dir');
+  const dataDir = at >= 0 ? argv[at + 1] : process.env.TUSK_DATA_DIR ?? './data';
+  const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
+  if (!dataDir) {
+    console.error('tusk ledger: --data-dir needs a directory');
+    return 2;
+  }
+  return runLedgerCli(rest, join(resolve(dataDir), LEDGER_DIR));
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
@@ -43,6 +60,12 @@ export async function main(argv: string[]): Promise<number> {
       const { runBenchCli } = await import('../bench/cli.js');
       return runBenchCli(rest);
     }
+    case 'storage-node': {
+      const { runStorageNodeCli } = await import('../publisher/nodes/cli.js');
+      return runStorageNodeCli(rest);
+    }
+    case 'ledger':
+      return ledger(rest);
     case '--help':
     case '-h':
     case 'help':

@@ -1,0 +1,8 @@
+// Where each part of the server keeps its files inside the data directory.
+
+/** the publisher's ledger (LMDB) */
+export const LEDGER_DIR = 'ledger';
+/** the embedded storage nodes, one directory each */
+export const NODES_DIR = 'nodes';
+/** the publisher's generated endpoint key */
+export const ENDPOINT_KEYS_FILE = 'publisher-endpoint-keys.json';
