@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseDuration, parseHostPort, parseSize } from '../../src/config.js';
+
+describe('configuration: flags over TUSK_* environment over defaults', () => {
+  it('has the embedded defaults', () => {
+    const c = loadConfig([], {});
+    expect(c.listen).toEqual({ host: '127.0.0.1', port: 9000 });
+    expect(c.region).toBe('us-east-1');
+    expect(c.durability).toBe('strict');
+    expect(c.domains).toEqual(['localhost']);
+    expect(c.publisher).toMatchObject({ listen: { host: '127.0.0.1', port: 31415 }, nShards: 1000, endpointKeys: [], nodeUrls: [] });
+    expect(c.publisher.maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(c.publisher.epochLengthMs).toBe(86_400_000);
+  });
+
+  it('takes the environment, and flags win over it', () => {
+    const env = {
+      TUSK_LISTEN: '0.0.0.0:9100', TUSK_REGION: 'eu-west-1', TUSK_DURABILITY: 'relaxed', TUSK_DOMAIN: 's3.a.test, s3.b.test',
+      TUSK_ACCESS_KEY_ID: 'AK', TUSK_SECRET_ACCESS_KEY: 'SK', TUSK_ENDPOINT_KEYS: 'k1,k2', TUSK_N_SHARDS: '10',
+      TUSK_PUBLISHER_LISTEN: 'off', TUSK_EPOCH_LENGTH: '90s', TUSK_MAX_BLOB_SIZE: '1GiB',
+    };
+    const c = loadConfig([], env);
+    expect(c.listen).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect([c.region, c.durability, c.rootAccessKeyId, c.rootSecretAccessKey]).toEqual(['eu-west-1', 'relaxed', 'AK', 'SK']);
+    expect(c.domains).toEqual(['s3.a.test', 's3.b.test']);
+    expect(c.publisher).toMatchObject({ listen: undefined, endpointKeys: ['k1', 'k2'], nShards: 10, epochLengthMs: 90_000 });
+    expect(c.publisher.maxBodyBytes).toBe(1024 ** 3);
+    const f = loadConfig(['--listen', '[::1]:0', '--region', 'us-west-2', '--durability', 'strict', '--n-shards', '7'], env);
+    expect(f.listen).toEqual({ host: '::1', port: 0 });
+    expect([f.region, f.durability, f.publisher.nShards]).toEqual(['us-west-2', 'strict', 7]);
+  });
+
+  it('rejects bad values with a message naming the setting', () => {
+    expect(() => loadConfig(['--durability', 'sometimes'], {})).toThrow(/durability/);
+    expect(() => loadConfig(['--listen', 'nope'], {})).toThrow(/listen/);
+    expect(() => loadConfig(['--n-shards', '3'], {})).toThrow(/n-shards/);
+    expect(() => loadConfig(['--bogus'], {})).toThrow();
+    expect(() => parseHostPort('1.2.3.4:70000', 'x')).toThrow();
+    expect(() => parseDuration('soon', 'epoch length')).toThrow(/epoch length/);
+    expect(() => parseSize('big', 'max blob size')).toThrow(/max blob size/);
+    expect(parseDuration('1.5h', 'x')).toBe(5_400_000);
+    expect(parseSize('64KiB', 'x')).toBe(65536);
+  });
+});
