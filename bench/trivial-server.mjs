@@ -8,13 +8,17 @@
 // prints: trivial listening on http://127.0.0.1:<port>
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import uWS from '@trufflesuite/uws-js-unofficial';
 
 const distDir = process.env.TUSK_DIST_DIR ? pathToFileURL(`${process.env.TUSK_DIST_DIR}/`) : new URL('../dist/', import.meta.url);
-const { ContentSource, sizeFromKey } = await import(new URL('bench/content.js', distDir).href).catch(() => {
+const [{ ContentSource, sizeFromKey }, { loadUws }] = await Promise.all([
+  import(new URL('bench/content.js', distDir).href),
+  import(new URL('http/uws.js', distDir).href),
+]).catch(() => {
   console.error('bench/trivial-server.mjs needs the compiled sources: run `npm run build` first');
   process.exit(1);
 });
+// the native binary, never the package's silent pure-JS fallback: a slow ceiling would flatter Tusk
+const uWS = loadUws();
 
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' }, seed: { type: 'string', default: '1' } },

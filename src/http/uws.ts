@@ -83,6 +83,9 @@ export function statusLine(status: number): string {
 
 export type ResponseHeaders = Array<readonly [string, string]>;
 
+/** Largest piece of a streamed response body asked of its source at once. */
+const STREAM_CHUNK = 1 << 20;
+
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
 
@@ -233,7 +236,7 @@ export class Exchange {
     let headWritten = false;
     let sent = 0;
     while (sent < total) {
-      const chunk = await read(Math.min(total - sent, 1 << 19));
+      const chunk = await read(Math.min(total - sent, STREAM_CHUNK));
       if (this.aborted) return;
       if (!chunk || chunk.length === 0) {
         // The store returned fewer bytes than the extent promised: never send a short body as complete.

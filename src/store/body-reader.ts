@@ -20,7 +20,10 @@ export class SegmentBodyReader implements BodyReader {
   private readonly pieces: Piece[] = [];
   private readonly held: SegmentFile[] = [];
   private index = 0;
-  private buffer: Buffer | undefined;
+  /** Two buffers for large bodies: one holds the chunk the caller has, the other the read-ahead. */
+  private readonly buffers: Buffer[] = [];
+  private turn = 0;
+  private readAhead: Promise<Buffer | null> | undefined;
   private closed = false;
   private readonly total: number;
 
@@ -41,26 +44,55 @@ export class SegmentBodyReader implements BodyReader {
     }
   }
 
+  /**
+   * A body larger than one chunk is read one chunk ahead, so that the disk read of the next chunk
+   * overlaps the socket write of this one; the returned buffer stays valid until the next call.
+   */
   async read(maxBytes: number): Promise<Buffer | null> {
     if (this.closed) throw new Error('read after close');
+    const chunk = await (this.readAhead ?? this.readNext(maxBytes));
+    this.readAhead = undefined;
+    if (chunk && chunk.length > 0 && this.total > READ_CHUNK_MAX && !this.exhausted()) {
+      this.readAhead = this.readNext(maxBytes);
+      // a read-ahead the caller never collects (it closed the reader) must not surface as unhandled
+      this.readAhead.catch(() => undefined);
+    }
+    return chunk;
+  }
+
+  private exhausted(): boolean {
+    for (let i = this.index; i < this.pieces.length; i++) if (this.pieces[i]!.remaining > 0) return false;
+    return true;
+  }
+
+  private nextBuffer(): Buffer {
+    const size = Math.min(this.total, READ_CHUNK_MAX);
+    const slots = this.total > READ_CHUNK_MAX ? 2 : 1;
+    this.turn = (this.turn + 1) % slots;
+    return (this.buffers[this.turn] ??= Buffer.allocUnsafe(size));
+  }
+
+  /** Claims the next range synchronously, so consecutive calls never overlap, then preads it. */
+  private async readNext(maxBytes: number): Promise<Buffer | null> {
     let piece = this.pieces[this.index];
     while (piece && piece.remaining === 0) piece = this.pieces[++this.index];
     if (!piece || maxBytes <= 0) return piece ? Buffer.alloc(0) : null;
-    this.buffer ??= Buffer.allocUnsafe(Math.min(this.total, READ_CHUNK_MAX));
-    const want = Math.min(maxBytes, piece.remaining, this.buffer.length);
+    const buffer = this.nextBuffer();
+    const want = Math.min(maxBytes, piece.remaining, buffer.length);
+    const position = piece.position;
+    piece.position += want;
+    piece.remaining -= want;
     const file = this.files.get(piece.segment);
     const fd = file.fd ?? (await file.ready);
-    const got = await preadFull(fd, this.buffer, want, piece.position);
-    if (got < want) throw new Error(`segment ${piece.segment} ends before offset ${piece.position + want}`);
-    piece.position += got;
-    piece.remaining -= got;
-    return this.buffer.subarray(0, got);
+    const got = await preadFull(fd, buffer, want, position);
+    if (got < want) throw new Error(`segment ${piece.segment} ends before offset ${position + want}`);
+    return buffer.subarray(0, got);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.buffer = undefined;
+    this.buffers.length = 0;
     for (const file of this.held) this.files.release(file);
   }
 
