@@ -35,7 +35,9 @@ function checkNode() {
 function ensureNpmPackages() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) return;
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // `npm install`, not `npm ci`: npm 11's ci rejects this lock file because @napi-rs/cli's lzma
+  // dependency (engine node >= 22) lists platform packages the lock omits; install keeps the lock as it is
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 function ensureTypeScript() {
