@@ -4,5 +4,3 @@
 export const LEDGER_DIR = 'ledger';
 /** the embedded storage nodes, one directory each */
 export const NODES_DIR = 'nodes';
-/** the publisher's generated endpoint key */
-export const ENDPOINT_KEYS_FILE = 'publisher-endpoint-keys.json';

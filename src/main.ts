@@ -10,10 +10,14 @@ import { createBodyDigester } from './s3/body-digests.js';
 import type { S3Services } from './s3/context.js';
 import { normalizeDomains } from './s3/router.js';
 import { s3RequestHandler } from './s3/service.js';
+import { rs2SelfTest } from './publisher/rs2-native.js';
+import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
 
 export interface RunningServer {
   s3Port: number;
+  /** undefined when the publisher is off */
+  publisherPort?: number;
   /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -23,6 +27,7 @@ export type Logger = (line: string) => void;
 export async function startServer(config: Config, log: Logger = (l) => console.log(l)): Promise<RunningServer> {
   loadUws();
   selfTest();
+  if (config.publisher.listen) rs2SelfTest();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const { accounts, generated } = loadAccounts(config.dataDir, {
     accessKeyId: config.rootAccessKeyId,
@@ -57,9 +62,30 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   log(`tusk: root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
   log(`tusk: region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   log(`tusk: s3 listening on ${url}`);
+  const p = config.publisher;
+  const publisher = p.listen
+    ? await startPublisherFace({
+        dataDir: config.dataDir,
+        host: p.listen.host,
+        port: p.listen.port,
+        endpointKeys: p.endpointKeys,
+        nShards: p.nShards,
+        nodeUrls: p.nodeUrls,
+        epochLengthMs: p.epochLengthMs,
+        maxBodyBytes: p.maxBodyBytes,
+        durability: config.durability,
+        log,
+      }).catch(async (e) => {
+        server.close();
+        await store.close();
+        throw e;
+      })
+    : undefined;
   return {
     s3Port: server.port,
+    publisherPort: publisher?.port,
     async close(graceMs = 10_000) {
+      const publisherClosed = publisher?.close(graceMs);
       server.stopListening();
       if (inFlight > 0) {
         await Promise.race([
@@ -69,6 +95,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
       }
       server.close();
       await store.close();
+      await publisherClosed;
     },
   };
 }

@@ -8,6 +8,8 @@ mod napi;
 
 #[cfg(not(test))]
 mod digest_binding;
+#[cfg(not(test))]
+mod rs2_binding;
 
 /// # Safety
 /// Called by Node-API with a valid `env` and `exports` object, once per JS environment.
@@ -15,7 +17,7 @@ mod digest_binding;
 #[no_mangle]
 pub unsafe extern "C" fn napi_register_module_v1(env: napi::napi_env, exports: napi::napi_value) -> napi::napi_value {
     let env = napi::Env(env);
-    match digest_binding::register(env, exports) {
+    match digest_binding::register(env, exports).and_then(|()| rs2_binding::register(env, exports)) {
         Ok(()) => exports,
         Err(e) => {
             env.throw(e);

@@ -143,6 +143,19 @@ extern "C" {
     ) -> napi_status;
     pub fn napi_delete_async_work(env: napi_env, work: napi_async_work) -> napi_status;
     pub fn napi_queue_async_work(env: napi_env, work: napi_async_work) -> napi_status;
+    // Used by rs2_binding.rs.
+    pub fn napi_get_null(env: napi_env, result: *mut napi_value) -> napi_status;
+    pub fn napi_create_double(env: napi_env, value: f64, result: *mut napi_value) -> napi_status;
+    pub fn napi_get_value_double(env: napi_env, value: napi_value, result: *mut f64) -> napi_status;
+    pub fn napi_create_arraybuffer(
+        env: napi_env,
+        byte_length: usize,
+        data: *mut *mut c_void,
+        result: *mut napi_value,
+    ) -> napi_status;
+    pub fn napi_is_array(env: napi_env, value: napi_value, result: *mut bool) -> napi_status;
+    pub fn napi_get_array_length(env: napi_env, value: napi_value, result: *mut u32) -> napi_status;
+    pub fn napi_get_element(env: napi_env, object: napi_value, index: u32, result: *mut napi_value) -> napi_status;
 }
 
 /// Why a callback failed. `Pending` means a JS exception is already pending (a napi call

@@ -11,6 +11,9 @@ Commands:
   serve          serve S3 and the Walrus publisher (default command)
   bench          load-test any S3 endpoint (tusk bench --help)
   storage-node   run one Walrus storage node as its own process (tusk storage-node --help)
+  blob-id        print a file's Walrus blob id (tusk blob-id FILE [--n-shards N])
+  encode         RS2-encode a file into metadata and sliver files (tusk encode FILE --out DIR)
+  decode         rebuild a file from sliver files (tusk decode DIR --out FILE)
   ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
 
 ${SERVE_USAGE}`;
@@ -66,6 +69,13 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'ledger':
       return ledger(rest);
+    case 'blob-id':
+    case 'encode':
+    case 'decode': {
+      const cli = await import('../publisher/cli/index.js');
+      const run = { 'blob-id': cli.runBlobIdCli, encode: cli.runEncodeCli, decode: cli.runDecodeCli }[command];
+      return run(rest);
+    }
     case '--help':
     case '-h':
     case 'help':

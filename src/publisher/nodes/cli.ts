@@ -2,6 +2,8 @@
 
 import { formatShardRanges, parseShardRanges } from './shard-assignment.js';
 import { serveStorageNode } from './http-server.js';
+import { openBlobCodec } from '../codec.js';
+import { nativeBlobVerifier } from '../native-verifier.js';
 import { openLocalNode } from './local-node.js';
 
 export const STORAGE_NODE_USAGE = `Usage: tusk storage-node --data-dir DIR --shards a-b[,c-d] [options]
@@ -78,12 +80,21 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
     console.error(`tusk storage-node: ${(e as Error).message}\n\n${STORAGE_NODE_USAGE}`);
     return 2;
   }
-  const node = await openLocalNode({ dir: args.dataDir, nodeId: args.nodeId, shards: args.shards, nShards: args.nShards, durability: args.durability });
+  // a node on its own receives slivers from publishers it does not control: check every hash (walrus.md §7.2)
+  const codec = await openBlobCodec();
+  const node = await openLocalNode({
+    dir: args.dataDir, nodeId: args.nodeId, shards: args.shards, nShards: args.nShards, durability: args.durability,
+    verifier: nativeBlobVerifier(codec),
+  }).catch(async (e) => {
+    await codec.close();
+    throw e;
+  });
   let server;
   try {
     server = await serveStorageNode(node, args.host, args.port);
   } catch (e) {
     await node.close();
+    await codec.close();
     throw e;
   }
   if (args.durability === 'relaxed') console.log('storage-node: durability relaxed: acknowledged writes are not flushed to disk');
@@ -107,6 +118,7 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
   console.log(`storage-node: ${signal}: closing`);
   await server.close();
   await node.close();
+  await codec.close();
   console.log('storage-node: stopped');
   return 0;
 }

@@ -35,6 +35,10 @@ export interface TuskOptions {
   /** Written to <data-dir>/accounts.json before start-up. */
   extraAccounts?: ExtraAccount[];
   root?: Credentials;
+  /** `--publisher-listen` value; default 'off' */
+  publisherListen?: string;
+  /** more `tusk serve` flags */
+  extraArgs?: string[];
 }
 
 export interface TuskServer {
@@ -85,6 +89,8 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   }
 
   const args = [TUSK_BIN, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir];
+  // the S3 tests need no publisher; tests of both faces pass a listener (e.g. 127.0.0.1:0) and extra flags
+  args.push('--publisher-listen', options.publisherListen ?? 'off', ...(options.extraArgs ?? []));
   args.push('--durability', options.durability ?? 'relaxed');
   if (options.region) args.push('--region', options.region);
   if (options.domains?.length) args.push('--domain', options.domains.join(','));

@@ -1,0 +1,477 @@
+//! JS functions over the `tusk_rs2` crate (walrus.md §2–8, §11). All are synchronous: the
+//! publisher calls them inside its piscina worker threads (src/workers/rs2-worker.ts), or inline
+//! for inputs small enough not to matter; the heavy loops inside run on rayon's pool.
+//!
+//! Errors carry a `code`: INVALID_SHARD_COUNT, DATA_TOO_LARGE, NOT_ENOUGH_SLIVERS, INVALID_SLIVER,
+//! BLOB_ID_MISMATCH. The verify functions return `null` when the input is valid and the reason
+//! otherwise, since a bad upload is an expected outcome, not a fault.
+
+use std::ffi::{c_void, CStr};
+use std::ptr;
+
+use tusk_rs2::{BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverPairHashes};
+
+use crate::napi::*;
+
+const HASH_BYTES: usize = 32;
+/// BCS tags of `BlobMetadata::V1`, `EncodingType::RS2` and `Node::Digest` (walrus.md §8.2).
+const METADATA_V1: u8 = 0;
+const ENCODING_RS2: u8 = 1;
+const NODE_DIGEST: u8 = 1;
+const LEAF_PREFIX: u8 = 0;
+const INNER_PREFIX: u8 = 1;
+
+fn null(env: Env) -> JsResult<napi_value> {
+    let mut v = ptr::null_mut();
+    check(unsafe { napi_get_null(env.0, &mut v) })?;
+    Ok(v)
+}
+
+fn number(env: Env, n: f64) -> JsResult<napi_value> {
+    let mut v = ptr::null_mut();
+    check(unsafe { napi_create_double(env.0, n, &mut v) })?;
+    Ok(v)
+}
+
+/// A new JS ArrayBuffer of `len` bytes and its memory. Node allocates it zero-filled with calloc,
+/// so a large one is fresh mmap'd pages that are only committed as they are written.
+fn array_buffer<'a>(env: Env, len: usize) -> JsResult<(napi_value, &'a mut [u8])> {
+    let mut v = ptr::null_mut();
+    let mut data: *mut c_void = ptr::null_mut();
+    check(unsafe { napi_create_arraybuffer(env.0, len, &mut data, &mut v) })?;
+    let bytes = if len == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) } };
+    Ok((v, bytes))
+}
+
+fn get_n_shards(env: Env, value: Option<napi_value>) -> JsResult<u16> {
+    let n = env.get_u32(required(value, "nShards")?, "nShards")?;
+    u16::try_from(n).map_err(|_| JsError::Range(c"INVALID_SHARD_COUNT", format!("invalid number of shards {n}")))
+}
+
+/// A non-negative integer up to 2^53 (blob lengths exceed u32).
+fn get_length(env: Env, value: Option<napi_value>, what: &str) -> JsResult<u64> {
+    let mut d = 0f64;
+    let status = unsafe { napi_get_value_double(env.0, required(value, what)?, &mut d) };
+    if status != NAPI_OK {
+        return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be a number")));
+    }
+    if !(d >= 0.0 && d.fract() == 0.0 && d <= 9_007_199_254_740_991.0) {
+        return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("{what} must be a non-negative safe integer")));
+    }
+    Ok(d as u64)
+}
+
+fn encode_error(e: EncodeError) -> JsError {
+    match e {
+        EncodeError::InvalidShardCount(_) => JsError::Range(c"INVALID_SHARD_COUNT", e.to_string()),
+        EncodeError::DataTooLarge { .. } => JsError::Plain(c"DATA_TOO_LARGE", e.to_string()),
+    }
+}
+
+fn decode_error(e: DecodeError) -> JsError {
+    let code: &'static CStr = match e {
+        DecodeError::Params(e) => return encode_error(e),
+        DecodeError::NotEnoughSlivers { .. } => c"NOT_ENOUGH_SLIVERS",
+        DecodeError::InvalidSliver { .. } => c"INVALID_SLIVER",
+        DecodeError::BlobIdMismatch => c"BLOB_ID_MISMATCH",
+    };
+    JsError::Plain(code, e.to_string())
+}
+
+/// Sets the `BlobIdInfo` fields on `o`.
+fn set_info(env: Env, o: napi_value, info: &BlobIdInfo) -> JsResult<()> {
+    env.set(o, c"blobId", env.buffer_copy(&info.blob_id)?)?;
+    env.set(o, c"rootHash", env.buffer_copy(&info.root_hash)?)?;
+    env.set(o, c"unencodedLength", number(env, info.unencoded_length as f64)?)?;
+    env.set(o, c"encodedLength", number(env, info.encoded_length as f64)?)?;
+    env.set(o, c"symbolSize", env.u32(info.symbol_size.into())?)?;
+    env.set(o, c"nShards", env.u32(info.n_shards.into())?)?;
+    Ok(())
+}
+
+fn write_uleb128(out: &mut [u8], mut v: u64) -> usize {
+    let mut i = 0;
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out[i] = byte;
+            return i + 1;
+        }
+        out[i] = byte | 0x80;
+        i += 1;
+    }
+}
+
+fn uleb_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+/// A canonical ULEB128 of at most 32 bits (BCS lengths): (value, bytes read).
+fn read_uleb128(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (i, &b) in bytes.iter().enumerate().take(5) {
+        value |= ((b & 0x7f) as u64) << (7 * i);
+        if b & 0x80 == 0 {
+            if b == 0 && i > 0 {
+                return None;
+            }
+            return (value <= u32::MAX as u64).then_some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// Bytes of a BCS `SliverData` holding `data_len` bytes of symbols (walrus.md §8.1).
+fn sliver_bcs_len(data_len: usize) -> usize {
+    uleb_len(data_len as u64) + data_len + 4
+}
+
+fn write_sliver_bcs(out: &mut [u8], data: &[u8], symbol_size: usize, index: usize) {
+    let at = write_uleb128(out, data.len() as u64);
+    out[at..at + data.len()].copy_from_slice(data);
+    let at = at + data.len();
+    out[at..at + 2].copy_from_slice(&(symbol_size as u16).to_le_bytes());
+    out[at + 2..at + 4].copy_from_slice(&(index as u16).to_le_bytes());
+}
+
+struct SliverData<'a> {
+    data: &'a [u8],
+    symbol_size: usize,
+    index: usize,
+}
+
+fn parse_sliver_bcs(bcs: &[u8]) -> Result<SliverData<'_>, String> {
+    let (len, at) = read_uleb128(bcs).ok_or("bad length prefix")?;
+    let end = at + len as usize;
+    if bcs.len() != end + 4 {
+        return Err(format!("body is {} bytes, its length prefix says {}", bcs.len(), end + 4));
+    }
+    Ok(SliverData {
+        data: &bcs[at..end],
+        symbol_size: u16::from_le_bytes([bcs[end], bcs[end + 1]]).into(),
+        index: u16::from_le_bytes([bcs[end + 2], bcs[end + 3]]).into(),
+    })
+}
+
+/// Checks a parsed sliver against the blob's parameters: symbol size, sliver index, data length.
+fn check_sliver_shape(params: &EncodingParams, s: &SliverData, index: usize, data_len: usize) -> Result<(), String> {
+    if s.symbol_size != params.symbol_size {
+        return Err(format!("symbol size {}, expected {}", s.symbol_size, params.symbol_size));
+    }
+    if s.index != index {
+        return Err(format!("sliver index {}, expected {index}", s.index));
+    }
+    if s.data.len() != data_len {
+        return Err(format!("{} data bytes, expected {data_len}", s.data.len()));
+    }
+    Ok(())
+}
+
+struct ParsedMetadata {
+    blob_id: Digest,
+    unencoded_length: u64,
+    hashes: Vec<SliverPairHashes>,
+}
+
+/// Parses BCS `BlobMetadataWithId` (walrus.md §8.2), structure only.
+fn parse_metadata(bcs: &[u8]) -> Result<ParsedMetadata, String> {
+    const HEAD: usize = HASH_BYTES + 2 + 8;
+    if bcs.len() < HEAD + 1 {
+        return Err(format!("only {} bytes", bcs.len()));
+    }
+    if bcs[HASH_BYTES] != METADATA_V1 {
+        return Err(format!("unknown metadata version {}", bcs[HASH_BYTES]));
+    }
+    // Encoding type 0 was RaptorQ and is rejected (walrus.md §8.2).
+    if bcs[HASH_BYTES + 1] != ENCODING_RS2 {
+        return Err(format!("unsupported encoding type {}", bcs[HASH_BYTES + 1]));
+    }
+    let unencoded_length = u64::from_le_bytes(bcs[HASH_BYTES + 2..HEAD].try_into().unwrap());
+    let (n, at) = read_uleb128(&bcs[HEAD..]).ok_or("bad hash count")?;
+    let start = HEAD + at;
+    let n = n as usize;
+    if bcs.len() != start + n * 2 * (1 + HASH_BYTES) {
+        return Err(format!("{} bytes do not hold exactly {n} pairs of hashes", bcs.len()));
+    }
+    let mut hashes = Vec::with_capacity(n);
+    let mut nodes = bcs[start..].chunks_exact(1 + HASH_BYTES);
+    let mut digest = || -> Result<Digest, String> {
+        let node = nodes.next().expect("length checked");
+        if node[0] != NODE_DIGEST {
+            return Err("a sliver hash is not a digest".into());
+        }
+        Ok(node[1..].try_into().unwrap())
+    };
+    for _ in 0..n {
+        hashes.push(SliverPairHashes { primary: digest()?, secondary: digest()? });
+    }
+    Ok(ParsedMetadata { blob_id: bcs[..HASH_BYTES].try_into().unwrap(), unencoded_length, hashes })
+}
+
+fn metadata_params(m: &ParsedMetadata) -> Result<EncodingParams, String> {
+    let n = u16::try_from(m.hashes.len()).map_err(|_| format!("{} sliver pairs", m.hashes.len()))?;
+    EncodingParams::new(n, m.unencoded_length).map_err(|e| e.to_string())
+}
+
+fn verify_metadata(bcs: &[u8], expected_n: Option<u32>) -> Result<(), String> {
+    let m = parse_metadata(bcs)?;
+    if let Some(n) = expected_n.filter(|&n| n as usize != m.hashes.len()) {
+        return Err(format!("{} sliver pairs, expected {n}", m.hashes.len()));
+    }
+    metadata_params(&m)?;
+    let recomputed = BlobMetadata::from_pair_hashes(m.unencoded_length, m.hashes);
+    if recomputed.blob_id != m.blob_id {
+        return Err("the sliver hashes do not give the blob id".into());
+    }
+    Ok(())
+}
+
+fn blake2b256(parts: &[&[u8]]) -> Digest {
+    let mut state = blake2b_simd::Params::new().hash_length(HASH_BYTES).to_state();
+    for p in parts {
+        state.update(p);
+    }
+    state.finalize().as_bytes().try_into().unwrap()
+}
+
+/// Merkle root over the leaves `symbols` (walrus.md §6): odd levels padded with a zero node.
+fn merkle_root<'a>(symbols: impl Iterator<Item = &'a [u8]>) -> Digest {
+    let mut level: Vec<Digest> = symbols.map(|s| blake2b256(&[&[LEAF_PREFIX], s])).collect();
+    if level.is_empty() {
+        return [0; HASH_BYTES];
+    }
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|pair| blake2b256(&[&[INNER_PREFIX], &pair[0], pair.get(1).unwrap_or(&[0; HASH_BYTES])]))
+            .collect();
+    }
+    level[0]
+}
+
+/// A sliver's hash is the Merkle root over its n symbols after encoding it with the *other* code
+/// (walrus.md §7.2): a primary sliver with the secondary (row) code, a secondary one with the
+/// primary (column) code.
+fn verify_sliver(metadata_bcs: &[u8], pair: usize, primary: bool, sliver_bcs: &[u8]) -> Result<(), String> {
+    let m = parse_metadata(metadata_bcs).map_err(|e| format!("metadata: {e}"))?;
+    let params = metadata_params(&m).map_err(|e| format!("metadata: {e}"))?;
+    let n = params.n_shards;
+    if pair >= n {
+        return Err(format!("pair index {pair} out of range for {n} shards"));
+    }
+    let s = parse_sliver_bcs(sliver_bcs)?;
+    let (index, k, expected) = if primary {
+        (pair, params.n_secondary, &m.hashes[pair].primary)
+    } else {
+        (n - 1 - pair, params.n_primary, &m.hashes[pair].secondary)
+    };
+    check_sliver_shape(&params, &s, index, k * params.symbol_size)?;
+    let recovery = tusk_rs2::rs_encode(s.data, k, n - k);
+    let symbols = s.data.chunks_exact(params.symbol_size).chain(recovery.chunks_exact(params.symbol_size));
+    if &merkle_root(symbols) != expected {
+        return Err("the sliver does not match its hash in the metadata".into());
+    }
+    Ok(())
+}
+
+fn reason(env: Env, r: Result<(), String>) -> JsResult<napi_value> {
+    match r {
+        Ok(()) => null(env),
+        Err(why) => env.string(&why),
+    }
+}
+
+/// Copies each sliver of `slivers` (`len` bytes each, index order) as BCS into `out`, handing the
+/// copied source pages back to the kernel as it goes so the encoded slivers are not held twice at
+/// the peak (≈300 MB each for 64 MiB at n = 1000). Consumes `slivers`.
+fn write_slivers(out: &mut [u8], mut slivers: Vec<u8>, len: usize, symbol_size: usize) -> usize {
+    let bcs_len = sliver_bcs_len(len);
+    let count = if len == 0 { 0 } else { slivers.len() / len };
+    const RELEASE_EVERY: usize = 8 << 20;
+    let mut released = 0usize;
+    for i in 0..count {
+        let dst = &mut out[i * bcs_len..(i + 1) * bcs_len];
+        write_sliver_bcs(dst, &slivers[i * len..(i + 1) * len], symbol_size, i);
+        let copied = (i + 1) * len;
+        if copied - released >= RELEASE_EVERY {
+            release_pages(&mut slivers[released..copied]);
+            released = copied;
+        }
+    }
+    count * bcs_len
+}
+
+/// Returns the whole pages inside `bytes` to the kernel (they read as zero afterwards). Only for
+/// memory that is about to be freed: it keeps peak RSS near one copy of the slivers.
+fn release_pages(bytes: &mut [u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = (bytes.as_mut_ptr() as usize).next_multiple_of(PAGE);
+        let end = (bytes.as_mut_ptr() as usize + bytes.len()) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: the range lies inside `bytes`' allocation, which the caller never reads
+            // again; MADV_DONTNEED on private anonymous memory only zeroes it.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+        }
+    }
+}
+
+/// rs2BlobId(data, nShards): BlobIdInfo
+unsafe extern "C" fn rs2_blob_id(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<2>(env, info, |env, [data, n]| {
+        let bytes = env.bytes(required(data, "data")?, "data")?;
+        let info = tusk_rs2::blob_id(bytes, get_n_shards(env, n)?).map_err(encode_error)?;
+        let o = env.object()?;
+        set_info(env, o, &info)?;
+        Ok(o)
+    })
+}
+
+/// rs2Encode(data, nShards): BlobIdInfo & { bytes: ArrayBuffer, metadataLength, primaryBcsLength,
+/// secondaryBcsLength } — `bytes` is the metadata BCS, then primary sliver 0..n BCS, then
+/// secondary sliver 0..n BCS (each sliver kind has one fixed length, so offsets follow).
+unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<2>(env, info, |env, [data, n]| {
+        let bytes = env.bytes(required(data, "data")?, "data")?;
+        let encoded = tusk_rs2::encode(bytes, get_n_shards(env, n)?).map_err(encode_error)?;
+        let params = encoded.params;
+        let info = encoded.blob_id_info();
+        let metadata = encoded.metadata.to_bcs();
+        let (p_len, s_len) = (params.primary_sliver_len(), params.secondary_sliver_len());
+        let (p_bcs, s_bcs) = (sliver_bcs_len(p_len), sliver_bcs_len(s_len));
+        let total = metadata.len() + params.n_shards * (p_bcs + s_bcs);
+        let (buffer, out) = array_buffer(env, total)?;
+        out[..metadata.len()].copy_from_slice(&metadata);
+        let (primary, secondary) = encoded.into_slivers();
+        let mut at = metadata.len();
+        at += write_slivers(&mut out[at..], primary, p_len, params.symbol_size);
+        at += write_slivers(&mut out[at..], secondary, s_len, params.symbol_size);
+        debug_assert_eq!(at, total);
+
+        let o = env.object()?;
+        set_info(env, o, &info)?;
+        env.set(o, c"bytes", buffer)?;
+        env.set(o, c"metadataLength", env.u32(metadata.len() as u32)?)?;
+        env.set(o, c"primaryBcsLength", number(env, p_bcs as f64)?)?;
+        env.set(o, c"secondaryBcsLength", number(env, s_bcs as f64)?)?;
+        Ok(o)
+    })
+}
+
+/// rs2Decode(nShards, unencodedLength, blobId: Uint8Array | null, slivers: [pairIndex, SliverData BCS][]):
+/// ArrayBuffer — the blob from at least n_primary primary slivers; with a blob id, the result is
+/// re-encoded and must give that id (Walrus's strict consistency check, walrus.md §11).
+unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<4>(env, info, |env, [n, length, id, pairs]| {
+        let n_shards = get_n_shards(env, n)?;
+        let length = get_length(env, length, "unencodedLength")?;
+        let blob_id: Option<Digest> = match id {
+            Some(v) if !is_nullish(env, v)? => Some(env.bytes(v, "blobId")?.try_into().map_err(|_| {
+                JsError::Type(c"ERR_INVALID_ARG_TYPE", "blobId must be 32 bytes".into())
+            })?),
+            _ => None,
+        };
+        let params = EncodingParams::new(n_shards, length).map_err(encode_error)?;
+        let pairs = required(pairs, "slivers")?;
+        let invalid = |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
+        let mut slivers: Vec<(u16, &[u8])> = Vec::new();
+        for i in 0..array_length(env, pairs, "slivers")? {
+            let entry = element(env, pairs, i)?;
+            let index = env.get_u32(element(env, entry, 0)?, "sliver pair index")? as usize;
+            let bcs = env.bytes(element(env, entry, 1)?, "sliver")?;
+            let s = parse_sliver_bcs(bcs).map_err(|e| invalid(index, e))?;
+            check_sliver_shape(&params, &s, index, params.primary_sliver_len()).map_err(|e| invalid(index, e))?;
+            slivers.push((index as u16, s.data));
+        }
+        let blob = match blob_id {
+            Some(id) => tusk_rs2::decode_verified(n_shards, &id, length, &slivers),
+            None => tusk_rs2::decode(n_shards, length, &slivers),
+        }
+        .map_err(decode_error)?;
+        let (buffer, out) = array_buffer(env, blob.len())?;
+        out.copy_from_slice(&blob);
+        Ok(buffer)
+    })
+}
+
+/// rs2VerifyMetadata(bcs, nShards?): null | reason
+unsafe extern "C" fn rs2_verify_metadata(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<2>(env, info, |env, [bcs, n]| {
+        let bcs = env.bytes(required(bcs, "metadata")?, "metadata")?;
+        let n = if env.is_undefined_or_absent(n)? { None } else { Some(env.get_u32(n.unwrap(), "nShards")?) };
+        reason(env, verify_metadata(bcs, n))
+    })
+}
+
+/// rs2VerifySliver(metadataBcs, pairIndex, axis: 0 primary | 1 secondary, sliverBcs): null | reason
+unsafe extern "C" fn rs2_verify_sliver(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<4>(env, info, |env, [metadata, pair, axis, sliver]| {
+        let metadata = env.bytes(required(metadata, "metadata")?, "metadata")?;
+        let pair = env.get_u32(required(pair, "pairIndex")?, "pairIndex")? as usize;
+        let primary = match env.get_u32(required(axis, "axis")?, "axis")? {
+            0 => true,
+            1 => false,
+            a => return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("axis must be 0 or 1, got {a}"))),
+        };
+        let sliver = env.bytes(required(sliver, "sliver")?, "sliver")?;
+        reason(env, verify_sliver(metadata, pair, primary, sliver))
+    })
+}
+
+/// rs2RsEncode(originals, originalCount, recoveryCount): Buffer — one plain Reed–Solomon call as
+/// reed-solomon-simd computes it (walrus.md §5.6), for the vector tests.
+unsafe extern "C" fn rs2_rs_encode(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<3>(env, info, |env, [originals, k, r]| {
+        let originals = env.bytes(required(originals, "originals")?, "originals")?;
+        let k = env.get_u32(required(k, "originalCount")?, "originalCount")? as usize;
+        let r = env.get_u32(required(r, "recoveryCount")?, "recoveryCount")? as usize;
+        let shard = if k == 0 { 0 } else { originals.len() / k };
+        if k == 0 || r == 0 || k + r > 65536 || shard == 0 || shard % 2 != 0 || shard * k != originals.len() {
+            return Err(JsError::Range(
+                c"ERR_OUT_OF_RANGE",
+                "need k, r > 0, k + r <= 65536 and k shards of one even, non-zero size".into(),
+            ));
+        }
+        env.buffer_copy(&tusk_rs2::rs_encode(originals, k, r))
+    })
+}
+
+fn is_nullish(env: Env, v: napi_value) -> JsResult<bool> {
+    let mut t = 0;
+    check(unsafe { napi_typeof(env.0, v, &mut t) })?;
+    Ok(t == 0 || t == 1) // napi_undefined, napi_null
+}
+
+fn array_length(env: Env, v: napi_value, what: &str) -> JsResult<u32> {
+    let mut is = false;
+    check(unsafe { napi_is_array(env.0, v, &mut is) })?;
+    if !is {
+        return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be an array")));
+    }
+    let mut len = 0;
+    check(unsafe { napi_get_array_length(env.0, v, &mut len) })?;
+    Ok(len)
+}
+
+fn element(env: Env, array: napi_value, i: u32) -> JsResult<napi_value> {
+    let mut v = ptr::null_mut();
+    check(unsafe { napi_get_element(env.0, array, i, &mut v) })?;
+    Ok(v)
+}
+
+pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+    let functions: [(&CStr, napi_callback); 6] = [
+        (c"rs2BlobId", rs2_blob_id),
+        (c"rs2Encode", rs2_encode),
+        (c"rs2Decode", rs2_decode),
+        (c"rs2VerifyMetadata", rs2_verify_metadata),
+        (c"rs2VerifySliver", rs2_verify_sliver),
+        (c"rs2RsEncode", rs2_rs_encode),
+    ];
+    for (name, cb) in functions {
+        env.set(exports, name, env.function(name, cb)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,18 @@
+// What the publisher and aggregator handlers share: the ledger, the storage network, the RS2 codec.
+
+import type { BlobCodec } from '../codec-types.js';
+import type { Ledger } from '../ledger/index.js';
+import type { StorageNetwork } from '../nodes/network.js';
+import type { KeyedLock } from './keyed-lock.js';
+
+export type Logger = (line: string) => void;
+
+export interface PublisherContext {
+  ledger: Ledger;
+  network: StorageNetwork;
+  codec: BlobCodec;
+  nShards: number;
+  /** serializes stores and reclaims of one blob id */
+  blobLocks: KeyedLock;
+  log: Logger;
+}

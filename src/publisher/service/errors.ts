@@ -1,0 +1,89 @@
+// The publisher and aggregator's one error table and its one renderer: the AIP-193 JSON shape of
+// walrus.md §10.4 (domain daemon.walrus.space). Handlers throw `new PublisherError(code)`; ledger
+// errors carry their own status and reason and render through the same function.
+
+import { randomBytes } from 'node:crypto';
+import { LedgerError } from '../ledger/index.js';
+
+export const DAEMON_DOMAIN = 'daemon.walrus.space';
+/** walrus.md §10.4: internal errors are masked, domain `global`. */
+const INTERNAL_DOMAIN = 'global';
+const INTERNAL_MESSAGE = 'an internal error has occurred, please report it';
+
+/** reason (the ErrorInfo reason and the code handlers throw) → [HTTP status, AIP-193 status, message] */
+export const PUBLISHER_ERRORS = {
+  // The seed puts the endpoint key in the path; walrus.md §10.5 leaves 401/403/404 open: a request
+  // without one is unauthenticated, one with a key this publisher does not know is denied.
+  MISSING_ENDPOINT_KEY: [401, 'UNAUTHENTICATED', 'publisher routes are under /<endpoint_key>/'],
+  INVALID_ENDPOINT_KEY: [403, 'PERMISSION_DENIED', 'the endpoint key is not valid for this publisher'],
+  ROUTE_NOT_FOUND: [404, 'NOT_FOUND', 'no such route'],
+  // walrus.md §10.4 "Recommended for Tusk": client mistakes are 4xx JSON, checked before encoding.
+  INVALID_EPOCHS: [400, 'INVALID_ARGUMENT', 'epochs must be an integer between 1 and the maximum number of epochs ahead'],
+  MALFORMED_REQUEST: [400, 'INVALID_ARGUMENT', 'the query string is malformed'],
+  INVALID_BLOB_PERSISTENCE: [400, 'INVALID_ARGUMENT', 'the blob cannot be defined as both deletable and permanent'],
+  BLOB_TOO_LARGE: [413, 'SIZE_EXCEEDED', 'the blob is larger than this publisher accepts'],
+  TOO_MANY_REQUESTS: [429, 'RESOURCE_EXHAUSTED', 'the publisher is receiving too many requests; please try again later'],
+  INSUFFICIENT_CONFIRMATIONS: [504, 'DEADLINE_EXCEEDED', 'the service timed-out while waiting for confirmations, please try again'],
+  // Aggregator (walrus.md §11).
+  INVALID_BLOB_ID: [400, 'INVALID_ARGUMENT', 'a blob id is 43 characters of unpadded base64url (32 bytes)'],
+  BLOB_NOT_FOUND: [404, 'NOT_FOUND', 'the requested blob has not been found on any storage node'],
+  BLOB_UNAVAILABLE: [503, 'UNAVAILABLE', 'the requested blob cannot be retrieved right now, please try again later'],
+  INVALID_BYTE_RANGE: [416, 'RANGE_NOT_SATISFIABLE', 'only one byte range bytes=a-b with both ends, inside the blob, is supported'],
+  INTERNAL_ERROR: [500, 'INTERNAL', INTERNAL_MESSAGE],
+} as const satisfies Record<string, readonly [number, string, string]>;
+
+export type PublisherErrorCode = keyof typeof PUBLISHER_ERRORS;
+
+export class PublisherError extends Error {
+  readonly code: PublisherErrorCode;
+  /** ErrorInfo metadata (AIP-193: string values) */
+  readonly metadata: Record<string, string>;
+
+  constructor(code: PublisherErrorCode, detail?: string, metadata: Record<string, string> = {}) {
+    const message = PUBLISHER_ERRORS[code][2];
+    super(detail ? `${message}: ${detail}` : message);
+    this.name = 'PublisherError';
+    this.code = code;
+    this.metadata = metadata;
+  }
+
+  get httpStatus(): number {
+    return PUBLISHER_ERRORS[this.code][0];
+  }
+}
+
+export interface RenderedError {
+  httpStatus: number;
+  body: string;
+  /** set for masked internal errors: the id written to the log next to the real error */
+  incidentId?: string;
+}
+
+/** The one renderer: any thrown value → status and AIP-193 JSON body. Unknown errors are masked. */
+export function renderError(error: unknown): RenderedError {
+  if (error instanceof PublisherError && error.code !== 'INTERNAL_ERROR') {
+    const [httpStatus, status] = PUBLISHER_ERRORS[error.code];
+    return { httpStatus, body: errorJson(httpStatus, status, error.message, error.code, DAEMON_DOMAIN, error.metadata) };
+  }
+  if (error instanceof LedgerError && error.info.status !== 'INTERNAL') {
+    const { httpStatus, status, reason } = error.info;
+    return { httpStatus, body: errorJson(httpStatus, status, error.message, reason, DAEMON_DOMAIN, {}) };
+  }
+  const incidentId = randomBytes(8).toString('hex');
+  const body = JSON.stringify({
+    error: {
+      code: 500,
+      status: 'INTERNAL',
+      message: INTERNAL_MESSAGE,
+      details: [
+        { '@type': 'ErrorInfo', reason: 'INTERNAL_ERROR', domain: INTERNAL_DOMAIN, metadata: {} },
+        { '@type': 'DebugInfo', stackEntries: [], detail: `incident ${incidentId}` },
+      ],
+    },
+  });
+  return { httpStatus: 500, body, incidentId };
+}
+
+function errorJson(code: number, status: string, message: string, reason: string, domain: string, metadata: Record<string, string>): string {
+  return JSON.stringify({ error: { code, status, message, details: [{ '@type': 'ErrorInfo', reason, domain, metadata }] } });
+}

@@ -1,0 +1,112 @@
+// The publisher face as one call for the server start-up: opens the ledger, the storage network
+// (in-process nodes or remote `tusk storage-node`s) and the RS2 codec, then serves HTTP.
+
+import path from 'node:path';
+import { openBlobCodec } from '../codec.js';
+import type { BlobCodec } from '../codec-types.js';
+import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
+import { openLedger, type Ledger } from '../ledger/index.js';
+import { RemoteNodeClient } from '../nodes/http-client.js';
+import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
+import type { Logger } from './context.js';
+import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
+import { DEFAULT_MAX_BODY_BYTES, startPublisher, type RunningPublisher } from './publisher-server.js';
+
+export { startPublisher, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_QUEUE, DEFAULT_RECLAIM_INTERVAL_MS } from './publisher-server.js';
+export type { PublisherOptions, RunningPublisher } from './publisher-server.js';
+export { PUBLISHER_ERRORS, PublisherError, renderError, DAEMON_DOMAIN } from './errors.js';
+
+/** Walrus Testnet's epoch length (walrus.md §9.3). */
+export const DEFAULT_EPOCH_LENGTH_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_LOCAL_NODES = 10;
+
+export interface PublisherFaceConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** empty → the key stored in `<dataDir>/publisher-endpoint-key`, generated on first start */
+  endpointKeys: string[];
+  nShards: number;
+  /** remote storage nodes; absent → `nodeCount` in-process nodes under `<dataDir>/nodes` */
+  nodeUrls?: string[];
+  nodeCount?: number;
+  epochLengthMs?: number;
+  maxBodyBytes?: number;
+  durability: 'strict' | 'relaxed';
+  maxConcurrent?: number;
+  queue?: number;
+  reclaimIntervalMs?: number;
+  /** an already-open codec (tests); default openBlobCodec() */
+  codec?: BlobCodec;
+  log?: Logger;
+}
+
+export interface PublisherFace {
+  port: number;
+  /** http://host:port */
+  url: string;
+  endpointKeys: string[];
+  ledger: Ledger;
+  network: StorageNetwork;
+  reclaimNow: RunningPublisher['reclaimNow'];
+  /** Stops the listener, then closes the network, the codec (if opened here) and the ledger. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startPublisherFace(config: PublisherFaceConfig): Promise<PublisherFace> {
+  const log = config.log ?? ((line: string) => console.log(line));
+  let endpointKeys = config.endpointKeys;
+  if (endpointKeys.length === 0) {
+    const { key, generated } = loadOrCreateEndpointKey(config.dataDir);
+    endpointKeys = [key];
+    log(`tusk: publisher endpoint key: ${key}${generated ? ' (generated, stored in the data directory)' : ''}`);
+  }
+  const closers: Array<() => Promise<void>> = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`));
+  };
+  try {
+    const ledger = await openLedger({ path: path.join(config.dataDir, LEDGER_DIR), epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS });
+    closers.push(() => ledger.close());
+    const network = config.nodeUrls?.length
+      ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))
+      : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability });
+    closers.push(() => network.close());
+    const codec = config.codec ?? (await openBlobCodec());
+    if (!config.codec) closers.push(() => codec.close());
+    const publisher = await startPublisher({
+      host: config.host,
+      port: config.port,
+      endpointKeys,
+      nShards: config.nShards,
+      maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      ledger,
+      network,
+      codec,
+      maxConcurrent: config.maxConcurrent,
+      queue: config.queue,
+      reclaimIntervalMs: config.reclaimIntervalMs,
+      log,
+    });
+    const hostText = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${hostText}:${publisher.port}`;
+    const where = config.nodeUrls?.length ? `${config.nodeUrls.length} remote storage nodes` : `${network.members.length} in-process storage nodes`;
+    log(`tusk: publisher: ${config.nShards} shards on ${where}; ledger epoch ${ledger.currentEpoch()}, max ${ledger.maxEpochsAhead} epochs ahead`);
+    log(`tusk: publisher listening on ${url}`);
+    return {
+      port: publisher.port,
+      url,
+      endpointKeys,
+      ledger,
+      network,
+      reclaimNow: publisher.reclaimNow,
+      async close(graceMs) {
+        await publisher.close(graceMs);
+        await closeAll();
+      },
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}

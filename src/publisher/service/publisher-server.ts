@@ -1,0 +1,208 @@
+// The publisher face's HTTP listener (walrus.md §10–11, seed interface B): store under
+// /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
+// in the order query → size → admission → body → encode, so a refusal costs no encoding.
+
+import { AbortedError, listen, type Exchange, type ResponseHeaders } from '../../http/uws.js';
+import type { BlobCodec } from '../codec-types.js';
+import { parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
+import type { StorageNetwork } from '../nodes/network.js';
+import { AdmissionLimiter } from './admission.js';
+import { readBlob } from './aggregator.js';
+import { parseByteRange } from './byte-range.js';
+import type { Logger, PublisherContext } from './context.js';
+import { PublisherError, renderError } from './errors.js';
+import { KeyedLock } from './keyed-lock.js';
+import { startReclaimer, type Reclaimer } from './reclaim.js';
+import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
+import { classifyPublisherRequest, EndpointKeys } from './routes.js';
+import { checkEncodable, storeBlob } from './store-blob.js';
+import { parseStoreQuery } from './store-query.js';
+
+/** walrus.md §10.4: 10 MiB, the Walrus publisher's default `--max-body-size`. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** walrus.md §10.4: 8 in flight and 8 buffered per route. */
+export const DEFAULT_MAX_CONCURRENT = 8;
+export const DEFAULT_QUEUE = 8;
+/** walrus.md §11: the aggregator's 256 in flight + 320 buffered. */
+const AGGREGATOR_MAX_CONCURRENT = 256;
+const AGGREGATOR_QUEUE = 320;
+export const DEFAULT_RECLAIM_INTERVAL_MS = 60_000;
+/** An early error answer reads (and drops) at most this much of the body to keep the connection; past it, it closes. */
+const DRAIN_LIMIT = 1 << 20;
+const STREAM_CHUNK = 1 << 19;
+
+const JSON_HEADERS: ResponseHeaders = [
+  ['content-type', 'application/json'],
+  ['server', 'Tusk'],
+];
+
+export interface PublisherOptions {
+  host: string;
+  port: number;
+  endpointKeys: string[];
+  nShards: number;
+  maxBodyBytes: number;
+  ledger: Ledger;
+  network: StorageNetwork;
+  codec: BlobCodec;
+  maxConcurrent?: number;
+  queue?: number;
+  reclaimIntervalMs?: number;
+  log?: Logger;
+}
+
+export interface RunningPublisher {
+  port: number;
+  /** Runs one reclaim pass now (tests and operators). */
+  reclaimNow(): ReturnType<Reclaimer['runNow']>;
+  /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close ledger, network or codec. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startPublisher(opts: PublisherOptions): Promise<RunningPublisher> {
+  if (opts.network.nShards !== opts.nShards) throw new RangeError(`the storage network serves ${opts.network.nShards} shards, the publisher is configured for ${opts.nShards}`);
+  if (!Number.isSafeInteger(opts.maxBodyBytes) || opts.maxBodyBytes < 0) throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${opts.maxBodyBytes}`);
+  const keys = new EndpointKeys(opts.endpointKeys);
+  const ctx: PublisherContext = {
+    ledger: opts.ledger,
+    network: opts.network,
+    codec: opts.codec,
+    nShards: opts.nShards,
+    blobLocks: new KeyedLock(),
+    log: opts.log ?? ((line) => console.log(line)),
+  };
+  const stores = new AdmissionLimiter(opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, opts.queue ?? DEFAULT_QUEUE);
+  const reads = new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE);
+  const handler: Handler = { ctx, keys, stores, reads, maxBodyBytes: opts.maxBodyBytes };
+  const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
+
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const server = await listen(opts.host, opts.port, (ex) => {
+    inFlight++;
+    void handle(handler, ex).finally(() => {
+      if (--inFlight === 0) drained?.();
+    });
+  });
+  let closed = false;
+  return {
+    port: server.port,
+    reclaimNow: () => reclaimer.runNow(),
+    async close(graceMs = 10_000) {
+      if (closed) return;
+      closed = true;
+      server.stopListening();
+      if (inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
+        ]);
+      }
+      server.close();
+      await reclaimer.stop();
+    },
+  };
+}
+
+interface Handler {
+  ctx: PublisherContext;
+  keys: EndpointKeys;
+  stores: AdmissionLimiter;
+  reads: AdmissionLimiter;
+  maxBodyBytes: number;
+}
+
+async function handle(h: Handler, ex: Exchange): Promise<void> {
+  try {
+    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys);
+    switch (route.op) {
+      case 'status':
+        ex.send(200, [['content-type', 'text/plain; charset=utf-8'], ['server', 'Tusk']], 'OK');
+        return;
+      case 'storeBlob':
+        return await handleStore(h, ex);
+      case 'readBlob':
+        return await handleRead(h, ex, route.blobId);
+      case 'ledger': {
+        const query = parseLedgerRoute(route.rest);
+        if (!query) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}`);
+        ex.send(200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(h.ctx.ledger, query)));
+        return;
+      }
+    }
+  } catch (e) {
+    if (e instanceof AbortedError || ex.aborted) return;
+    await answerError(h.ctx, ex, e);
+  }
+}
+
+async function handleStore(h: Handler, ex: Exchange): Promise<void> {
+  // Everything a request can get wrong is checked before its body is read or encoded.
+  const query = parseStoreQuery(ex.head.rawQuery, h.ctx.ledger.maxEpochsAhead);
+  checkDeclaredLength(ex, h.maxBodyBytes);
+  const declared = declaredLength(ex);
+  if (declared !== undefined) checkEncodable(declared, h.ctx.nShards);
+  const release = await h.stores.admit();
+  try {
+    if (ex.aborted) return;
+    const body = await readBody(ex, h.maxBodyBytes);
+    const result = await storeBlob(h.ctx, body, query);
+    ex.send(200, JSON_HEADERS, JSON.stringify(result));
+  } finally {
+    release();
+  }
+}
+
+async function handleRead(h: Handler, ex: Exchange, blobIdText: string): Promise<void> {
+  const release = await h.reads.admit();
+  let data: Buffer;
+  try {
+    data = await readBlob(h.ctx, blobIdText);
+  } finally {
+    release();
+  }
+  const range = parseByteRange(ex.head.headers.range, data.length);
+  // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
+  const headers: Array<readonly [string, string]> = [
+    ['content-type', 'application/octet-stream'],
+    ['etag', blobIdText],
+    ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
+    ['x-content-type-options', 'nosniff'],
+    ['server', 'Tusk'],
+  ];
+  let body = data;
+  let status = 200;
+  if (range) {
+    status = 206;
+    body = data.subarray(range.start, range.end + 1);
+    headers.push(['content-range', `bytes ${range.start}-${range.end}/${data.length}`]);
+  }
+  let at = 0;
+  await ex.stream(status, headers, body.length, async (max) => {
+    const chunk = body.subarray(at, at + Math.min(max, STREAM_CHUNK));
+    at += chunk.length;
+    return chunk;
+  });
+}
+
+/** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */
+async function answerError(ctx: PublisherContext, ex: Exchange, error: unknown): Promise<void> {
+  const rendered = renderError(error);
+  if (rendered.incidentId) ctx.log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${ex.head.rawPath}: ${(error as Error)?.stack ?? error}`);
+  if (ex.responded) {
+    ex.close();
+    return;
+  }
+  let close = false;
+  if (!ex.bodyEnded) {
+    let remaining: number | undefined;
+    try {
+      remaining = declaredLength(ex);
+    } catch {
+      remaining = undefined;
+    }
+    close = remaining === undefined || remaining - ex.received > DRAIN_LIMIT || !(await drainBody(ex, DRAIN_LIMIT).catch(() => false));
+  }
+  const headers = rendered.httpStatus === 416 ? [...JSON_HEADERS, ['content-range', `bytes */${(error as PublisherError).metadata?.size ?? '*'}`] as const] : JSON_HEADERS;
+  ex.send(rendered.httpStatus, headers, rendered.body, close);
+}

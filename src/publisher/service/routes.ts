@@ -1,0 +1,75 @@
+// Classifies a publisher/aggregator request (walrus.md §10.1, §11; seed interface B): every route
+// also answers under /<endpoint_key>/, and storing needs the key. Handlers only act on the result.
+
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { percentDecode } from '../../http/query.js';
+import { PublisherError } from './errors.js';
+
+export type PublisherRoute =
+  | { op: 'storeBlob' }
+  | { op: 'status' }
+  | { op: 'readBlob'; blobId: string }
+  | { op: 'ledger'; rest: string };
+
+/** Path segments that begin an unkeyed route, so they can never be endpoint keys. */
+export const RESERVED_SEGMENTS = new Set(['v1', 'status']);
+
+/** Endpoint keys are path segments: URL-safe characters only. */
+export const ENDPOINT_KEY_PATTERN = /^[A-Za-z0-9._~-]{8,128}$/;
+
+export function assertEndpointKey(key: string): void {
+  if (!ENDPOINT_KEY_PATTERN.test(key) || RESERVED_SEGMENTS.has(key)) {
+    throw new RangeError(`an endpoint key is 8 to 128 characters of A-Z a-z 0-9 . _ ~ - (and not 'v1' or 'status'), got '${key}'`);
+  }
+}
+
+export class EndpointKeys {
+  private readonly digests: Buffer[];
+
+  constructor(keys: readonly string[]) {
+    if (keys.length === 0) throw new RangeError('the publisher needs at least one endpoint key');
+    keys.forEach(assertEndpointKey);
+    this.digests = keys.map(digest);
+  }
+
+  /** Compares digests in constant time, so response timing does not reveal a key's prefix. */
+  has(candidate: string): boolean {
+    const d = digest(candidate);
+    let found = false;
+    for (const k of this.digests) found = timingSafeEqual(k, d) || found;
+    return found;
+  }
+}
+
+function digest(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** The route, or a PublisherError: 401/403 for key problems, 404 for anything unknown. */
+export function classifyPublisherRequest(method: string, rawPath: string, keys: EndpointKeys): PublisherRoute {
+  const segments = rawPath.split('/').slice(1);
+  if (segments.length === 0 || segments[0] === '') segments.shift();
+  const first = segments[0];
+  if (first !== undefined && !RESERVED_SEGMENTS.has(first)) {
+    // An unknown route is a 404 whatever the key; a known one under a wrong key is refused.
+    const route = unkeyed(method, segments.slice(1), true);
+    const key = percentDecode(first, false);
+    if (key === undefined || !keys.has(key)) throw new PublisherError('INVALID_ENDPOINT_KEY');
+    return route;
+  }
+  return unkeyed(method, segments, false);
+}
+
+function unkeyed(method: string, segments: string[], keyed: boolean): PublisherRoute {
+  const [a, b, c, ...more] = segments;
+  if (a === 'status' && b === undefined && method === 'GET') return { op: 'status' };
+  if (a === 'v1' && b === 'blobs') {
+    if (c === undefined && method === 'PUT') {
+      if (!keyed) throw new PublisherError('MISSING_ENDPOINT_KEY');
+      return { op: 'storeBlob' };
+    }
+    if (c !== undefined && more.length === 0 && method === 'GET') return { op: 'readBlob', blobId: c };
+  }
+  if (a === 'v1' && b === 'ledger' && method === 'GET') return { op: 'ledger', rest: segments.slice(2).join('/') };
+  throw new PublisherError('ROUTE_NOT_FOUND', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`);
+}

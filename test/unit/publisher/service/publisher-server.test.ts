@@ -1,0 +1,283 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodedLength, registrationCost } from '../../../../src/publisher/ledger/index.js';
+import { KEY, N_SHARDS, startFixture, type PublisherFixture } from './publisher-fixture.js';
+
+let fx: PublisherFixture | undefined;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = undefined;
+});
+
+const BLOB = Buffer.from('hello walrus, from the tusk publisher unit test', 'utf8');
+const ADDRESS = `0x${'42'.repeat(32)}`;
+
+describe('PUT /<key>/v1/blobs (walrus.md §10.3, seed interface B)', () => {
+  it('newlyCreated with every field consistent, then alreadyCertified, then newlyCreated again as deletable', async () => {
+    fx = await startFixture();
+    fx.toEpoch(34);
+    const first = await fx.put('epochs=2', BLOB);
+    expect(first.status).toBe(200);
+    const created = first.json.newlyCreated;
+    const expectedEncoded = encodedLength(BLOB.length, N_SHARDS)!;
+    const expectedCost = Number(registrationCost(expectedEncoded, 2, fx.ledger.prices()));
+    const blobId = (await fx.codec.blobId(BLOB, N_SHARDS)).blobIdText;
+    expect(first.text).toBe(
+      `{"newlyCreated":{"blobObject":{"id":"${created.blobObject.id}","registeredEpoch":34,"blobId":"${blobId}","size":${BLOB.length},` +
+        `"encodingType":"RS2","certifiedEpoch":34,"storage":{"id":"${created.blobObject.storage.id}","startEpoch":34,"endEpoch":36,` +
+        `"storageSize":${expectedEncoded}},"deletable":false},"resourceOperation":{"registerFromScratch":{"encodedLength":${expectedEncoded},` +
+        `"epochsAhead":2}},"cost":${expectedCost}}}`,
+    );
+    expect(created.blobObject.id).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await fx.nodesHolding(Buffer.from(blobId, 'base64url'))).toBe(10);
+
+    // The certifying event is the one the ledger recorded for this object.
+    const view = fx.ledger.getObject(created.blobObject.id)!;
+    expect(view.type === 'Blob' && view.state).toBe('certified');
+    const certifiedBy = view.type === 'Blob' ? view.certifiedBy! : undefined;
+    const again = await fx.put('epochs=1', BLOB);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(
+      `{"alreadyCertified":{"blobId":"${blobId}","event":{"txDigest":"${certifiedBy!.txDigest}","eventSeq":"0"},"endEpoch":36}}`,
+    );
+    // Needs longer than the certified blob covers: registered anew.
+    const longer = await fx.put('epochs=3', BLOB);
+    expect(Object.keys(longer.json)).toEqual(['newlyCreated']);
+    expect(longer.json.newlyCreated.blobObject.storage.endEpoch).toBe(37);
+    // `force` skips the check (walrus.md §10.2).
+    expect(Object.keys((await fx.put('force=true', BLOB)).json)).toEqual(['newlyCreated']);
+
+    const deletable = await fx.put('deletable=true', BLOB);
+    expect(deletable.status).toBe(200);
+    expect(deletable.json.newlyCreated.blobObject).toMatchObject({ blobId, deletable: true, certifiedEpoch: 34 });
+    expect(deletable.json.newlyCreated.blobObject.id).not.toBe(created.blobObject.id);
+
+    const sent = await fx.put(`send_object_to=${ADDRESS}&deletable=true`, BLOB);
+    const owned = fx.ledger.getObject(sent.json.newlyCreated.blobObject.id)!;
+    expect(owned.type === 'Blob' && owned.object.owner).toBe(ADDRESS);
+  });
+
+  it('looks up the returned transaction, event and objects under /v1/ledger', async () => {
+    fx = await startFixture();
+    const created = (await fx.put('', BLOB)).json.newlyCreated;
+    const view = fx.ledger.getObject(created.blobObject.id)!;
+    const event = view.type === 'Blob' ? view.certifiedBy! : undefined;
+    const object = await fx.get(`/v1/ledger/objects/${created.blobObject.id}`);
+    expect(object.status).toBe(200);
+    expect(((await object.json()) as any).object.blobId).toBe(created.blobObject.blobId);
+    const tx = await fx.get(`/${KEY}/v1/ledger/transactions/${event!.txDigest}`);
+    expect(tx.status).toBe(200);
+    expect(JSON.stringify(await tx.json())).toContain(created.blobObject.id);
+    const ev = await fx.get(`/v1/ledger/events/${event!.txDigest}/0`);
+    expect(((await ev.json()) as any).type).toBe('BlobCertified');
+    const byBlob = await fx.get(`/v1/ledger/blobs/${created.blobObject.blobId}`);
+    expect(((await byBlob.json()) as any).objects).toHaveLength(1);
+    const missing = await fx.get(`/v1/ledger/transactions/${'1'.repeat(32)}`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as any).error.status).toBe('NOT_FOUND');
+    expect((await fx.get('/v1/ledger/nothing-here')).status).toBe(404);
+  });
+
+  it('GET /status and /<key>/status answer OK', async () => {
+    fx = await startFixture();
+    for (const p of ['/status', `/${KEY}/status`]) {
+      const r = await fx.get(p);
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe('OK');
+    }
+    const wrong = await fx.get('/not-the-right-key/status');
+    expect(wrong.status).toBe(403);
+  });
+});
+
+describe('bad input is refused before encoding, with no ledger entry and no slivers (walrus.md §10.4)', () => {
+  it.each([
+    ['epochs=0', undefined, 400, 'INVALID_EPOCHS'],
+    ['epochs=54', undefined, 400, 'INVALID_EPOCHS'],
+    ['epochs=abc', undefined, 400, 'MALFORMED_REQUEST'],
+    ['deletable=maybe', undefined, 400, 'MALFORMED_REQUEST'],
+    ['deletable=true&permanent=true', undefined, 400, 'INVALID_BLOB_PERSISTENCE'],
+    ['send_object_to=0x1234', undefined, 400, 'MALFORMED_REQUEST'],
+    ['color=blue', undefined, 400, 'MALFORMED_REQUEST'],
+    ['', '/wrong-endpoint-key/v1/blobs', 403, 'INVALID_ENDPOINT_KEY'],
+    ['', '/v1/blobs', 401, 'MISSING_ENDPOINT_KEY'],
+  ])('%s %s → %d %s', async (query, path, status, reason) => {
+    fx = await startFixture();
+    const before = fx.transactions();
+    const r = await fx.put(query, BLOB, path ? { path } : {});
+    expect(r.status).toBe(status);
+    expect(r.json.error).toMatchObject({ code: status, details: [{ '@type': 'ErrorInfo', reason, domain: 'daemon.walrus.space', metadata: expect.any(Object) }] });
+    expect(fx.codec.encodeCalls).toBe(0);
+    expect(fx.transactions()).toBe(before);
+    expect(await fx.nodesHolding((await fx.codec.blobId(BLOB, N_SHARDS)).blobId)).toBe(0);
+    // the connection stays usable: the body was drained
+    expect((await fx.get('/status')).status).toBe(200);
+  });
+
+  it('413 JSON for a declared Content-Length over the limit and for a streamed body that grows past it', async () => {
+    fx = await startFixture({ maxBodyBytes: 1000 });
+    const before = fx.transactions();
+    const declared = await fx.put('', Buffer.alloc(1001, 7));
+    expect(declared.status).toBe(413);
+    expect(declared.json.error).toMatchObject({ code: 413, status: 'SIZE_EXCEEDED', details: [{ reason: 'BLOB_TOO_LARGE', metadata: { maxBodyBytes: '1000' } }] });
+    const chunks = [Buffer.alloc(600, 1), Buffer.alloc(600, 2)];
+    const streamed = await fx.put('', new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    }) as any, { duplex: 'half' } as any);
+    expect(streamed.status).toBe(413);
+    expect(streamed.json.error.details[0].reason).toBe('BLOB_TOO_LARGE');
+    expect(fx.codec.encodeCalls).toBe(0);
+    expect(fx.transactions()).toBe(before);
+    // exactly at the limit is fine
+    expect((await fx.put('', Buffer.alloc(1000, 9))).status).toBe(200);
+  });
+
+  it('429 JSON when the store slots and the queue are full; the admitted store still completes', async () => {
+    fx = await startFixture({ maxConcurrent: 1, queue: 0 });
+    let open!: () => void;
+    fx.codec.gate = new Promise<void>((resolve) => (open = resolve));
+    const first = fx.put('', BLOB);
+    while (fx.codec.encodeCalls === 0) await new Promise((r) => setTimeout(r, 5));
+    const before = fx.transactions();
+    const second = await fx.put('', Buffer.from('another blob'));
+    expect(second.status).toBe(429);
+    expect(second.json.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ reason: 'TOO_MANY_REQUESTS' }] });
+    expect(fx.transactions()).toBe(before);
+    expect(fx.codec.encodeCalls).toBe(1);
+    open();
+    expect((await first).status).toBe(200);
+    fx.codec.gate = undefined;
+    expect((await fx.put('', Buffer.from('another blob'))).status).toBe(200);
+  });
+});
+
+describe('storage-node failures (walrus.md §9.3: quorum 2f+1)', () => {
+  it('stores with f nodes down; with f+1 down answers 504 and leaves the paid registration', async () => {
+    fx = await startFixture();
+    const members = fx.network.members;
+    for (const m of members.slice(0, 3)) await m.client.close();
+    const ok = await fx.put('', BLOB);
+    expect(ok.status).toBe(200);
+    expect(ok.json.newlyCreated.blobObject.certifiedEpoch).toBe(1);
+    await members[3]!.client.close();
+    const other = Buffer.from('a blob that cannot reach a quorum');
+    const failed = await fx.put('', other);
+    expect(failed.status).toBe(504);
+    expect(failed.json.error).toMatchObject({ status: 'DEADLINE_EXCEEDED', details: [{ reason: 'INSUFFICIENT_CONFIRMATIONS' }] });
+    const blobId = (await fx.codec.blobId(other, N_SHARDS)).blobIdText;
+    const [registered] = fx.ledger.blobsById(blobId);
+    expect(registered?.state).toBe('registered');
+  });
+});
+
+describe('GET /v1/blobs/<blobId> (walrus.md §11)', () => {
+  it('reads back byte-identical, with ranges, and still after losing 2f shards', async () => {
+    fx = await startFixture();
+    const data = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 13) & 0xff));
+    const { blobId } = (await fx.put('', data)).json.newlyCreated.blobObject;
+    const whole = await fx.get(`/v1/blobs/${blobId}`);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-type')).toBe('application/octet-stream');
+    expect(whole.headers.get('etag')).toBe(blobId);
+    expect(whole.headers.get('cache-control')).toBe('public, max-age=86400, stale-while-revalidate=3600');
+    expect(whole.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await whole.arrayBuffer()).equals(data)).toBe(true);
+
+    const part = await fx.get(`/${KEY}/v1/blobs/${blobId}`, { range: 'bytes=100-199' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe('bytes 100-199/3000');
+    expect(Buffer.from(await part.arrayBuffer()).equals(data.subarray(100, 200))).toBe(true);
+    const open = await fx.get(`/v1/blobs/${blobId}`, { range: 'bytes=100-' });
+    expect(open.status).toBe(416);
+    expect(open.headers.get('content-range')).toBe('bytes */3000');
+    expect(((await open.json()) as any).error.details[0].reason).toBe('INVALID_BYTE_RANGE');
+
+    // Systematic slivers 0..3 live on the shards the rotation maps them to: lose 2f = 6 shards,
+    // among them some systematic ones, so decoding has to use recovery slivers.
+    const blobIdBytes = Buffer.from(blobId, 'base64url');
+    const holders = [0, 1, 2, 3, 4, 5].map((pair) => fx!.network.nodeForPair(blobIdBytes, pair));
+    for (const m of holders.slice(0, 3)) await m.client.deleteBlob(blobIdBytes);
+    for (const m of holders.slice(3)) await m.client.close();
+    const rebuilt = await fx.get(`/v1/blobs/${blobId}`);
+    expect(rebuilt.status).toBe(200);
+    expect(Buffer.from(await rebuilt.arrayBuffer()).equals(data)).toBe(true);
+
+    // One more shard gone: fewer than n_primary slivers remain.
+    await fx.network.nodeForPair(blobIdBytes, 6).client.close();
+    const gone = await fx.get(`/v1/blobs/${blobId}`);
+    expect(gone.status).toBe(503);
+    expect(((await gone.json()) as any).error.details[0].reason).toBe('BLOB_UNAVAILABLE');
+  });
+
+  it('skips a sliver that does not match the metadata and decodes from the others', async () => {
+    fx = await startFixture();
+    const data = Buffer.from(Array.from({ length: 500 }, (_, i) => (i * 7) & 0xff));
+    const { blobId } = (await fx.put('', data)).json.newlyCreated.blobObject;
+    const encoded = await fx.codec.encode(data, N_SHARDS);
+    const id = Buffer.from(blobId, 'base64url');
+    const node = fx.network.nodeForPair(id, 0).client;
+    await node.deleteBlob(id);
+    await node.putMetadata(id, encoded.metadataBcs);
+    const good = encoded.sliverPair(0).primary;
+    const bad = Buffer.from(good);
+    bad[bad.length - 5]! ^= 0xff; // same shape, wrong bytes
+    await node.putSliver(id, 0, 'primary', bad);
+    expect((await node.getSliver(id, 0, 'primary'))!.equals(bad)).toBe(true);
+    const r = await fx.get(`/v1/blobs/${blobId}`);
+    expect(r.status).toBe(200);
+    expect(Buffer.from(await r.arrayBuffer()).equals(data)).toBe(true);
+  });
+
+  it('404 BLOB_NOT_FOUND for an unknown blob, 400 INVALID_BLOB_ID for a malformed id', async () => {
+    fx = await startFixture();
+    const unknown = await fx.get(`/v1/blobs/${Buffer.alloc(32, 5).toString('base64url')}`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error).toMatchObject({ status: 'NOT_FOUND', details: [{ reason: 'BLOB_NOT_FOUND' }] });
+    for (const bad of ['short', `${'A'.repeat(42)}B`, `${'A'.repeat(44)}`]) {
+      const r = await fx.get(`/v1/blobs/${bad}`);
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as any).error.details[0].reason).toBe('INVALID_BLOB_ID');
+    }
+  });
+
+  it('reads a 0-byte blob', async () => {
+    fx = await startFixture();
+    const stored = await fx.put('', Buffer.alloc(0));
+    expect(stored.json.newlyCreated.blobObject.size).toBe(0);
+    const r = await fx.get(`/v1/blobs/${stored.json.newlyCreated.blobObject.blobId}`);
+    expect(r.status).toBe(200);
+    expect((await r.arrayBuffer()).byteLength).toBe(0);
+  });
+});
+
+describe('reclaiming expired blobs', () => {
+  it('deletes slivers of expired blobs from the nodes and records it; keeps slivers another live object needs', async () => {
+    fx = await startFixture();
+    const shared = Buffer.from('stored once permanent for 1 epoch, once deletable for 5');
+    const alone = Buffer.from('stored once for 1 epoch');
+    const short = (await fx.put('epochs=1', shared)).json.newlyCreated.blobObject;
+    const long = (await fx.put('epochs=5&deletable=true', shared)).json.newlyCreated.blobObject;
+    const single = (await fx.put('epochs=1', alone)).json.newlyCreated.blobObject;
+    expect((await fx.publisher.reclaimNow()).reclaimed).toEqual([]);
+
+    fx.toEpoch(2);
+    const report = await fx.publisher.reclaimNow();
+    expect(report.reclaimed.sort()).toEqual([short.id, single.id].sort());
+    expect(report.deletedBlobIds).toEqual([single.blobId]);
+    expect(report.keptBlobIds).toEqual([short.blobId]);
+    expect(await fx.nodesHolding(Buffer.from(single.blobId, 'base64url'))).toBe(0);
+    expect((await fx.get(`/v1/blobs/${single.blobId}`)).status).toBe(404);
+    const kept = await fx.get(`/v1/blobs/${long.blobId}`);
+    expect(Buffer.from(await kept.arrayBuffer()).equals(shared)).toBe(true);
+    const view = fx.ledger.getObject(single.id)!;
+    expect(view.type === 'Blob' && view.state).toBe('reclaimed');
+
+    fx.toEpoch(6);
+    expect((await fx.publisher.reclaimNow()).deletedBlobIds).toEqual([long.blobId]);
+    expect(await fx.nodesHolding(Buffer.from(long.blobId, 'base64url'))).toBe(0);
+    expect((await fx.publisher.reclaimNow()).reclaimed).toEqual([]);
+  });
+});

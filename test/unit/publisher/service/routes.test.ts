@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { PublisherError } from '../../../../src/publisher/service/errors.js';
+import { classifyPublisherRequest, EndpointKeys } from '../../../../src/publisher/service/routes.js';
+
+const KEY = 'k3y-for-tests';
+const keys = new EndpointKeys([KEY, 'second-key']);
+const BLOB = 'M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BUk';
+
+function classify(method: string, path: string): unknown {
+  try {
+    return classifyPublisherRequest(method, path, keys);
+  } catch (e) {
+    return (e as PublisherError).code;
+  }
+}
+
+describe('publisher routes (walrus.md §10.1, §11; seed interface B)', () => {
+  it.each([
+    ['PUT', `/${KEY}/v1/blobs`, { op: 'storeBlob' }],
+    ['PUT', '/second-key/v1/blobs', { op: 'storeBlob' }],
+    ['PUT', '/v1/blobs', 'MISSING_ENDPOINT_KEY'],
+    ['PUT', '/wrong-key-x/v1/blobs', 'INVALID_ENDPOINT_KEY'],
+    ['PUT', `/${KEY}x/v1/blobs`, 'INVALID_ENDPOINT_KEY'],
+    ['GET', '/status', { op: 'status' }],
+    ['GET', `/${KEY}/status`, { op: 'status' }],
+    ['GET', '/wrong-key-x/status', 'INVALID_ENDPOINT_KEY'],
+    ['GET', `/v1/blobs/${BLOB}`, { op: 'readBlob', blobId: BLOB }],
+    ['GET', `/${KEY}/v1/blobs/${BLOB}`, { op: 'readBlob', blobId: BLOB }],
+    ['GET', '/v1/ledger/transactions/abc', { op: 'ledger', rest: 'transactions/abc' }],
+    ['GET', `/${KEY}/v1/ledger/events/abc/0`, { op: 'ledger', rest: 'events/abc/0' }],
+    ['GET', '/v1/blobs', 'ROUTE_NOT_FOUND'],
+    ['POST', `/${KEY}/v1/blobs`, 'ROUTE_NOT_FOUND'],
+    ['DELETE', `/v1/blobs/${BLOB}`, 'ROUTE_NOT_FOUND'],
+    ['GET', `/v1/blobs/${BLOB}/extra`, 'ROUTE_NOT_FOUND'],
+    ['GET', '/', 'ROUTE_NOT_FOUND'],
+    ['GET', '/favicon.ico', 'ROUTE_NOT_FOUND'],
+    ['PUT', `/${KEY}/v1/quilts`, 'ROUTE_NOT_FOUND'],
+  ])('%s %s', (method, path, expected) => {
+    expect(classify(method, path)).toEqual(expected);
+  });
+
+  it('refuses keys that could not be path segments or would shadow a route', () => {
+    expect(() => new EndpointKeys([])).toThrow(RangeError);
+    expect(() => new EndpointKeys(['short'])).toThrow(RangeError);
+    expect(() => new EndpointKeys(['has/slash-key'])).toThrow(RangeError);
+    expect(() => new EndpointKeys(['status'])).toThrow(RangeError);
+  });
+});
