@@ -3,7 +3,7 @@
 // all on loopback, in one run, alternating the target order per scenario so drift hits every target; prints a
 // Markdown table (and writes it with --out).
 //
-// usage: node bench/side-by-side.mjs [--targets tusk,s3rver,trivial] [--duration 5s] [--warmup 1s]
+// usage: node bench/side-by-side.mjs [--targets tusk,tusk-relaxed,s3rver,trivial] [--duration 5s] [--warmup 1s]
 //          [--scenarios put-4k,get-4k,...] [--out FILE.md] [--json-dir DIR] [--s3rver-module PATH]
 // Needs the compiled sources (`npm run build`); s3rver from devDependencies or --s3rver-module.
 import { spawn } from 'node:child_process';
@@ -80,11 +80,14 @@ function startChild(name, command, argv, env, pattern) {
 }
 
 async function startTarget(name, dataDir) {
-  if (name === 'tusk') {
+  // tusk: the default, every acknowledged PUT fdatasync'ed (group commit); tusk-relaxed: no flush, like s3rver
+  if (name === 'tusk' || name === 'tusk-relaxed') {
     if (!existsSync(join(repo, 'bin/tusk.js'))) throw new Error('bin/tusk.js not found');
     const creds = { accessKeyId: 'tuskbench', secretAccessKey: 'tuskbench-secret-key' };
-    const started = await startChild('tusk', process.execPath,
-      ['bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir],
+    const durability = name === 'tusk' ? 'strict' : 'relaxed';
+    const started = await startChild(name, process.execPath,
+      ['bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', durability,
+        '--publisher-listen', 'off'],
       { TUSK_ACCESS_KEY_ID: creds.accessKeyId, TUSK_SECRET_ACCESS_KEY: creds.secretAccessKey },
       /s3 listening on (http:\/\/[^\s]+)/);
     return { ...started, ...creds };

@@ -15,6 +15,8 @@ import type { ObjectMeta, WriteCondition } from '../../store/types.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 const MAX_USER_METADATA = 2048;
+/** Body bytes of one PUT being hashed and written at once: keeps the disk and the hasher busy, bounds memory. */
+const PIPELINE_WINDOW = 4 << 20;
 
 const STORABLE_CLASSES = new Set(['STANDARD', 'REDUCED_REDUNDANCY', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'GLACIER_IR']);
 const STORED_HEADERS = ['cache-control', 'content-disposition', 'content-language', 'expires', 'x-amz-website-redirect-location'];
@@ -118,11 +120,24 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   const writer = ctx.services.store.beginWrite(body.length);
   let committed = false;
   try {
+    // Chunks are hashed and written while the next ones arrive; both keep chunk order on their own
+    // (the hasher queues its updates, the writer places each chunk at its offset when called).
+    const inFlight: Array<{ done: Promise<unknown>; bytes: number }> = [];
+    let inFlightBytes = 0;
     for (;;) {
       const chunk = await body.next();
       if (!chunk) break;
-      await Promise.all([hasher.update(chunk), writer.write(chunk)]);
+      const done = Promise.all([hasher.update(chunk), writer.write(chunk)]);
+      done.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
+      inFlight.push({ done, bytes: chunk.length });
+      inFlightBytes += chunk.length;
+      while (inFlightBytes > PIPELINE_WINDOW) {
+        const oldest = inFlight.shift()!;
+        inFlightBytes -= oldest.bytes;
+        await oldest.done;
+      }
     }
+    await Promise.all(inFlight.map((c) => c.done));
     const trailers = body.finish();
     const digests = hasher.digest();
     if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
