@@ -74,6 +74,7 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --domain D[,D...]        base domains for virtual-host style (TUSK_DOMAIN, default localhost)
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
+  --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
 
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
@@ -97,6 +98,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       domain: { type: 'string', multiple: true },
       durability: { type: 'string' },
       'accept-any-region': { type: 'boolean' },
+      'max-buckets': { type: 'string' },
       'publisher-listen': { type: 'string' },
       'endpoint-keys': { type: 'string', multiple: true },
       'n-shards': { type: 'string' },
@@ -120,7 +122,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rootAccessKeyId: env.TUSK_ACCESS_KEY_ID || undefined,
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
-    maxBucketsPerAccount: 10000,
+    maxBucketsPerAccount: parsePositive(values['max-buckets'] ?? env.TUSK_MAX_BUCKETS ?? '10000', 'max-buckets'),
     publisher: {
       listen: parsePublisherListen(values['publisher-listen'] ?? env.TUSK_PUBLISHER_LISTEN ?? '127.0.0.1:31415'),
       endpointKeys: list(values['endpoint-keys'] ?? env.TUSK_ENDPOINT_KEYS),
@@ -134,6 +136,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
 
 function parsePublisherListen(value: string): HostPort | undefined {
   return value === 'off' ? undefined : parseHostPort(value, 'publisher-listen');
+}
+
+function parsePositive(value: string, what: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && Number.isSafeInteger(n))) throw new Error(`${what}: expected a positive integer, got '${value}'`);
+  return n;
 }
 
 function parseShards(value: string): number {
