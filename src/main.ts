@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { loadAccounts } from './accounts.js';
 import type { Config } from './config.js';
-import { listen, loadUws, type Exchange } from './http/uws.js';
+import { listen, loadUws } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
 import { createBodyDigester } from './s3/body-digests.js';
 import type { S3Services } from './s3/context.js';
@@ -18,7 +18,7 @@ export interface RunningServer {
   s3Port: number;
   /** undefined when the publisher is off */
   publisherPort?: number;
-  /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store. */
+  /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store and the publisher. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -41,15 +41,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     domains: normalizeDomains(config.domains),
     digester: createBodyDigester(),
   };
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  const handler = s3RequestHandler(services, (l) => log(`tusk: ${l}`));
-  const server = await listen(config.listen.host, config.listen.port, (ex: Exchange) => {
-    inFlight++;
-    void handler(ex).finally(() => {
-      if (--inFlight === 0) drained?.();
-    });
-  });
+  const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
   const recovery = store.stats().recovery;
@@ -76,7 +68,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         durability: config.durability,
         log,
       }).catch(async (e) => {
-        server.close();
+        await server.close(0);
         await store.close();
         throw e;
       })
@@ -86,14 +78,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     publisherPort: publisher?.port,
     async close(graceMs = 10_000) {
       const publisherClosed = publisher?.close(graceMs);
-      server.stopListening();
-      if (inFlight > 0) {
-        await Promise.race([
-          new Promise<void>((resolve) => (drained = resolve)),
-          new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
-        ]);
-      }
-      server.close();
+      await server.close(graceMs);
       await store.close();
       await publisherClosed;
     },

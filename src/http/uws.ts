@@ -301,16 +301,22 @@ export class Exchange {
 
 export interface HttpServer {
   port: number;
-  /** Stops accepting connections; open ones keep being served. */
-  stopListening(): void;
-  /** Closes every connection, idle keep-alive ones included. */
-  close(): void;
+  /**
+   * Stops accepting connections, waits up to `graceMs` for the requests being answered, then
+   * closes every connection (idle keep-alive ones included). Idempotent.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
-/** Starts a uWS listener; `handler` is called synchronously for each request with its Exchange. */
-export function listen(host: string, port: number, handler: (ex: Exchange) => void): Promise<HttpServer> {
+/**
+ * Starts a uWS listener. `handler` is called synchronously for each request with its Exchange;
+ * the promise it returns settles when the request is done, so that close() can wait for it.
+ */
+export function listen(host: string, port: number, handler: (ex: Exchange) => Promise<void>): Promise<HttpServer> {
   const uws = loadUws();
   const app = uws.App();
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   app.any('/*', (res, req) => {
     const headerList: Array<readonly [string, string]> = [];
     req.forEach((k, v) => headerList.push([k, v]));
@@ -322,7 +328,10 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => vo
       headers: joinHeaders(headerList),
       remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
-    handler(new Exchange(res, head));
+    inFlight++;
+    void handler(new Exchange(res, head)).finally(() => {
+      if (--inFlight === 0) drained?.();
+    });
   });
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
@@ -330,18 +339,23 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => vo
         reject(new Error(`cannot listen on ${host}:${port}`));
         return;
       }
-      let listening = true;
-      const stopListening = () => {
-        if (listening) uws.us_listen_socket_close(socket);
-        listening = false;
-      };
+      let closing: Promise<void> | undefined;
       resolve({
         port: uws.us_socket_local_port(socket),
-        stopListening,
-        close: () => {
-          stopListening();
-          app.close();
-        },
+        close: (graceMs = 10_000) =>
+          (closing ??= (async () => {
+            // closing a uWS listen socket twice crashes the process: once, here
+            uws.us_listen_socket_close(socket);
+            if (inFlight > 0) {
+              let timer: NodeJS.Timeout | undefined;
+              await Promise.race([
+                new Promise<void>((done) => (drained = done)),
+                new Promise<void>((done) => (timer = setTimeout(done, graceMs))),
+              ]);
+              clearTimeout(timer);
+            }
+            app.close();
+          })()),
       });
     });
   });

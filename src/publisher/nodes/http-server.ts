@@ -32,37 +32,18 @@ export function bodyLimits(nShards: number): { metadata: number; sliver: number 
 
 export async function serveStorageNode(node: StorageNodeClient, host: string, port: number): Promise<StorageNodeServer> {
   const limits = bodyLimits((await node.info()).nShards);
-  let inFlight = 0;
-  let closed = false;
-  let drained: (() => void) | undefined;
-  const server = await listen(host, port, (ex) => {
-    inFlight++;
-    handle(node, limits, ex)
-      .catch((e) => {
-        if (ex.aborted) return; // the client went away mid-request: nothing to answer, nothing stored
-        console.error(`storage-node: ${ex.head.method} ${ex.head.rawPath}: ${(e as Error).stack ?? e}`);
-        if (!ex.responded) ex.send(500, JSON_HEADERS, errorBody(new StorageNodeError('INTERNAL_ERROR')), true);
-      })
-      .finally(() => {
-        if (--inFlight === 0) drained?.();
-      });
-  });
+  const server = await listen(host, port, (ex) =>
+    handle(node, limits, ex).catch((e) => {
+      if (ex.aborted) return; // the client went away mid-request: nothing to answer, nothing stored
+      console.error(`storage-node: ${ex.head.method} ${ex.head.rawPath}: ${(e as Error).stack ?? e}`);
+      if (!ex.responded) ex.send(500, JSON_HEADERS, errorBody(new StorageNodeError('INTERNAL_ERROR')), true);
+    }),
+  );
   const hostText = host.includes(':') ? `[${host}]` : host;
   return {
     port: server.port,
     url: `http://${hostText}:${server.port}`,
-    async close(graceMs = 10_000) {
-      // Closing a uWS listen socket twice crashes the process.
-      if (!closed) server.close();
-      closed = true;
-      if (inFlight === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => (drained = resolve)),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
-      ]);
-      clearTimeout(timer);
-    },
+    close: (graceMs = 10_000) => server.close(graceMs),
   };
 }
 

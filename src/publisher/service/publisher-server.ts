@@ -76,14 +76,7 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const handler: Handler = { ctx, keys, stores, reads, maxBodyBytes: opts.maxBodyBytes };
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  const server = await listen(opts.host, opts.port, (ex) => {
-    inFlight++;
-    void handle(handler, ex).finally(() => {
-      if (--inFlight === 0) drained?.();
-    });
-  });
+  const server = await listen(opts.host, opts.port, (ex) => handle(handler, ex));
   let closed = false;
   return {
     port: server.port,
@@ -91,14 +84,7 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
     async close(graceMs = 10_000) {
       if (closed) return;
       closed = true;
-      server.stopListening();
-      if (inFlight > 0) {
-        await Promise.race([
-          new Promise<void>((resolve) => (drained = resolve)),
-          new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
-        ]);
-      }
-      server.close();
+      await server.close(graceMs);
       await reclaimer.stop();
     },
   };
