@@ -13,7 +13,7 @@ export interface S3Request {
   body?: readonly Buffer[];
   /** Defaults to the SHA-256 of the empty string when there is no body. */
   payloadHash?: string;
-  /** Streams the response body here instead of collecting it. */
+  /** Streams a 2xx response body here instead of collecting it; the chunk may be reused once this returns. */
   onChunk?: (chunk: Buffer) => void;
 }
 
@@ -33,7 +33,7 @@ export class NetworkError extends Error {
   }
 }
 
-const MAX_COLLECT = 64 * 1024 * 1024;
+export const MAX_COLLECT = 64 * 1024 * 1024;
 
 export interface ClientOptions {
   endpoint: string;
@@ -43,7 +43,39 @@ export interface ClientOptions {
   timeoutMs: number;
 }
 
-export class S3Client {
+/** What the scenarios drive: `HttpS3Client` (node:http) or `RawS3Client` (raw-client.ts, `--client raw`). */
+export interface S3Client {
+  send(req: S3Request): Promise<S3Response>;
+  close(): void;
+}
+
+/** The signed request line target and headers shared by both clients. */
+export interface SignedRequest {
+  /** Encoded path plus `?query` when there is one: the request-target as sent. */
+  target: string;
+  /** Lower-case names: host, the caller's headers, content-length (with a body), the x-amz-* and authorization. */
+  headers: Record<string, string>;
+}
+
+/** Path-style or virtual-hosted target, content-length and SigV4 headers for `req` (spec/s3.md §2.3). */
+export function signRequest(url: URL, addressing: 'path' | 'virtual', signer: SigV4Signer, req: S3Request): SignedRequest {
+  const virtual = addressing === 'virtual';
+  const basePath = url.pathname.replace(/\/+$/, '');
+  const objectPart = req.key === undefined ? '' : `/${uriEncode(req.key, true)}`;
+  const path = virtual
+    ? `${basePath}${objectPart || '/'}`
+    : `${basePath}/${uriEncode(req.bucket, false)}${objectPart}`;
+  const query = req.query ? canonicalQuery(req.query) : '';
+  const host = virtual ? `${req.bucket}.${url.host}` : url.host;
+  let length = 0;
+  for (const part of req.body ?? []) length += part.length;
+  const headers: Record<string, string> = { host, ...req.headers };
+  if (req.body) headers['content-length'] = String(length);
+  signer.sign({ method: req.method, path, query, headers, payloadHash: req.payloadHash ?? EMPTY_SHA256 });
+  return { target: query ? `${path}?${query}` : path, headers };
+}
+
+export class HttpS3Client implements S3Client {
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly signer: SigV4Signer;
@@ -65,19 +97,7 @@ export class S3Client {
   }
 
   send(req: S3Request): Promise<S3Response> {
-    const virtual = this.options.addressing === 'virtual';
-    const basePath = this.url.pathname.replace(/\/+$/, '');
-    const objectPart = req.key === undefined ? '' : `/${uriEncode(req.key, true)}`;
-    const path = virtual
-      ? `${basePath}${objectPart || '/'}`
-      : `${basePath}/${uriEncode(req.bucket, false)}${objectPart}`;
-    const query = req.query ? canonicalQuery(req.query) : '';
-    const host = virtual ? `${req.bucket}.${this.url.host}` : this.url.host;
-    let length = 0;
-    for (const part of req.body ?? []) length += part.length;
-    const headers: Record<string, string> = { host, ...req.headers };
-    if (req.body) headers['content-length'] = String(length);
-    this.signer.sign({ method: req.method, path, query, headers, payloadHash: req.payloadHash ?? EMPTY_SHA256 });
+    const { target, headers } = signRequest(this.url, this.options.addressing, this.signer, req);
 
     return new Promise<S3Response>((resolve, reject) => {
       const request = this.transport.request({
@@ -85,7 +105,7 @@ export class S3Client {
         hostname: this.url.hostname,
         port: this.url.port,
         method: req.method,
-        path: query ? `${path}?${query}` : path,
+        path: target,
         headers,
         timeout: this.options.timeoutMs,
       });

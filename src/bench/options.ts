@@ -31,6 +31,8 @@ export interface BenchOptions {
   seed: number;
   payload: PayloadMode;
   timeoutMs: number;
+  /** HTTP implementation: node:http (default) or the leaner node:net client (raw-client.ts, http:// only). */
+  client?: 'http' | 'raw';
   keep: boolean;
   label?: string;
 }
@@ -71,6 +73,8 @@ export const RUN_USAGE = `usage: tusk bench [run] --endpoint URL [options]
   --payload unsigned|sha256   x-amz-content-sha256 of PUT bodies (default unsigned)
   --seed N                content and random-choice seed (default 1)
   --timeout T             per request (default 60s)
+  --client http|raw       http: node:http (default); raw: a leaner HTTP/1.1 client over node:net that
+                          costs the generator less CPU per request (http:// endpoints only)
   --keep                  do not delete what the run wrote
   --label TEXT            name for this run in reports
   --json FILE             also write the result as JSON
@@ -118,7 +122,7 @@ function positiveInt(flag: string, text: string): number {
 const VALUE_FLAGS = new Set([
   'endpoint', 'access-key', 'secret-key', 'region', 'addressing', 'bucket', 'op', 'mix', 'size', 'concurrency',
   'duration', 'count', 'warmup', 'rate', 'objects', 'part-size', 'list-max-keys', 'payload', 'seed', 'timeout',
-  'label', 'json',
+  'label', 'json', 'client',
 ]);
 const BOOLEAN_FLAGS = new Set(['keep', 'quiet']);
 
@@ -151,6 +155,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (addressing !== 'path' && addressing !== 'virtual') throw new Error('--addressing is path or virtual');
   const payload = values.get('payload') ?? DEFAULTS.payload;
   if (payload !== 'unsigned' && payload !== 'sha256') throw new Error('--payload is unsigned or sha256');
+  const client = values.get('client') ?? 'http';
+  if (client !== 'http' && client !== 'raw') throw new Error('--client is http or raw');
   const op = values.get('op') ?? 'put';
   let mix: Partial<Record<Operation, number>>;
   if (op === 'mixed') {
@@ -184,6 +190,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     seed: positiveInt('--seed', values.get('seed') ?? String(DEFAULTS.seed)),
     payload,
     timeoutMs: values.has('timeout') ? parseDuration(values.get('timeout')!) : DEFAULTS.timeoutMs,
+    client,
     keep: flags.has('keep'),
     label: values.get('label'),
   };

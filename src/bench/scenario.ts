@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { S3Client } from './client.js';
+import { HttpS3Client, type ClientOptions, type S3Client } from './client.js';
 import { ContentSource, objectKey, sizeFromKey } from './content.js';
 import type { BenchOptions, Operation } from './options.js';
 import { Population } from './population.js';
+import { RawS3Client } from './raw-client.js';
 import { pickWeighted, seededRandom, type Random } from './random.js';
 import { opResult, RESULT_FORMAT, type BenchResult } from './result.js';
 import {
@@ -23,13 +24,15 @@ export type Log = (line: string) => void;
  */
 export async function runBench(options: BenchOptions, log: Log = () => {}): Promise<BenchResult> {
   const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-  const client = new S3Client({
+  const clientOptions: ClientOptions = {
     endpoint: options.endpoint,
     credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey, region: options.region },
     addressing: options.addressing,
     concurrency: options.concurrency,
     timeoutMs: options.timeoutMs,
-  });
+  };
+  const client: S3Client =
+    options.client === 'raw' ? new RawS3Client(clientOptions) : new HttpS3Client(clientOptions);
   const content = new ContentSource(options.seed);
   content.ensure(maxSize(options.sizes));
   const ctx: OpContext = { client, content, bucket: options.bucket ?? `tusk-bench-${runId}`, payload: options.payload };
