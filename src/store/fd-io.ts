@@ -66,3 +66,14 @@ export function fdatasync(fd: number): Promise<void> {
 export function closeFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.close(fd, (err) => (err ? reject(err) : resolve())));
 }
+
+/** preadFull for small reads on the calling thread (see SYNC_READ_MAX in body-reader.ts). */
+export function preadFullSync(fd: number, buf: Uint8Array, length: number, position: number): number {
+  let done = 0;
+  while (done < length) {
+    const n = fs.readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
