@@ -12,7 +12,6 @@ export interface RequestHead {
   headerList: ReadonlyArray<readonly [string, string]>;
   /** lower-cased name → value; repeated headers joined with ',' */
   headers: Readonly<Record<string, string>>;
-  remoteAddress: string;
 }
 
 /** Builds `headers` from `headerList` (repeated headers joined with ','). */

@@ -24,7 +24,6 @@ type UwsResponse = {
   onWritable(handler: (offset: number) => boolean): UwsResponse;
   onAborted(handler: () => void): UwsResponse;
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsResponse;
-  getRemoteAddressAsText(): ArrayBuffer;
   cork(cb: () => void): UwsResponse;
 };
 type UwsRequest = {
@@ -326,7 +325,6 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
       rawQuery: req.getQuery() ?? '',
       headerList,
       headers: joinHeaders(headerList),
-      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
     inFlight++;
     void handler(new Exchange(res, head)).finally(() => {

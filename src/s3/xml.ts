@@ -64,9 +64,13 @@ export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString();
 }
 
-/** IMF-fixdate of the whole second. */
+let lastHttpDate = { second: NaN, text: '' };
+
+/** IMF-fixdate of the whole second (the last one is cached: most answers name the same second). */
 export function httpDate(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toUTCString();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastHttpDate.second) lastHttpDate = { second, text: new Date(second * 1000).toUTCString() };
+  return lastHttpDate.text;
 }
 
 export interface OwnerXml {

@@ -7,7 +7,7 @@ export interface JsonAnswer {
   json: any;
 }
 
-export async function putBlob(url: string, pathAndQuery: string, body: BodyInit, init: RequestInit = {}): Promise<JsonAnswer> {
+export async function putBlob(url: string, pathAndQuery: string, body: NonNullable<RequestInit['body']>, init: RequestInit = {}): Promise<JsonAnswer> {
   const response = await fetch(`${url}${pathAndQuery}`, { method: 'PUT', body, ...init });
   const text = await response.text();
   let json: unknown;

@@ -15,7 +15,6 @@ export function head(
   method: string,
   target: string,
   headerList: Array<[string, string]>,
-  remoteAddress = '127.0.0.1',
 ): RequestHead {
   const q = target.indexOf('?');
   const list = headerList.map(([n, v]) => [n.toLowerCase(), v] as const);
@@ -25,7 +24,6 @@ export function head(
     rawQuery: q === -1 ? '' : target.slice(q + 1),
     headerList: list,
     headers: joinHeaders(list),
-    remoteAddress,
   };
 }
 

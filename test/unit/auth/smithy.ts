@@ -56,7 +56,7 @@ export function toHead(req: { method: string; path: string; query?: Record<strin
     rawQuery: buildQueryString((req.query ?? {}) as Record<string, string>),
     headerList: list,
     headers: joinHeaders(list),
-    remoteAddress: '127.0.0.1',
+  
   };
 }
 

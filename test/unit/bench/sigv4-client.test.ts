@@ -15,7 +15,7 @@ function signatureOf(headers: Record<string, string>): string {
 
 describe('SigV4Signer', () => {
   it('signs the AWS GET Object example', () => {
-    const headers = { host: 'examplebucket.s3.amazonaws.com', range: 'bytes=0-9' };
+    const headers: Record<string, string> = { host: 'examplebucket.s3.amazonaws.com', range: 'bytes=0-9' };
     signer.sign({ method: 'GET', path: '/test.txt', query: '', headers, payloadHash: EMPTY_SHA256 }, now);
     expect(headers).toMatchObject({ 'x-amz-date': '20130524T000000Z', 'x-amz-content-sha256': EMPTY_SHA256 });
     expect(headers['authorization']).toContain(

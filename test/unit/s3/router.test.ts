@@ -10,7 +10,7 @@ const DOMAINS = normalizeDomains(['s3.example.com', 'example.com', 'localhost'])
 function head(method: string, host: string, url: string, extra: Record<string, string> = {}): RequestHead {
   const [rawPath, rawQuery = ''] = url.split('?') as [string, string?];
   const headerList = [['host', host] as const, ...Object.entries(extra).map(([k, v]) => [k, v] as const)];
-  return { method, rawPath, rawQuery, headerList, headers: joinHeaders(headerList), remoteAddress: '127.0.0.1' };
+  return { method, rawPath, rawQuery, headerList, headers: joinHeaders(headerList) };
 }
 
 function route(method: string, host: string, url: string, extra: Record<string, string> = {}) {

@@ -11,6 +11,10 @@ import { shardToPair, StorageNetwork } from '../../../../src/publisher/nodes/net
 import { shardAssignment } from '../../../../src/publisher/nodes/shard-assignment.js';
 import { fakeBlob, tempDir } from './helpers.js';
 
+interface ErrorJson {
+  error: { status: string; details: Array<{ reason: string }> };
+}
+
 const N = 10;
 
 describe('storage-node HTTP server and RemoteNodeClient', () => {
@@ -92,17 +96,17 @@ describe('storage-node HTTP server and RemoteNodeClient', () => {
 
     const missing = await fetch(`${servers[0]!.url}/v1/blobs/nope`);
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error.details[0].reason).toBe('INVALID_BLOB_ID');
+    expect(((await missing.json()) as ErrorJson).error.details[0]!.reason).toBe('INVALID_BLOB_ID');
     const unknown = await fetch(`${servers[0]!.url}/v2/whatever`);
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.details[0].reason).toBe('ROUTE_NOT_FOUND');
+    expect(((await unknown.json()) as ErrorJson).error.details[0]!.reason).toBe('ROUTE_NOT_FOUND');
 
     const tooBig = await fetch(`${servers[0]!.url}/v1/blobs/${blobIdToText(blob.blobId)}/metadata`, {
       method: 'PUT',
       body: Buffer.alloc(bodyLimits(N).metadata + 1),
     });
     expect(tooBig.status).toBe(413);
-    expect((await tooBig.json()).error).toMatchObject({ status: 'SIZE_EXCEEDED', details: [{ reason: 'BODY_TOO_LARGE' }] });
+    expect(((await tooBig.json()) as ErrorJson).error).toMatchObject({ status: 'SIZE_EXCEEDED', details: [{ reason: 'BODY_TOO_LARGE' }] });
     await expect(client.putMetadata(blob.blobId, Buffer.from('junk'))).rejects.toMatchObject({ code: 'INVALID_METADATA' });
   });
 

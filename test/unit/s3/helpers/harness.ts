@@ -54,7 +54,6 @@ class FakeResponse {
   close() { this.done?.(); return this; }
   pause() {}
   resume() {}
-  getRemoteAddressAsText() { return new TextEncoder().encode('127.0.0.1').buffer; }
 }
 
 export const OWNER_ID = 'a'.repeat(64);
@@ -98,7 +97,7 @@ export async function openHarness(): Promise<Harness> {
       const list: Array<readonly [string, string]> = [['host', '127.0.0.1:9000']];
       for (const [k, v] of Object.entries(opts.headers ?? {})) list.push([k.toLowerCase(), v]);
       if (body.length) list.push(['content-length', String(body.length)]);
-      const head: RequestHead = { method, rawPath, rawQuery, headerList: list, headers: joinHeaders(list), remoteAddress: '127.0.0.1' };
+      const head: RequestHead = { method, rawPath, rawQuery, headerList: list, headers: joinHeaders(list) };
       const res = new FakeResponse();
       const finished = new Promise<void>((resolve) => (res.done = resolve));
       const ex = new Exchange(res as never, head);
