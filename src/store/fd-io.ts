@@ -67,7 +67,7 @@ export function closeFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.close(fd, (err) => (err ? reject(err) : resolve())));
 }
 
-/** preadFull for small reads on the calling thread (see SYNC_READ_MAX in body-reader.ts). */
+/** preadFull on the calling thread: start-up recovery, and small reads (SYNC_READ_MAX in body-reader.ts). */
 export function preadFullSync(fd: number, buf: Uint8Array, length: number, position: number): number {
   let done = 0;
   while (done < length) {

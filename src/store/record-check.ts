@@ -1,8 +1,8 @@
 // Checks one record in a segment file without the index (recovery, scrubbing): header CRC, trailer
 // CRC, body CRC32C. Synchronous: used at start-up and by offline tools, never on the request path.
 
-import fs from 'node:fs';
 import type { Crc32c } from './crc32c.js';
+import { preadFullSync } from './fd-io.js';
 import {
   decodeRecordHeader,
   decodeTrailer,
@@ -25,19 +25,9 @@ export type RecordCheck =
 
 const CHUNK = 1 << 20;
 
-function readSync(fd: number, buf: Buffer, length: number, position: number): number {
-  let done = 0;
-  while (done < length) {
-    const n = fs.readSync(fd, buf, done, length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return done;
-}
-
 export function checkRecordSync(fd: number, offset: number, fileSize: number, crc32c: Crc32c): RecordCheck {
   const headerBuf = Buffer.alloc(RECORD_HEADER_SIZE);
-  if (readSync(fd, headerBuf, RECORD_HEADER_SIZE, offset) < RECORD_HEADER_SIZE) return { status: 'invalid' };
+  if (preadFullSync(fd, headerBuf, RECORD_HEADER_SIZE, offset) < RECORD_HEADER_SIZE) return { status: 'invalid' };
   const header = decodeRecordHeader(headerBuf, crc32c);
   if (!header) return { status: 'invalid' };
 
@@ -45,7 +35,7 @@ export function checkRecordSync(fd: number, offset: number, fileSize: number, cr
   const trailerStart = bodyStart + header.bodyLength;
   const trailerMax = Math.max(0, Math.min(TRAILER_FIXED_SIZE + MAX_RECORD_KEY_BYTES, fileSize - trailerStart));
   const trailerBuf = Buffer.alloc(trailerMax);
-  const got = readSync(fd, trailerBuf, trailerMax, trailerStart);
+  const got = preadFullSync(fd, trailerBuf, trailerMax, trailerStart);
   const trailer = decodeTrailer(trailerBuf.subarray(0, got), crc32c);
   if (!trailer) return { status: 'uncommitted', header };
 
@@ -53,7 +43,7 @@ export function checkRecordSync(fd: number, offset: number, fileSize: number, cr
   let crc = 0;
   for (let pos = 0; pos < header.bodyLength; ) {
     const want = Math.min(chunk.length, header.bodyLength - pos);
-    const n = readSync(fd, chunk, want, bodyStart + pos);
+    const n = preadFullSync(fd, chunk, want, bodyStart + pos);
     if (n < want) return { status: 'uncommitted', header };
     crc = crc32c(chunk.subarray(0, n), crc);
     pos += n;
