@@ -4,6 +4,7 @@
 //!
 //! Functions here work on the internal state: `update_with(k, !0, data)` then `!state`.
 
+pub use super::fold_kernel::{detect, Kernel};
 use super::tables::{make_tables32, slice8_32};
 
 const POLY: u32 = 0xEDB8_8320;
@@ -11,31 +12,6 @@ static TABLES: [[u32; 256]; 8] = make_tables32(POLY);
 
 pub fn update_portable(crc: u32, data: &[u8]) -> u32 {
     slice8_32(&TABLES, crc, data)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kernel {
-    Pclmulqdq,
-    Portable,
-}
-
-impl Kernel {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Pclmulqdq => "pclmulqdq-fold8",
-            Kernel::Portable => "slicing-by-8",
-        }
-    }
-}
-
-pub fn detect() -> Kernel {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("sse4.1") {
-            return Kernel::Pclmulqdq;
-        }
-    }
-    Kernel::Portable
 }
 
 pub fn update_with(kernel: Kernel, crc: u32, data: &[u8]) -> u32 {

@@ -3,6 +3,7 @@
 //! block before the next is touched, so a large body is read from memory once.
 
 mod clmul_fold;
+mod fold_kernel;
 mod md5;
 pub mod crc32;
 pub mod crc32c;
