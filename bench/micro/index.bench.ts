@@ -8,31 +8,18 @@ import path from 'node:path';
 import { Bench } from 'tinybench';
 import assert from 'node:assert/strict';
 import { openStore, type SegmentStore } from '../../src/store/index.js';
-import type { ObjectMeta } from '../../src/store/types.js';
+import { internalObjectMeta } from '../../src/store/object-meta.js';
 
 const KEYS = Number(process.env.INDEX_BENCH_KEYS ?? 20_000);
 const TIME_MS = Number(process.env.INDEX_BENCH_TIME_MS ?? 1000);
 const CONCURRENCY = 64;
 
-function meta(size: number): ObjectMeta {
-  return {
-    size,
-    etag: 'd41d8cd98f00b204e9800998ecf8427e',
-    lastModified: Date.now(),
-    contentType: 'application/octet-stream',
-    storageClass: 'STANDARD',
-    acl: 'private',
-    headers: {},
-    meta: {},
-    versionId: 'null',
-  };
-}
 
 const body = Buffer.alloc(1024, 7);
 async function putOne(store: SegmentStore, key: string): Promise<void> {
   const w = store.beginWrite(body.length);
   await w.write(body);
-  await w.commit('b', key, meta(body.length));
+  await w.commit('b', key, internalObjectMeta(body.length, 'd41d8cd98f00b204e9800998ecf8427e'));
 }
 
 /** CONCURRENCY parallel small PUTs: what a loaded server does, and what group commit is for. */

@@ -1,7 +1,8 @@
 // A node's blob parts as objects in its own storage engine: bucket `slivers`, keys `<blobIdHex>/m` for
 // metadata and `<blobIdHex>/<pair>/p|s` for slivers, so that one prefix holds everything of a blob.
 
-import { openStore, type ObjectMeta, type SegmentStore } from '../../store/index.js';
+import { openStore, type SegmentStore } from '../../store/index.js';
+import { internalObjectMeta } from '../../store/object-meta.js';
 import { S3Error } from '../../s3/errors.js';
 import type { PutOutcome, SliverAxis } from './types.js';
 
@@ -20,19 +21,6 @@ export function blobPrefix(blobId: Uint8Array): string {
   return `${Buffer.from(blobId).toString('hex')}/`;
 }
 
-function partMeta(size: number): ObjectMeta {
-  return {
-    size,
-    etag: '',
-    lastModified: Date.now(),
-    contentType: 'application/octet-stream',
-    storageClass: 'STANDARD',
-    acl: 'private',
-    headers: {},
-    meta: {},
-    versionId: 'null',
-  };
-}
 
 export class SliverStore {
   private constructor(private readonly store: SegmentStore) {}
@@ -61,7 +49,7 @@ export class SliverStore {
     try {
       await writer.write(body);
       // The condition is evaluated inside the index transaction, so concurrent puts of one key cannot both win.
-      await writer.commit(SLIVER_BUCKET, key, partMeta(body.length), { ifNoneMatchStar: true });
+      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(body.length), { ifNoneMatchStar: true });
       return 'stored';
     } catch (e) {
       await writer.abort();

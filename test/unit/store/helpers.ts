@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore, type SegmentStore, type StoreInternals } from '../../../src/store/index.js';
+import { internalObjectMeta } from '../../../src/store/object-meta.js';
 import type { BucketRecord, ObjectMeta, ObjectRecord, StoreOptions, WriteCondition } from '../../../src/store/types.js';
 
 export function tempDir(): string {
@@ -24,18 +25,7 @@ export function bucket(name: string, owner = 'owner-1'): BucketRecord {
 }
 
 export function meta(etag: string, size: number, extra: Partial<ObjectMeta> = {}): ObjectMeta {
-  return {
-    size,
-    etag,
-    lastModified: 1_700_000_000_000,
-    contentType: 'application/octet-stream',
-    storageClass: 'STANDARD',
-    acl: 'private',
-    headers: {},
-    meta: {},
-    versionId: 'null',
-    ...extra,
-  };
+  return { ...internalObjectMeta(size, etag, 1_700_000_000_000), ...extra };
 }
 
 /** Writes `body` in chunks of `chunkSize` and commits it. */
