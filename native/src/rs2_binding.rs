@@ -9,7 +9,9 @@
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
-use tusk_rs2::{BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverPairHashes};
+use tusk_rs2::{
+    symbols_merkle_root, BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverPairHashes,
+};
 
 use crate::napi::*;
 
@@ -18,8 +20,6 @@ const HASH_BYTES: usize = 32;
 const METADATA_V1: u8 = 0;
 const ENCODING_RS2: u8 = 1;
 const NODE_DIGEST: u8 = 1;
-const LEAF_PREFIX: u8 = 0;
-const INNER_PREFIX: u8 = 1;
 
 fn null(env: Env) -> JsResult<napi_value> {
     let mut v = ptr::null_mut();
@@ -227,29 +227,6 @@ fn verify_metadata(bcs: &[u8], expected_n: Option<u32>) -> Result<(), String> {
     Ok(())
 }
 
-fn blake2b256(parts: &[&[u8]]) -> Digest {
-    let mut state = blake2b_simd::Params::new().hash_length(HASH_BYTES).to_state();
-    for p in parts {
-        state.update(p);
-    }
-    state.finalize().as_bytes().try_into().unwrap()
-}
-
-/// Merkle root over the leaves `symbols` (walrus.md §6): odd levels padded with a zero node.
-fn merkle_root<'a>(symbols: impl Iterator<Item = &'a [u8]>) -> Digest {
-    let mut level: Vec<Digest> = symbols.map(|s| blake2b256(&[&[LEAF_PREFIX], s])).collect();
-    if level.is_empty() {
-        return [0; HASH_BYTES];
-    }
-    while level.len() > 1 {
-        level = level
-            .chunks(2)
-            .map(|pair| blake2b256(&[&[INNER_PREFIX], &pair[0], pair.get(1).unwrap_or(&[0; HASH_BYTES])]))
-            .collect();
-    }
-    level[0]
-}
-
 /// A sliver's hash is the Merkle root over its n symbols after encoding it with the *other* code
 /// (walrus.md §7.2): a primary sliver with the secondary (row) code, a secondary one with the
 /// primary (column) code.
@@ -268,8 +245,7 @@ fn verify_sliver(metadata_bcs: &[u8], pair: usize, primary: bool, sliver_bcs: &[
     };
     check_sliver_shape(&params, &s, index, k * params.symbol_size)?;
     let recovery = tusk_rs2::rs_encode(s.data, k, n - k);
-    let symbols = s.data.chunks_exact(params.symbol_size).chain(recovery.chunks_exact(params.symbol_size));
-    if &merkle_root(symbols) != expected {
+    if &symbols_merkle_root(&[s.data, &recovery], params.symbol_size) != expected {
         return Err("the sliver does not match its hash in the metadata".into());
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! Walrus RS2 encoding in pure Rust: blob ids, slivers, metadata and decoding, byte-identical to
 //! Walrus (`shared/spec/walrus.md` §1–§8).
 
+mod blake2b_x8;
 mod buffer;
 mod decode;
 mod encode;
@@ -16,7 +17,7 @@ mod shared;
 
 pub use decode::DecodeError;
 pub use engine::EngineKind;
-pub use hash::Digest;
+pub use hash::{symbols_merkle_root, Digest};
 pub use metadata::{BlobMetadata, SliverPairHashes};
 pub use params::{max_blob_size, EncodeError, EncodingParams, MAX_SYMBOL_SIZE};
 

@@ -85,7 +85,7 @@ pub fn root_hash(pairs: &[SliverPairHashes]) -> Digest {
             leaf_hash(&input)
         })
         .collect();
-    merkle_root(&leaves, &mut Vec::new())
+    merkle_root(&leaves)
 }
 
 /// `H(0x01 ‖ u64_le(length) ‖ root)` (§7.5).

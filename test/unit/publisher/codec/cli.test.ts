@@ -1,7 +1,10 @@
 // `tusk blob-id`, `tusk encode` and `tusk decode` on real files in a temp directory.
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { runBlobIdCli, runDecodeCli, runEncodeCli } from '../../../../src/publisher/cli/index.js';
@@ -56,6 +59,30 @@ describe('tusk blob-id', () => {
     expect(await runBlobIdCli(['x', '--bogus'])).toBe(2);
     expect(await runBlobIdCli([join(dir, 'missing')])).toBe(1);
     expect(err.join('\n')).toMatch(/ENOENT/);
+  });
+});
+
+describe('BLAKE2b paths', () => {
+  // The AVX-512 eight-lane kernel (default where the CPU has it) and blake2b_simd's hash_many
+  // (TUSK_RS2_NO_AVX512=1, the path of CPUs without AVX-512) must give the same ids: one-block and
+  // multi-block leaves (symbols from 2 to 1,000 bytes), odd Merkle levels, n = 1000.
+  it('TUSK_RS2_NO_AVX512=1 gives the same blob ids as the default path', async () => {
+    const tusk = fileURLToPath(new URL('../../../../bin/tusk.js', import.meta.url));
+    const cases = [
+      { n: 10, size: 3_000 },
+      { n: 13, size: 30_000 },
+      { n: 137, size: 600_000 },
+      { n: 1000, size: 1 << 20 },
+    ];
+    for (const { n, size } of cases) {
+      const file = join(dir, `paths-${n}`);
+      await writeFile(file, randomBytes(n, size));
+      const run = (env: NodeJS.ProcessEnv) => promisify(execFile)(process.execPath, [tusk, 'blob-id', file, '--n-shards', String(n)], { env });
+      const plain = await run({ ...process.env, TUSK_RS2_NO_AVX512: '1' });
+      const fast = await run({ ...process.env, TUSK_RS2_NO_AVX512: '0' });
+      expect(plain.stdout.trim()).toHaveLength(43);
+      expect(plain.stdout, `n=${n}, ${size} bytes`).toBe(fast.stdout);
+    }
   });
 });
 
