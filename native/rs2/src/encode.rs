@@ -24,11 +24,24 @@ pub struct Expansion {
     pub params: EncodingParams,
     /// Leaf hashes `h[i][j]` of the expanded n × n matrix, row-major.
     pub leaves: Vec<Digest>,
-    /// Primary slivers by index (n × primary_sliver_len), if slivers were requested.
-    pub primary: Option<Vec<u8>>,
-    /// Secondary slivers by index (n × secondary_sliver_len) if slivers were requested, else
-    /// only slivers `n_secondary..n` (needed as input of the column expansion).
-    pub secondary: Vec<u8>,
+}
+
+/// Where `expand` writes the slivers of one kind: sliver i at `bytes[offset + i·stride ..]`
+/// (so a caller can have them land straight in their final, framed place).
+pub struct SliverRegion<'a> {
+    pub bytes: &'a mut [u8],
+    pub offset: usize,
+    pub stride: usize,
+}
+
+impl SliverRegion<'_> {
+    fn check(&self, count: usize, len: usize, kind: &str) {
+        assert!(
+            count == 0 || self.offset + (count - 1) * self.stride + len <= self.bytes.len(),
+            "{kind} sliver region too small"
+        );
+        assert!(self.stride >= len, "{kind} sliver stride below the sliver length");
+    }
 }
 
 /// Blob bytes seen as the zero-padded `n_primary × n_secondary` message matrix (§3).
@@ -100,7 +113,15 @@ fn batches(items: usize, bytes_per_item: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
-pub fn expand(data: &[u8], params: EncodingParams, with_slivers: bool, eng: &Engine) -> Expansion {
+/// Expands `data` into the n × n symbol matrix and its leaf hashes; with `slivers` (primary,
+/// secondary), writes every sliver there, else keeps only the secondary slivers the column
+/// phase reads.
+pub fn expand(
+    data: &[u8],
+    params: EncodingParams,
+    slivers: Option<(SliverRegion, SliverRegion)>,
+    eng: &Engine,
+) -> Expansion {
     let EncodingParams {
         n_shards: n,
         f,
@@ -115,15 +136,33 @@ pub fn expand(data: &[u8], params: EncodingParams, with_slivers: bool, eng: &Eng
         n_secondary,
     };
     let mut leaves = zeroed_digests(n * n);
-    let mut primary = with_slivers.then(|| zeroed(n * n_secondary * s));
-    let first_stored_column = if with_slivers { 0 } else { n_secondary };
-    let mut secondary = zeroed((n - first_stored_column) * n_primary * s);
-    let sec_at = |c: usize, r: usize| ((c - first_stored_column) * n_primary + r) * s;
+    let row_len = n_secondary * s;
+    let mut own_secondary: Vec<u8>;
+    let (primary, secondary, first_stored_column) = match slivers {
+        Some((p, sec)) => {
+            p.check(n, row_len, "primary");
+            sec.check(n, n_primary * s, "secondary");
+            (Some(p), sec, 0)
+        }
+        None => {
+            own_secondary = zeroed((n - n_secondary) * n_primary * s);
+            let sec = SliverRegion {
+                bytes: &mut own_secondary,
+                offset: 0,
+                stride: n_primary * s,
+            };
+            (None, sec, n_secondary)
+        }
+    };
+    let (sec_off, sec_stride) = (secondary.offset, secondary.stride);
+    let sec_at = |c: usize, r: usize| sec_off + (c - first_stored_column) * sec_stride + r * s;
+    let (pri_off, pri_stride) = primary.as_ref().map_or((0, 0), |p| (p.offset, p.stride));
+    let pri_at = |r: usize, c: usize| pri_off + r * pri_stride + c * s;
     let per_symbol = Packing::bytes_per_symbol(s);
     {
         let leaves_w = SharedMut::new(&mut leaves);
-        let secondary_w = SharedMut::new(&mut secondary);
-        let primary_w = primary.as_mut().map(|p| SharedMut::new(p));
+        let secondary_w = SharedMut::new(secondary.bytes);
+        let primary_w = primary.map(|p| SharedMut::new(p.bytes));
 
         // Rows: secondary code, k = n_secondary, r = f.
         let row_code = RsCode::cached(n_secondary, f);
@@ -162,15 +201,15 @@ pub fn expand(data: &[u8], params: EncodingParams, with_slivers: bool, eng: &Eng
                             .copy_from_slice(stage.symbol(c));
                     }
                     if let Some(pw) = &primary_w {
-                        // Primary sliver r is message row r (the buffer is already zero past the data).
-                        let row_len = n_secondary * s;
+                        // Primary sliver r is message row r, zero past the data.
                         let (from, to) = (
                             (r * row_len).min(data.len()),
                             ((r + 1) * row_len).min(data.len()),
                         );
                         // SAFETY: primary sliver r belongs to this batch only.
-                        unsafe { pw.slice(r * row_len, to - from) }
-                            .copy_from_slice(&data[from..to]);
+                        let dst = unsafe { pw.slice(pri_at(r, 0), row_len) };
+                        dst[..to - from].copy_from_slice(&data[from..to]);
+                        dst[to - from..].fill(0);
                     }
                     // SAFETY: row r of the leaf hashes belongs to this batch only.
                     stage.hash(unsafe { leaves_w.slice(r * n, n) });
@@ -224,7 +263,8 @@ pub fn expand(data: &[u8], params: EncodingParams, with_slivers: bool, eng: &Eng
                             .copy_from_slice(&hashes[from..from + width]);
                         if let Some(pw) = &primary_w {
                             for c in cols.start..cols.end.min(n_secondary) {
-                                let dst = unsafe { pw.slice((i * n_secondary + c) * s, s) };
+                                // SAFETY: symbol c of primary sliver i belongs to this batch only.
+                                let dst = unsafe { pw.slice(pri_at(i, c), s) };
                                 dst.copy_from_slice(stage.symbol(from + c - cols.start));
                             }
                         }
@@ -232,10 +272,5 @@ pub fn expand(data: &[u8], params: EncodingParams, with_slivers: bool, eng: &Eng
                 }
             });
     }
-    Expansion {
-        params,
-        leaves,
-        primary,
-        secondary,
-    }
+    Expansion { params, leaves }
 }

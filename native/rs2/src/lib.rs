@@ -16,9 +16,10 @@ mod rs;
 mod shared;
 
 pub use decode::DecodeError;
+pub use encode::SliverRegion;
 pub use engine::EngineKind;
 pub use hash::{symbols_merkle_root, Digest};
-pub use metadata::{BlobMetadata, SliverPairHashes};
+pub use metadata::{metadata_bcs_len, BlobMetadata, SliverPairHashes};
 pub use params::{max_blob_size, EncodeError, EncodingParams, MAX_SYMBOL_SIZE};
 
 use engine::Engine;
@@ -84,17 +85,13 @@ impl EncodedBlob {
         metadata::sliver_bcs(&self.params, self.secondary_sliver(index), index)
     }
 
-    /// Moves out (primary slivers, secondary slivers), each concatenated in index order.
-    pub fn into_slivers(self) -> (Vec<u8>, Vec<u8>) {
-        (self.primary, self.secondary)
-    }
-
     pub fn blob_id_info(&self) -> BlobIdInfo {
-        info(&self.params, &self.metadata)
+        blob_id_info(&self.params, &self.metadata)
     }
 }
 
-fn info(params: &EncodingParams, m: &BlobMetadata) -> BlobIdInfo {
+/// The blob id and the sizes a publisher reports, from parameters and metadata.
+pub fn blob_id_info(params: &EncodingParams, m: &BlobMetadata) -> BlobIdInfo {
     BlobIdInfo {
         blob_id: m.blob_id,
         root_hash: m.root_hash,
@@ -108,7 +105,7 @@ fn info(params: &EncodingParams, m: &BlobMetadata) -> BlobIdInfo {
 /// Sliver hashes, root hash and blob id of `data` for `n_shards` (no slivers kept).
 pub fn compute_metadata(data: &[u8], n_shards: u16) -> Result<BlobMetadata, EncodeError> {
     let params = EncodingParams::new(n_shards, data.len() as u64)?;
-    let exp = encode::expand(data, params, false, &Engine::default());
+    let exp = encode::expand(data, params, None, &Engine::default());
     Ok(BlobMetadata::from_pair_hashes(
         params.unencoded_length,
         metadata::pair_hashes(&exp),
@@ -118,7 +115,7 @@ pub fn compute_metadata(data: &[u8], n_shards: u16) -> Result<BlobMetadata, Enco
 /// Blob id of `data` for `n_shards`.
 pub fn blob_id(data: &[u8], n_shards: u16) -> Result<BlobIdInfo, EncodeError> {
     let params = EncodingParams::new(n_shards, data.len() as u64)?;
-    Ok(info(&params, &compute_metadata(data, n_shards)?))
+    Ok(blob_id_info(&params, &compute_metadata(data, n_shards)?))
 }
 
 /// Full encoding: primary and secondary slivers plus metadata.
@@ -133,15 +130,46 @@ pub fn encode_with_engine(
     kind: EngineKind,
 ) -> Result<EncodedBlob, EncodeError> {
     let params = EncodingParams::new(n_shards, data.len() as u64)?;
-    let exp = encode::expand(data, params, true, &Engine::new(kind));
-    let metadata =
-        BlobMetadata::from_pair_hashes(params.unencoded_length, metadata::pair_hashes(&exp));
+    let (p_len, s_len) = (params.primary_sliver_len(), params.secondary_sliver_len());
+    let mut primary = buffer::zeroed(params.n_shards * p_len);
+    let mut secondary = buffer::zeroed(params.n_shards * s_len);
+    let metadata = encode_regions(
+        data,
+        params,
+        SliverRegion { bytes: &mut primary, offset: 0, stride: p_len },
+        SliverRegion { bytes: &mut secondary, offset: 0, stride: s_len },
+        &Engine::new(kind),
+    );
     Ok(EncodedBlob {
         params,
         metadata,
-        primary: exp.primary.unwrap(),
-        secondary: exp.secondary,
+        primary,
+        secondary,
     })
+}
+
+/// Full encoding with the slivers written where the caller wants them: primary sliver i at
+/// `primary.offset + i·primary.stride`, secondary likewise (lengths from
+/// `EncodingParams::new(n_shards, data.len())`). Panics if a region is too small.
+pub fn encode_into(
+    data: &[u8],
+    n_shards: u16,
+    primary: SliverRegion,
+    secondary: SliverRegion,
+) -> Result<BlobMetadata, EncodeError> {
+    let params = EncodingParams::new(n_shards, data.len() as u64)?;
+    Ok(encode_regions(data, params, primary, secondary, &Engine::default()))
+}
+
+fn encode_regions(
+    data: &[u8],
+    params: EncodingParams,
+    primary: SliverRegion,
+    secondary: SliverRegion,
+    eng: &Engine,
+) -> BlobMetadata {
+    let exp = encode::expand(data, params, Some((primary, secondary)), eng);
+    BlobMetadata::from_pair_hashes(params.unencoded_length, metadata::pair_hashes(&exp))
 }
 
 /// Rebuilds a blob from at least n_primary distinct primary slivers `(index, bytes)`.

@@ -43,10 +43,10 @@ impl BlobMetadata {
         }
     }
 
-    /// BCS `BlobMetadataWithId` (§8.2): `66n + 42 + uleb(n)` bytes.
+    /// BCS `BlobMetadataWithId` (§8.2): [`metadata_bcs_len`] bytes.
     pub fn to_bcs(&self) -> Vec<u8> {
         let n = self.pair_hashes.len();
-        let mut out = Vec::with_capacity(32 + 1 + 1 + 8 + 5 + 66 * n);
+        let mut out = Vec::with_capacity(metadata_bcs_len(n));
         out.extend_from_slice(&self.blob_id);
         out.push(METADATA_V1);
         out.push(RS2_ENCODING_TYPE);
@@ -60,6 +60,15 @@ impl BlobMetadata {
         }
         out
     }
+}
+
+/// Length of the BCS `BlobMetadataWithId` of n sliver pairs (§8.2): `66n + 42 + uleb(n)`.
+pub fn metadata_bcs_len(n: usize) -> usize {
+    let mut uleb = 1;
+    while n >> (7 * uleb) != 0 {
+        uleb += 1;
+    }
+    66 * n + 42 + uleb
 }
 
 pub fn write_uleb128(out: &mut Vec<u8>, mut v: u64) {

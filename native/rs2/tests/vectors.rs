@@ -85,6 +85,11 @@ fn check_digests(v: &Value, enc: &EncodedBlob) {
         d["metadata_bcs_sha256"].as_str().unwrap(),
         "{id} metadata bcs"
     );
+    assert_eq!(
+        tusk_rs2::metadata_bcs_len(enc.params.n_shards),
+        enc.metadata.to_bcs().len(),
+        "{id} metadata bcs length"
+    );
 }
 
 fn check_blob_vector(v: &Value) {
