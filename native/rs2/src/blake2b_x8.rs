@@ -181,7 +181,8 @@ unsafe fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
 #[inline(always)]
 unsafe fn g(v: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize, x: __m512i, y: __m512i) {
     v[a] = _mm512_add_epi64(_mm512_add_epi64(v[a], v[b]), x);
-    v[d] = _mm512_ror_epi64::<32>(_mm512_xor_si512(v[d], v[a]));
+    // Rotating by 32 is a swap of 32-bit halves: a shuffle, which runs beside the rotates.
+    v[d] = _mm512_shuffle_epi32::<0xB1>(_mm512_xor_si512(v[d], v[a]));
     v[c] = _mm512_add_epi64(v[c], v[d]);
     v[b] = _mm512_ror_epi64::<24>(_mm512_xor_si512(v[b], v[c]));
     v[a] = _mm512_add_epi64(_mm512_add_epi64(v[a], v[b]), y);

@@ -5,7 +5,7 @@
 //! `packing`), runs one RS encode and hashes the symbols it produced while they are in cache.
 //! The recovery-of-recovery block is hashed but never stored.
 
-use crate::buffer::{zeroed, zeroed_digests};
+use crate::buffer::{reused_digests, zeroed};
 use crate::engine::Engine;
 use crate::hash::{Digest, LeafStage};
 use crate::packing::Packing;
@@ -135,7 +135,7 @@ pub fn expand(
         s,
         n_secondary,
     };
-    let mut leaves = zeroed_digests(n * n);
+    let mut leaves = reused_digests(n * n);
     let row_len = n_secondary * s;
     let mut own_secondary: Vec<u8>;
     let (primary, secondary, first_stored_column) = match slivers {

@@ -106,10 +106,9 @@ pub fn blob_id_info(params: &EncodingParams, m: &BlobMetadata) -> BlobIdInfo {
 pub fn compute_metadata(data: &[u8], n_shards: u16) -> Result<BlobMetadata, EncodeError> {
     let params = EncodingParams::new(n_shards, data.len() as u64)?;
     let exp = encode::expand(data, params, None, &Engine::default());
-    Ok(BlobMetadata::from_pair_hashes(
-        params.unencoded_length,
-        metadata::pair_hashes(&exp),
-    ))
+    let pairs = metadata::pair_hashes(&exp);
+    buffer::recycle_digests(exp.leaves);
+    Ok(BlobMetadata::from_pair_hashes(params.unencoded_length, pairs))
 }
 
 /// Blob id of `data` for `n_shards`.
@@ -169,7 +168,9 @@ fn encode_regions(
     eng: &Engine,
 ) -> BlobMetadata {
     let exp = encode::expand(data, params, Some((primary, secondary)), eng);
-    BlobMetadata::from_pair_hashes(params.unencoded_length, metadata::pair_hashes(&exp))
+    let pairs = metadata::pair_hashes(&exp);
+    buffer::recycle_digests(exp.leaves);
+    BlobMetadata::from_pair_hashes(params.unencoded_length, pairs)
 }
 
 /// Rebuilds a blob from at least n_primary distinct primary slivers `(index, bytes)`.
