@@ -69,30 +69,24 @@ pub unsafe fn hash8(
 ) {
     debug_assert!(out.len() >= LANES);
     debug_assert!(base + 7 * stride + len.div_ceil(8) * 8 <= input.len());
-    let ptr = input.as_ptr().add(base) as *const i64;
-    let offsets = _mm512_set_epi64(
-        7 * stride as i64,
-        6 * stride as i64,
-        5 * stride as i64,
-        4 * stride as i64,
-        3 * stride as i64,
-        2 * stride as i64,
-        stride as i64,
-        0,
-    );
-    // Input word k, its bytes past `len` zeroed.
-    let word = |k: usize| {
-        let at = k * 8;
-        if at >= len {
-            return _mm512_setzero_si512();
+    let ptr = input.as_ptr().add(base);
+    let dwords = len.div_ceil(8);
+    // Input words 8c..8c+8 of every lane: eight row loads (words past the input masked off, so
+    // never read) turned into one vector per word. Cheaper than gathers on this CPU.
+    let chunk = |c: usize| {
+        let valid = dwords.saturating_sub(8 * c).min(8);
+        let mask: __mmask8 = ((1u16 << valid) - 1) as u8;
+        let mut rows = [_mm512_setzero_si512(); 8];
+        for (lane, row) in rows.iter_mut().enumerate() {
+            *row = _mm512_maskz_loadu_epi64(mask, ptr.add(lane * stride + 64 * c) as *const i64);
         }
-        let w = _mm512_i64gather_epi64::<1>(offsets, ptr.byte_add(at));
-        if len - at >= 8 {
-            w
-        } else {
-            let keep = (1u64 << ((len - at) * 8)) - 1;
-            _mm512_and_si512(w, _mm512_set1_epi64(keep as i64))
+        let mut words = transpose8(rows);
+        if len % 8 != 0 && dwords - 1 >= 8 * c && dwords - 1 < 8 * c + 8 {
+            let keep = (1u64 << ((len % 8) * 8)) - 1;
+            let last = (dwords - 1) % 8;
+            words[last] = _mm512_and_si512(words[last], _mm512_set1_epi64(keep as i64));
         }
+        words
     };
 
     let mut h = [_mm512_setzero_si512(); 8];
@@ -108,6 +102,7 @@ pub unsafe fn hash8(
     // Message word k is input word k shifted up one byte, under the top byte of word k − 1
     // (or the prefix, for k = 0).
     let mut carry = _mm512_set1_epi64(prefix as i64);
+    let mut words = [_mm512_setzero_si512(); 8];
     for b in 0..blocks {
         let start = b * BLOCK;
         for (w, mv) in m.iter_mut().enumerate() {
@@ -115,7 +110,10 @@ pub unsafe fn hash8(
             *mv = if k * 8 >= msg_len {
                 _mm512_setzero_si512()
             } else {
-                let d = word(k);
+                if k % 8 == 0 {
+                    words = if k < dwords { chunk(k / 8) } else { [_mm512_setzero_si512(); 8] };
+                }
+                let d = words[k % 8];
                 let mw = _mm512_or_si512(_mm512_slli_epi64::<8>(d), carry);
                 carry = _mm512_srli_epi64::<56>(d);
                 mw
@@ -126,11 +124,49 @@ pub unsafe fn hash8(
         compress(&mut h, &m, counter, last);
     }
 
-    let scatter = _mm512_set_epi64(7 * 32, 6 * 32, 5 * 32, 4 * 32, 3 * 32, 2 * 32, 32, 0);
-    let dst = out.as_mut_ptr() as *mut u8;
-    for (w, hv) in h.iter().take(4).enumerate() {
-        _mm512_i64scatter_epi64::<1>(dst.add(w * 8) as *mut i64, scatter, *hv);
+    // Back to one row per lane; each row's first four words are its digest.
+    let rows = transpose8(h);
+    for (lane, row) in rows.iter().enumerate() {
+        _mm256_storeu_si256(out[lane].as_mut_ptr() as *mut __m256i, _mm512_castsi512_si256(*row));
     }
+}
+
+/// Transposes an 8 × 8 matrix of 64-bit words held one row per vector.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn transpose8(r: [__m512i; 8]) -> [__m512i; 8] {
+    // Pairs of rows interleaved: t[2i] holds the even columns of rows 2i, 2i+1, t[2i+1] the odd.
+    let t = [
+        _mm512_unpacklo_epi64(r[0], r[1]),
+        _mm512_unpackhi_epi64(r[0], r[1]),
+        _mm512_unpacklo_epi64(r[2], r[3]),
+        _mm512_unpackhi_epi64(r[2], r[3]),
+        _mm512_unpacklo_epi64(r[4], r[5]),
+        _mm512_unpackhi_epi64(r[4], r[5]),
+        _mm512_unpacklo_epi64(r[6], r[7]),
+        _mm512_unpackhi_epi64(r[6], r[7]),
+    ];
+    // 128-bit blocks regrouped: u[0] = columns 0 and 4 of rows 0–3, u[2] = columns 2 and 6, …
+    let u = [
+        _mm512_shuffle_i64x2::<0x88>(t[0], t[2]),
+        _mm512_shuffle_i64x2::<0x88>(t[1], t[3]),
+        _mm512_shuffle_i64x2::<0xDD>(t[0], t[2]),
+        _mm512_shuffle_i64x2::<0xDD>(t[1], t[3]),
+        _mm512_shuffle_i64x2::<0x88>(t[4], t[6]),
+        _mm512_shuffle_i64x2::<0x88>(t[5], t[7]),
+        _mm512_shuffle_i64x2::<0xDD>(t[4], t[6]),
+        _mm512_shuffle_i64x2::<0xDD>(t[5], t[7]),
+    ];
+    [
+        _mm512_shuffle_i64x2::<0x88>(u[0], u[4]),
+        _mm512_shuffle_i64x2::<0x88>(u[1], u[5]),
+        _mm512_shuffle_i64x2::<0x88>(u[2], u[6]),
+        _mm512_shuffle_i64x2::<0x88>(u[3], u[7]),
+        _mm512_shuffle_i64x2::<0xDD>(u[0], u[4]),
+        _mm512_shuffle_i64x2::<0xDD>(u[1], u[5]),
+        _mm512_shuffle_i64x2::<0xDD>(u[2], u[6]),
+        _mm512_shuffle_i64x2::<0xDD>(u[3], u[7]),
+    ]
 }
 
 #[cfg(target_arch = "x86_64")]
