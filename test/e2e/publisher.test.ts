@@ -131,6 +131,28 @@ describe('publisher, n = 10, in-process nodes', () => {
     expect(range.status).toBe(206);
     expect(range.headers.get('content-range')).toBe(`bytes 900000-900099/${big.length}`);
     expect(range.body.equals(big.subarray(900_000, 900_100))).toBe(true);
+    // The byte-range route: 200 (not 206), its own ETag; its mistakes are 400 INVALID_BYTE_RANGE.
+    const slice = await getBytes(pub.url, `/v1/blobs/${bigId}/byte-range?start=999990&length=50`);
+    expect(slice.status).toBe(200);
+    expect(slice.headers.get('etag')).toBe(`${bigId}-999990-50`);
+    expect(slice.body.equals(big.subarray(999_990))).toBe(true);
+    for (const bad of ['start=5&length=0', 'start=5', `start=${big.length}&length=1`]) {
+      const refused = await getJson(pub.url, `/v1/blobs/${bigId}/byte-range?${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.json.error.details[0].reason, bad).toBe('INVALID_BYTE_RANGE');
+    }
+    // Content-Type mirrors Accept when it names a type; fetch's default */* gets bytes.
+    expect(whole.headers.get('content-type')).toBe('application/octet-stream');
+    expect((await getBytes(pub.url, `/v1/blobs/${VECTOR_ID_N10}`, { accept: 'text/plain' })).headers.get('content-type')).toBe('text/plain');
+    const contradiction = await getJson(pub.url, `/v1/blobs/${bigId}?strict_consistency_check=true&skip_consistency_check=true`);
+    expect(contradiction.status).toBe(400);
+    // By Blob object id, through the ledger.
+    const byObject = await getBytes(pub.url, `/v1/blobs/by-object-id/${stored.json.newlyCreated.blobObject.id}`);
+    expect(byObject.status).toBe(200);
+    expect(byObject.body.equals(big)).toBe(true);
+    expect((await getJson(pub.url, `/v1/blobs/by-object-id/0x${'00'.repeat(32)}`)).status).toBe(404);
+    expect((await getJson(pub.url, `/v1/blobs/by-object-id/${obj.storage.id}`)).json.error.details[0].reason).toBe('BLOB_NOT_FOUND');
+    expect((await getJson(pub.url, '/v1/blobs/by-object-id/0x12')).status).toBe(400);
     expect((await getBytes(pub.url, `/v1/blobs/${VECTOR_ID_N10}`)).body.toString()).toBe(VECTOR_TEXT);
 
     // Lose 2f = 6 of 10 shards (one node each): wipe their directories while the process is down.

@@ -10,7 +10,7 @@ export const DAEMON_DOMAIN = 'daemon.walrus.space';
 const INTERNAL_DOMAIN = 'global';
 const INTERNAL_MESSAGE = 'an internal error has occurred, please report it';
 
-/** reason (the ErrorInfo reason and the code handlers throw) → [HTTP status, AIP-193 status, message] */
+/** code handlers throw (also the ErrorInfo reason) → [HTTP status, AIP-193 status, message, reason if not the code] */
 export const PUBLISHER_ERRORS = {
   // The seed puts the endpoint key in the path; walrus.md §10.5 leaves 401/403/404 open: a request
   // without one is unauthenticated, one with a key this publisher does not know is denied.
@@ -29,8 +29,11 @@ export const PUBLISHER_ERRORS = {
   BLOB_NOT_FOUND: [404, 'NOT_FOUND', 'the requested blob has not been found on any storage node'],
   BLOB_UNAVAILABLE: [503, 'UNAVAILABLE', 'the requested blob cannot be retrieved right now, please try again later'],
   INVALID_BYTE_RANGE: [416, 'RANGE_NOT_SATISFIABLE', 'only one byte range bytes=a-b with both ends, inside the blob, is supported'],
+  // The byte-range route's own refusals: 400, same reason (a fourth entry overrides the reason).
+  INVALID_BYTE_RANGE_QUERY: [400, 'INVALID_ARGUMENT', 'start and length must be unsigned integers, length above 0 and start inside the blob', 'INVALID_BYTE_RANGE'],
+  INVALID_OBJECT_ID: [400, 'INVALID_ARGUMENT', 'an object id is 0x followed by 64 hexadecimal digits'],
   INTERNAL_ERROR: [500, 'INTERNAL', INTERNAL_MESSAGE],
-} as const satisfies Record<string, readonly [number, string, string]>;
+} as const satisfies Record<string, readonly [number, string, string] | readonly [number, string, string, string]>;
 
 export type PublisherErrorCode = keyof typeof PUBLISHER_ERRORS;
 
@@ -62,8 +65,9 @@ export interface RenderedError {
 /** The one renderer: any thrown value → status and AIP-193 JSON body. Unknown errors are masked. */
 export function renderError(error: unknown): RenderedError {
   if (error instanceof PublisherError && error.code !== 'INTERNAL_ERROR') {
-    const [httpStatus, status] = PUBLISHER_ERRORS[error.code];
-    return { httpStatus, body: errorJson(httpStatus, status, error.message, error.code, DAEMON_DOMAIN, error.metadata) };
+    const entry: readonly [number, string, string, string?] = PUBLISHER_ERRORS[error.code];
+    const [httpStatus, status, , reason = error.code] = entry;
+    return { httpStatus, body: errorJson(httpStatus, status, error.message, reason, DAEMON_DOMAIN, error.metadata) };
   }
   if (error instanceof LedgerError && error.info.status !== 'INTERNAL') {
     const { httpStatus, status, reason } = error.info;

@@ -4,7 +4,7 @@
 
 import { AbortedError, listen, type Exchange, type ResponseHeaders } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
-import { parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
+import { isObjectId, parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
 import { AdmissionLimiter } from './admission.js';
 import { readBlob } from './aggregator.js';
@@ -14,6 +14,7 @@ import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
+import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
@@ -108,7 +109,13 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
       case 'storeBlob':
         return await handleStore(h, ex);
       case 'readBlob':
+        parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, route.blobId);
+      case 'readBlobRange':
+        return await handleRead(h, ex, route.blobId, parseByteRangeQuery(ex.head.rawQuery));
+      case 'readBlobByObject':
+        parseReadQuery(ex.head.rawQuery);
+        return await handleRead(h, ex, blobIdOfObject(h.ctx.ledger, route.objectId));
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         if (!query) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}`);
@@ -139,7 +146,9 @@ async function handleStore(h: Handler, ex: Exchange): Promise<void> {
   }
 }
 
-async function handleRead(h: Handler, ex: Exchange, blobIdText: string): Promise<void> {
+/** A blob read: the whole blob, one `Range` of it (206), or with `byteRange` the byte-range route's
+ * slice (200, so CDNs cache it; walrus.md §11). */
+async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRange?: ByteRangeQuery): Promise<void> {
   const release = await h.reads.admit();
   let data: Buffer;
   try {
@@ -147,28 +156,56 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string): Promise
   } finally {
     release();
   }
-  const range = parseByteRange(ex.head.headers.range, data.length);
+  let body = data;
+  let status = 200;
+  let etag = blobIdText;
+  const extra: Array<readonly [string, string]> = [];
+  if (byteRange) {
+    const { start, length } = byteRange;
+    if (start >= data.length) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `start ${start} is not inside the blob's ${data.length} bytes`);
+    body = data.subarray(start, start + length);
+    etag = `${blobIdText}-${start}-${length}`;
+  } else {
+    const range = parseByteRange(ex.head.headers.range, data.length);
+    if (range) {
+      status = 206;
+      body = data.subarray(range.start, range.end + 1);
+      extra.push(['content-range', `bytes ${range.start}-${range.end}/${data.length}`]);
+    }
+  }
   // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
   const headers: Array<readonly [string, string]> = [
-    ['content-type', 'application/octet-stream'],
-    ['etag', blobIdText],
+    ['content-type', readContentType(ex.head.headers)],
+    ['etag', etag],
     ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
     ['x-content-type-options', 'nosniff'],
     ['server', 'Tusk'],
+    ...extra,
   ];
-  let body = data;
-  let status = 200;
-  if (range) {
-    status = 206;
-    body = data.subarray(range.start, range.end + 1);
-    headers.push(['content-range', `bytes ${range.start}-${range.end}/${data.length}`]);
-  }
   let at = 0;
   await ex.stream(status, headers, body.length, async (max) => {
     const chunk = body.subarray(at, at + Math.min(max, STREAM_CHUNK));
     at += chunk.length;
     return chunk;
   });
+}
+
+/** walrus.md §11: the type the request names in `Accept` (when it names one, without `*`), else
+ * its own `Content-Type`, else bytes. */
+export function readContentType(headers: Record<string, string | undefined>): string {
+  const accept = headers.accept?.trim();
+  if (accept && !accept.includes('*')) return accept;
+  return headers['content-type']?.trim() || 'application/octet-stream';
+}
+
+/** The blob id a live Blob object on the ledger stands for (`/v1/blobs/by-object-id/{id}`). */
+function blobIdOfObject(ledger: Ledger, objectId: string): string {
+  if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
+  const view = ledger.getObject(objectId);
+  if (view?.type !== 'Blob' || view.deleted || view.reclaimedEpoch !== null) {
+    throw new PublisherError('BLOB_NOT_FOUND', `no live Blob object ${objectId.toLowerCase()} on the ledger`);
+  }
+  return view.object.blobId;
 }
 
 /** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */

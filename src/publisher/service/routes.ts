@@ -9,6 +9,8 @@ export type PublisherRoute =
   | { op: 'storeBlob' }
   | { op: 'status' }
   | { op: 'readBlob'; blobId: string }
+  | { op: 'readBlobRange'; blobId: string }
+  | { op: 'readBlobByObject'; objectId: string }
   | { op: 'ledger'; rest: string };
 
 /** Path segments that begin an unkeyed route, so they can never be endpoint keys. */
@@ -68,7 +70,11 @@ function unkeyed(method: string, segments: string[], keyed: boolean): PublisherR
       if (!keyed) throw new PublisherError('MISSING_ENDPOINT_KEY');
       return { op: 'storeBlob' };
     }
-    if (c !== undefined && more.length === 0 && method === 'GET') return { op: 'readBlob', blobId: c };
+    if (c !== undefined && method === 'GET') {
+      if (more.length === 0) return { op: 'readBlob', blobId: c };
+      if (c === 'by-object-id' && more.length === 1) return { op: 'readBlobByObject', objectId: more[0]! };
+      if (more.length === 1 && more[0] === 'byte-range') return { op: 'readBlobRange', blobId: c };
+    }
   }
   if (a === 'v1' && b === 'ledger' && method === 'GET') return { op: 'ledger', rest: segments.slice(2).join('/') };
   throw new PublisherError('ROUTE_NOT_FOUND', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`);

@@ -1,8 +1,8 @@
 // Strict parsing of the `PUT /v1/blobs` query (walrus.md §10.2, seed interface B): every value is
 // checked before a byte of the body is read, so a bad request leaves no ledger entry and no slivers.
 
-import { percentDecode } from '../../http/query.js';
 import { PublisherError } from './errors.js';
+import { parseBool, splitQuery } from './query-params.js';
 
 /** Sui addresses are 0x + 64 hex digits (walrus.md §9.4); shortened forms are not accepted. */
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{64}$/;
@@ -59,29 +59,4 @@ function parseEpochs(value: string | undefined, maxEpochsAhead: number): number 
     throw new PublisherError('INVALID_EPOCHS', `got ${epochs}, the maximum is ${maxEpochsAhead}`, { maxEpochsAhead: String(maxEpochsAhead) });
   }
   return epochs;
-}
-
-/** serde booleans: exactly `true` or `false`. */
-function parseBool(params: Map<string, string>, name: string): boolean | undefined {
-  const value = params.get(name);
-  if (value === undefined) return undefined;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new PublisherError('MALFORMED_REQUEST', `${name} must be true or false, got '${value}'`, { parameter: name });
-}
-
-/** Decoded name → value; a repeated name is an error (serde rejects duplicate fields). */
-function splitQuery(rawQuery: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!rawQuery) return out;
-  for (const item of rawQuery.split('&')) {
-    if (!item) continue;
-    const eq = item.indexOf('=');
-    const name = percentDecode(eq < 0 ? item : item.slice(0, eq), true);
-    const value = percentDecode(eq < 0 ? '' : item.slice(eq + 1), true);
-    if (name === undefined || value === undefined) throw new PublisherError('MALFORMED_REQUEST', 'invalid percent-encoding in the query string');
-    if (out.has(name)) throw new PublisherError('MALFORMED_REQUEST', `duplicate query parameter '${name}'`, { parameter: name });
-    out.set(name, value);
-  }
-  return out;
 }

@@ -1,0 +1,44 @@
+// The aggregator's query parameters (walrus.md §11): the consistency-check switches of blob reads,
+// and `start`/`length` of the byte-range route. Unknown parameters are ignored on reads (cache
+// busters are common in front of aggregators).
+
+import { PublisherError } from './errors.js';
+import { parseBool, splitQuery } from './query-params.js';
+
+/** Decimal digits only, at most 2^53 − 1 so the sum of start and length stays exact. */
+const U53_PATTERN = /^[0-9]{1,16}$/;
+
+/** Checks the consistency switches. Tusk always rebuilds and checks the whole blob against its id
+ * (Walrus's strict check), so both only pass validation; together they contradict each other. */
+export function parseReadQuery(rawQuery: string): void {
+  const params = splitQuery(rawQuery);
+  const strict = parseBool(params, 'strict_consistency_check');
+  const skip = parseBool(params, 'skip_consistency_check');
+  if (strict === true && skip === true) {
+    throw new PublisherError('MALFORMED_REQUEST', 'strict_consistency_check and skip_consistency_check exclude each other');
+  }
+}
+
+export interface ByteRangeQuery {
+  start: number;
+  length: number;
+}
+
+/** `start` and `length` of `GET /v1/blobs/{id}/byte-range`: both required, length above 0. */
+export function parseByteRangeQuery(rawQuery: string): ByteRangeQuery {
+  parseReadQuery(rawQuery);
+  const params = splitQuery(rawQuery);
+  const number = (name: string): number => {
+    const text = params.get(name);
+    const value = text !== undefined && U53_PATTERN.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value)) {
+      throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `${name} must be an unsigned integer, got ${text === undefined ? 'nothing' : `'${text}'`}`);
+    }
+    return value;
+  };
+  const start = number('start');
+  const length = number('length');
+  if (length === 0) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', 'length must be above 0');
+  if (!Number.isSafeInteger(start + length)) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', 'start + length overflows');
+  return { start, length };
+}
