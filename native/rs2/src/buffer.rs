@@ -21,37 +21,3 @@ pub fn zeroed(len: usize) -> Vec<u8> {
     }
     buf
 }
-
-/// `count` zeroed 32-byte digests, with the same huge-page advice.
-pub fn zeroed_digests(count: usize) -> Vec<[u8; 32]> {
-    let mut bytes = std::mem::ManuallyDrop::new(zeroed(count * 32));
-    assert_eq!(bytes.capacity(), count * 32);
-    // SAFETY: [u8; 32] has alignment 1 like u8, and length and capacity are exact multiples of
-    // 32, so the allocation's layout is unchanged.
-    unsafe { Vec::from_raw_parts(bytes.as_mut_ptr() as *mut [u8; 32], count, count) }
-}
-
-/// One spare leaf-hash matrix kept between encodings: at n = 1000 it is 32 MB, and a fresh one
-/// costs its page faults and the kernel's zeroing on every blob (~10% of a 1 MiB blob id).
-static SPARE_DIGESTS: std::sync::Mutex<Vec<[u8; 32]>> = std::sync::Mutex::new(Vec::new());
-
-/// `count` digests whose contents are unspecified (every one must be written before it is
-/// read): the spare matrix when it is big enough, else a fresh zeroed one.
-pub fn reused_digests(count: usize) -> Vec<[u8; 32]> {
-    let mut spare = SPARE_DIGESTS.lock().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default();
-    if spare.capacity() >= count && spare.capacity() <= 2 * count.max(1 << 16) {
-        spare.resize(count, [0; 32]);
-        spare.truncate(count);
-        return spare;
-    }
-    zeroed_digests(count)
-}
-
-/// Keeps `digests` as the spare matrix (replacing a smaller one).
-pub fn recycle_digests(digests: Vec<[u8; 32]>) {
-    if let Ok(mut spare) = SPARE_DIGESTS.lock() {
-        if digests.capacity() > spare.capacity() {
-            *spare = digests;
-        }
-    }
-}

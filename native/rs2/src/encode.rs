@@ -1,13 +1,22 @@
-//! The two-dimensional Red Stuff encoding (walrus.md §3–§4) and its leaf hashes (§7.1).
+//! The two-dimensional Red Stuff encoding (walrus.md §3–§4) and the per-sliver hashes over it
+//! (§7.1–§7.2), without ever holding the n × n leaf hashes.
 //!
-//! Rows are expanded with the secondary code in row batches, then all n columns with the
-//! primary code in column batches; each batch packs its symbols into work shards (see
-//! `packing`), runs one RS encode and hashes the symbols it produced while they are in cache.
-//! The recovery-of-recovery block is hashed but never stored.
+//! 1. The n_primary source rows are expanded with the secondary code (their symbols in columns
+//!    n_secondary..n are the column phase's input there).
+//! 2. Every column, in aligned groups of `GROUP` columns, is expanded with the primary code to
+//!    all n rows; its n symbols are hashed into leaves and its Merkle root (the secondary hash)
+//!    taken at once, and each group climbs every row's tree `GROUP_LEVELS` levels over its own
+//!    columns.
+//! 3. The row roots (primary hashes) are finished from those group nodes.
+//!
+//! Leaf-hash memory is one group's (n × GROUP) per worker plus n²/GROUP group nodes: ~2 MB at
+//! n = 1000 instead of 32 MB. Batches pack their symbols into work shards (see `packing`) and run
+//! one RS encode each; a group runs as several batches when its symbols are large.
 
-use crate::buffer::{reused_digests, zeroed};
+use crate::buffer::zeroed;
 use crate::engine::Engine;
-use crate::hash::{Digest, LeafStage};
+use crate::hash::{merkle_roots, merkle_subtrees, Digest, LeafStage, EMPTY_NODE};
+use crate::metadata::SliverPairHashes;
 use crate::packing::Packing;
 use crate::params::EncodingParams;
 use crate::rs::RsCode;
@@ -16,15 +25,10 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 /// Work-shard size that keeps one batch's transforms within a core's L2 cache.
-const TARGET_SHARD_BYTES: usize = 1024;
-/// Leaves hashed per `hash_many` call in the column phase, to keep the SIMD lanes busy.
-const MIN_LEAVES_PER_CALL: usize = 64;
-
-pub struct Expansion {
-    pub params: EncodingParams,
-    /// Leaf hashes `h[i][j]` of the expanded n × n matrix, row-major.
-    pub leaves: Vec<Digest>,
-}
+const TARGET_SHARD_BYTES: usize = 2048;
+/// Rows per group: the column trees are climbed this many rows at a time (2^GROUP_LEVELS).
+const GROUP_LEVELS: usize = 4;
+const GROUP: usize = 1 << GROUP_LEVELS;
 
 /// Where `expand` writes the slivers of one kind: sliver i at `bytes[offset + i·stride ..]`
 /// (so a caller can have them land straight in their final, framed place).
@@ -72,34 +76,13 @@ impl<'a> Message<'a> {
 struct Scratch {
     work: Vec<u8>,
     stage: Option<LeafStage>,
-    hashes: Vec<Digest>,
+    leaves: Vec<Digest>,
+    tile: Vec<Digest>,
+    merkle: Vec<Digest>,
 }
 
-impl Scratch {
-    /// A zeroed work buffer of `work_len` bytes, a leaf stage and a hash buffer for `leaves`
-    /// symbols.
-    fn get(
-        &mut self,
-        work_len: usize,
-        symbol_size: usize,
-        leaves: usize,
-    ) -> (&mut [u8], &mut LeafStage, &mut [Digest]) {
-        self.work.clear();
-        self.work.resize(work_len, 0);
-        if !matches!(&self.stage, Some(st) if st.fits(symbol_size, leaves)) {
-            self.stage = Some(LeafStage::new(symbol_size, leaves));
-        }
-        if self.hashes.len() < leaves {
-            self.hashes.resize(leaves, [0; 32]);
-        }
-        (
-            &mut self.work,
-            self.stage.as_mut().unwrap(),
-            &mut self.hashes,
-        )
-    }
-}
-
+/// Splits `items` into batches whose packed shards stay near TARGET_SHARD_BYTES, at least two
+/// per thread.
 fn batches(items: usize, bytes_per_item: usize) -> Vec<Range<usize>> {
     let wanted = (items * bytes_per_item).div_ceil(TARGET_SHARD_BYTES);
     let count = wanted
@@ -113,15 +96,14 @@ fn batches(items: usize, bytes_per_item: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// Expands `data` into the n × n symbol matrix and its leaf hashes; with `slivers` (primary,
-/// secondary), writes every sliver there, else keeps only the secondary slivers the column
-/// phase reads.
+/// Expands `data` and returns the per-sliver-pair hashes; with `slivers` (primary, secondary),
+/// also writes every sliver there.
 pub fn expand(
     data: &[u8],
     params: EncodingParams,
     slivers: Option<(SliverRegion, SliverRegion)>,
     eng: &Engine,
-) -> Expansion {
+) -> Vec<SliverPairHashes> {
     let EncodingParams {
         n_shards: n,
         f,
@@ -135,10 +117,11 @@ pub fn expand(
         s,
         n_secondary,
     };
-    let mut leaves = reused_digests(n * n);
     let row_len = n_secondary * s;
+    // Secondary slivers hold column c's source rows; without slivers only columns n_secondary..n
+    // are kept (the column phase's input there).
     let mut own_secondary: Vec<u8>;
-    let (primary, secondary, first_stored_column) = match slivers {
+    let (primary, secondary, first_column) = match slivers {
         Some((p, sec)) => {
             p.check(n, row_len, "primary");
             sec.check(n, n_primary * s, "secondary");
@@ -155,122 +138,154 @@ pub fn expand(
         }
     };
     let (sec_off, sec_stride) = (secondary.offset, secondary.stride);
-    let sec_at = |c: usize, r: usize| sec_off + (c - first_stored_column) * sec_stride + r * s;
+    let sec_at = |c: usize, r: usize| sec_off + (c - first_column) * sec_stride + r * s;
     let (pri_off, pri_stride) = primary.as_ref().map_or((0, 0), |p| (p.offset, p.stride));
     let pri_at = |r: usize, c: usize| pri_off + r * pri_stride + c * s;
     let per_symbol = Packing::bytes_per_symbol(s);
-    {
-        let leaves_w = SharedMut::new(&mut leaves);
-        let secondary_w = SharedMut::new(secondary.bytes);
-        let primary_w = primary.map(|p| SharedMut::new(p.bytes));
+    let secondary_w = SharedMut::new(secondary.bytes);
+    let primary_w = primary.map(|p| SharedMut::new(p.bytes));
 
-        // Rows: secondary code, k = n_secondary, r = f.
-        let row_code = RsCode::cached(n_secondary, f);
-        batches(n_primary, per_symbol)
-            .into_par_iter()
-            .for_each_init(Scratch::default, |scratch, rows| {
-                let pk = Packing::new(s, rows.len());
-                let len = pk.shard_len();
-                let (work, stage, _) = scratch.get(row_code.encode_work_shards() * len, s, n);
-                let mut pad = vec![0u8; s];
-                for r in rows.clone() {
-                    for c in 0..n_secondary {
-                        pk.pack(
-                            &mut work[c * len..(c + 1) * len],
-                            r - rows.start,
-                            msg.symbol(r, c, &mut pad),
-                        );
+    // 1. Source rows: secondary code, k = n_secondary, r = f.
+    let row_code = RsCode::cached(n_secondary, f);
+    batches(n_primary, per_symbol)
+        .into_par_iter()
+        .for_each_init(Scratch::default, |scratch, rows| {
+            let pk = Packing::new(s, rows.len());
+            let len = pk.shard_len();
+            let work = &mut scratch.work;
+            work.clear();
+            work.resize(row_code.encode_work_shards() * len, 0);
+            let mut pad = vec![0u8; s];
+            for r in rows.clone() {
+                for c in 0..n_secondary {
+                    pk.pack(&mut work[c * len..(c + 1) * len], r - rows.start, msg.symbol(r, c, &mut pad));
+                }
+            }
+            row_code.encode(eng, work, len);
+            for r in rows.clone() {
+                for c in first_column..n {
+                    // SAFETY: symbol r of each secondary sliver belongs to this row batch only.
+                    let dst = unsafe { secondary_w.slice(sec_at(c, r), s) };
+                    if c < n_secondary {
+                        dst.copy_from_slice(msg.symbol(r, c, &mut pad));
+                    } else {
+                        let slot = row_code.recovery_slot(c - n_secondary);
+                        pk.unpack(&work[slot * len..(slot + 1) * len], r - rows.start, dst);
                     }
                 }
-                row_code.encode(eng, work, len);
-                for r in rows.clone() {
-                    for c in 0..n_secondary {
-                        stage.slot(c).copy_from_slice(msg.symbol(r, c, &mut pad));
-                    }
-                    for j in 0..f {
-                        let slot = row_code.recovery_slot(j);
-                        pk.unpack(
-                            &work[slot * len..(slot + 1) * len],
-                            r - rows.start,
-                            stage.slot(n_secondary + j),
-                        );
-                    }
-                    for c in first_stored_column..n {
-                        // SAFETY: symbol r of each column belongs to this row batch only.
-                        unsafe { secondary_w.slice(sec_at(c, r), s) }
-                            .copy_from_slice(stage.symbol(c));
-                    }
-                    if let Some(pw) = &primary_w {
-                        // Primary sliver r is message row r, zero past the data.
-                        let (from, to) = (
-                            (r * row_len).min(data.len()),
-                            ((r + 1) * row_len).min(data.len()),
-                        );
-                        // SAFETY: primary sliver r belongs to this batch only.
-                        let dst = unsafe { pw.slice(pri_at(r, 0), row_len) };
-                        dst[..to - from].copy_from_slice(&data[from..to]);
-                        dst[to - from..].fill(0);
-                    }
-                    // SAFETY: row r of the leaf hashes belongs to this batch only.
-                    stage.hash(unsafe { leaves_w.slice(r * n, n) });
+                if let Some(pw) = &primary_w {
+                    // Primary sliver r is message row r, zero past the data.
+                    let (from, to) = ((r * row_len).min(data.len()), ((r + 1) * row_len).min(data.len()));
+                    // SAFETY: primary sliver r belongs to this batch only.
+                    let dst = unsafe { pw.slice(pri_at(r, 0), row_len) };
+                    dst[..to - from].copy_from_slice(&data[from..to]);
+                    dst[to - from..].fill(0);
                 }
-            });
+            }
+        });
 
-        // Columns: primary code, k = n_primary, r = 2f, over all n columns.
-        let col_code = RsCode::cached(n_primary, 2 * f);
-        let secondary_r = &secondary_w;
-        batches(n, per_symbol)
-            .into_par_iter()
-            .for_each_init(Scratch::default, |scratch, cols| {
-                let pk = Packing::new(s, cols.len());
+    // 2. Every column, in aligned groups: primary code, k = n_primary, r = 2f; leaves, column
+    // roots, and each row's tree climbed over the group's columns.
+    let col_code = RsCode::cached(n_primary, 2 * f);
+    let groups = n.div_ceil(GROUP);
+    let cols_per_batch = (TARGET_SHARD_BYTES / per_symbol).clamp(1, GROUP);
+    let mut col_roots = vec![EMPTY_NODE; n];
+    let mut group_nodes = vec![EMPTY_NODE; groups * n];
+    let secondary_r = &secondary_w;
+    col_roots
+        .par_chunks_mut(GROUP)
+        .zip(group_nodes.par_chunks_mut(n))
+        .enumerate()
+        .for_each_init(Scratch::default, |scratch, (g, (roots, nodes))| {
+            let cols = g * GROUP..((g + 1) * GROUP).min(n);
+            let width = cols.len();
+            let Scratch { work, stage, leaves, tile, merkle } = scratch;
+            // Column c's n leaf hashes at [(c − cols.start)·n, …).
+            leaves.clear();
+            leaves.resize(width * n, EMPTY_NODE);
+            if !matches!(stage, Some(st) if st.fits(s, n)) {
+                *stage = Some(LeafStage::new(s, n));
+            }
+            let stage = stage.as_mut().unwrap();
+            let mut pad = vec![0u8; s];
+            for sub in cols.clone().step_by(cols_per_batch) {
+                let batch = sub..(sub + cols_per_batch).min(cols.end);
+                let pk = Packing::new(s, batch.len());
                 let len = pk.shard_len();
-                let width = cols.len();
-                let group = MIN_LEAVES_PER_CALL.div_ceil(width).min(2 * f);
-                let (work, stage, hashes) =
-                    scratch.get(col_code.encode_work_shards() * len, s, group * width);
-                let mut pad = vec![0u8; s];
+                work.clear();
+                work.resize(col_code.encode_work_shards() * len, 0);
                 for i in 0..n_primary {
                     let shard = &mut work[i * len..(i + 1) * len];
-                    for c in cols.clone() {
+                    for c in batch.clone() {
                         let sym = if c < n_secondary {
                             msg.symbol(i, c, &mut pad)
                         } else {
-                            // SAFETY: the row phase is over; this region is only read now.
+                            // SAFETY: step 1 is over; these columns are only read now.
                             unsafe { secondary_r.read(sec_at(c, i), s) }
                         };
-                        pk.pack(shard, c - cols.start, sym);
+                        pk.pack(shard, c - batch.start, sym);
                     }
                 }
                 col_code.encode(eng, work, len);
-                // Hash groups of whole recovery rows, at least MIN_LEAVES_PER_CALL leaves at a time
-                // (a batch may hold only a few columns).
-                for j0 in (0..2 * f).step_by(group) {
-                    let rows = j0..(j0 + group).min(2 * f);
-                    for j in rows.clone() {
-                        let slot = col_code.recovery_slot(j);
-                        let shard = &work[slot * len..(slot + 1) * len];
-                        for c in 0..width {
-                            pk.unpack(shard, c, stage.slot((j - j0) * width + c));
-                        }
+                for c in batch.clone() {
+                    for i in 0..n_primary {
+                        let sym = if c < n_secondary {
+                            msg.symbol(i, c, &mut pad)
+                        } else {
+                            // SAFETY: as above.
+                            unsafe { secondary_r.read(sec_at(c, i), s) }
+                        };
+                        stage.slot(i).copy_from_slice(sym);
                     }
-                    let count = rows.len() * width;
-                    stage.hash(&mut hashes[..count]);
-                    for j in rows {
-                        let i = n_primary + j;
-                        let from = (j - j0) * width;
-                        // SAFETY: columns `cols` of row i belong to this batch only.
-                        unsafe { leaves_w.slice(i * n + cols.start, width) }
-                            .copy_from_slice(&hashes[from..from + width]);
-                        if let Some(pw) = &primary_w {
-                            for c in cols.start..cols.end.min(n_secondary) {
-                                // SAFETY: symbol c of primary sliver i belongs to this batch only.
-                                let dst = unsafe { pw.slice(pri_at(i, c), s) };
-                                dst.copy_from_slice(stage.symbol(from + c - cols.start));
+                    for j in 0..2 * f {
+                        let slot = col_code.recovery_slot(j);
+                        pk.unpack(&work[slot * len..(slot + 1) * len], c - batch.start, stage.slot(n_primary + j));
+                    }
+                    if let Some(pw) = &primary_w {
+                        if c < n_secondary {
+                            for j in 0..2 * f {
+                                // SAFETY: symbol c of primary sliver n_primary + j belongs to this column only.
+                                unsafe { pw.slice(pri_at(n_primary + j, c), s) }.copy_from_slice(stage.symbol(n_primary + j));
                             }
                         }
                     }
+                    let at = (c - cols.start) * n;
+                    stage.hash(&mut leaves[at..at + n]);
                 }
-            });
-    }
-    Expansion { params, leaves }
+            }
+            roots[..width].copy_from_slice(&merkle_roots(leaves, n, merkle));
+            // Row i's leaves of this group, one tree per row.
+            tile.clear();
+            tile.resize(n * width, EMPTY_NODE);
+            for (c, column) in leaves.chunks_exact(n).enumerate() {
+                for (i, leaf) in column.iter().enumerate() {
+                    tile[i * width + c] = *leaf;
+                }
+            }
+            let climbed = if groups == 1 {
+                merkle_roots(tile, width, merkle)
+            } else {
+                merkle_subtrees(tile, width, GROUP_LEVELS, merkle)
+            };
+            nodes.copy_from_slice(&climbed);
+        });
+
+    // 3. Row roots from the group nodes (for one group they are the roots already).
+    let row_roots = if groups == 1 {
+        group_nodes
+    } else {
+        let mut by_row = vec![EMPTY_NODE; n * groups];
+        for (g, nodes) in group_nodes.chunks_exact(n).enumerate() {
+            for (i, node) in nodes.iter().enumerate() {
+                by_row[i * groups + g] = *node;
+            }
+        }
+        merkle_roots(&by_row, groups, &mut Vec::new())
+    };
+    (0..n)
+        .map(|p| SliverPairHashes {
+            primary: row_roots[p],
+            secondary: col_roots[n - 1 - p],
+        })
+        .collect()
 }

@@ -152,14 +152,30 @@ pub fn merkle_root(leaf_hashes: &[Digest]) -> Digest {
 
 /// Merkle roots of several trees of `width` leaf hashes each (`leaf_hashes` holds tree t at
 /// `[t·width, (t+1)·width)`), hashing each level of all trees in one call so the narrow top
-/// levels still fill the SIMD lanes. Each level is kept with an even number of nodes per tree
-/// (odd ones padded with the empty node, §6), so a level is one run of (left, right) pairs and
-/// its parents are hashed straight from it.
+/// levels still fill the SIMD lanes.
 pub fn merkle_roots(leaf_hashes: &[Digest], width: usize, scratch: &mut Vec<Digest>) -> Vec<Digest> {
     if width <= 1 {
         return leaf_hashes.to_vec();
     }
-    let trees = leaf_hashes.len() / width;
+    climb(leaf_hashes, width, usize::MAX, scratch)
+}
+
+/// The nodes `levels` levels above the leaves of several trees of `width` leaves each, for
+/// trees that are the leading part of one level of a wider tree (an aligned group of its nodes,
+/// or its last group): every odd count is padded, even a single node, because in the wider tree
+/// the level goes on past this group.
+pub fn merkle_subtrees(leaf_hashes: &[Digest], width: usize, levels: usize, scratch: &mut Vec<Digest>) -> Vec<Digest> {
+    climb(leaf_hashes, width, levels, scratch)
+}
+
+/// Climbs `levels` levels (or to the root, for `usize::MAX`). Each level is kept with an even
+/// number of nodes per tree (an odd one padded with the empty node, §6), so a level is one run
+/// of (left, right) pairs and its parents are hashed straight from it.
+fn climb(leaf_hashes: &[Digest], width: usize, levels: usize, scratch: &mut Vec<Digest>) -> Vec<Digest> {
+    let trees = leaf_hashes.len() / width.max(1);
+    if levels == 0 || width == 0 {
+        return leaf_hashes[..trees * width].to_vec();
+    }
     let even = |w: usize| w + (w & 1);
     let mut level: Vec<Digest>;
     let mut cur: &[Digest] = if width % 2 == 0 {
@@ -169,24 +185,24 @@ pub fn merkle_roots(leaf_hashes: &[Digest], width: usize, scratch: &mut Vec<Dige
         &level
     };
     let mut w = width;
-    let mut next: Vec<Digest>;
-    loop {
+    for climbed in 1.. {
         let parents = w.div_ceil(2);
         scratch.clear();
         scratch.resize(trees * parents, EMPTY_NODE);
         hash_tagged(INNER_PREFIX, cur.as_flattened(), 64, 64, scratch);
-        if parents == 1 {
+        let to_root = levels == usize::MAX;
+        if (to_root && parents == 1) || climbed == levels {
             return scratch.clone();
         }
-        next = if parents % 2 == 0 {
+        level = if parents % 2 == 0 {
             std::mem::take(scratch)
         } else {
             padded(scratch, trees, parents, parents + 1)
         };
-        level = next;
         cur = &level;
         w = parents;
     }
+    unreachable!()
 }
 
 /// Trees of `width` nodes laid out again with `stride` ≥ width nodes each, padded with empty nodes.

@@ -105,9 +105,7 @@ pub fn blob_id_info(params: &EncodingParams, m: &BlobMetadata) -> BlobIdInfo {
 /// Sliver hashes, root hash and blob id of `data` for `n_shards` (no slivers kept).
 pub fn compute_metadata(data: &[u8], n_shards: u16) -> Result<BlobMetadata, EncodeError> {
     let params = EncodingParams::new(n_shards, data.len() as u64)?;
-    let exp = encode::expand(data, params, None, &Engine::default());
-    let pairs = metadata::pair_hashes(&exp);
-    buffer::recycle_digests(exp.leaves);
+    let pairs = encode::expand(data, params, None, &Engine::default());
     Ok(BlobMetadata::from_pair_hashes(params.unencoded_length, pairs))
 }
 
@@ -167,9 +165,7 @@ fn encode_regions(
     secondary: SliverRegion,
     eng: &Engine,
 ) -> BlobMetadata {
-    let exp = encode::expand(data, params, Some((primary, secondary)), eng);
-    let pairs = metadata::pair_hashes(&exp);
-    buffer::recycle_digests(exp.leaves);
+    let pairs = encode::expand(data, params, Some((primary, secondary)), eng);
     BlobMetadata::from_pair_hashes(params.unencoded_length, pairs)
 }
 

@@ -1,9 +1,7 @@
 //! Per-sliver hashes, metadata, root hash and blob id (walrus.md §7), and their BCS forms (§8).
 
-use crate::encode::Expansion;
-use crate::hash::{blake2b256, leaf_hash, merkle_root, merkle_roots, Digest};
+use crate::hash::{blake2b256, leaf_hash, merkle_root, Digest};
 use crate::params::EncodingParams;
-use rayon::prelude::*;
 
 /// `EncodingType::RS2` (§7.5, §8.2).
 pub const RS2_ENCODING_TYPE: u8 = 1;
@@ -104,46 +102,6 @@ pub fn blob_id(unencoded_length: u64, root_hash: &Digest) -> Digest {
     input[1..9].copy_from_slice(&unencoded_length.to_le_bytes());
     input[9..].copy_from_slice(root_hash);
     blake2b256(&input)
-}
-
-/// Trees built together per `merkle_roots` call (fills the 4 SIMD lanes on the top levels and
-/// turns the column gather into reads of whole cache lines).
-const TREES_PER_TILE: usize = 16;
-
-/// The 2n per-sliver Merkle roots from the leaf hashes of an expansion (§7.2).
-pub fn pair_hashes(exp: &Expansion) -> Vec<SliverPairHashes> {
-    let n = exp.params.n_shards;
-    let leaves = &exp.leaves;
-    let row_roots: Vec<Digest> = leaves
-        .par_chunks(n * TREES_PER_TILE)
-        .map_init(Vec::new, |scratch, rows| merkle_roots(rows, n, scratch))
-        .flatten_iter()
-        .collect();
-    let col_roots: Vec<Digest> = (0..n)
-        .into_par_iter()
-        .step_by(TREES_PER_TILE)
-        .map_init(
-            || (Vec::new(), Vec::new()),
-            |(scratch, tile), j0| {
-                let j1 = (j0 + TREES_PER_TILE).min(n);
-                tile.clear();
-                tile.resize((j1 - j0) * n, [0u8; 32]);
-                for i in 0..n {
-                    for (t, leaf) in leaves[i * n + j0..i * n + j1].iter().enumerate() {
-                        tile[t * n + i] = *leaf;
-                    }
-                }
-                merkle_roots(tile, n, scratch)
-            },
-        )
-        .flatten_iter()
-        .collect();
-    (0..n)
-        .map(|p| SliverPairHashes {
-            primary: row_roots[p],
-            secondary: col_roots[n - 1 - p],
-        })
-        .collect()
 }
 
 /// BCS `SliverData` (§8.1): `uleb(len) ‖ data ‖ u16 symbol_size ‖ u16 index`.
