@@ -128,6 +128,18 @@ describe('verifySliver', () => {
     expect(await codec.sliverProblem(md, 3, 'primary', flipped(primary, 2))).toMatch(/does not match its hash/);
   });
 
+  // The encoder climbs the Merkle trees over aligned groups of 16 columns; the verifier takes one
+  // tree per re-encoded sliver. Shard counts around the group size: one group, full groups only,
+  // and last groups of 1 to 15 columns.
+  it.each([15, 16, 17, 31, 32, 33, 48, 49, 65, 130])('n=%i: every sliver of both axes verifies against the encoder\'s hashes', async (n) => {
+    const e = await codec.encode(randomBytes(n, 20_000 + n), n);
+    for (let p = 0; p < n; p++) {
+      const { primary, secondary } = e.sliverPair(p);
+      expect(await codec.verifySliver(e.metadataBcs, p, 'primary', primary), `pair ${p} primary`).toBe(true);
+      expect(await codec.verifySliver(e.metadataBcs, p, 'secondary', secondary), `pair ${p} secondary`).toBe(true);
+    }
+  });
+
   it('checks large slivers in the pool the same way', async () => {
     const n = 4;
     const e = await codec.encode(randomBytes(8, 390_000), n);
