@@ -4,6 +4,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/bench/random.js';
 import { s3Request } from './helpers/clients.js';
 import { makeTempDirFixture } from './helpers/fixtures.js';
 import { randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
@@ -14,18 +15,6 @@ const ROUNDS = 5;
 const WRITERS = 4;
 const KEYS_PER_WRITER = 5;
 const MAX_SIZE = 2 * 1024 * 1024;
-
-/** Deterministic PRNG (mulberry32) so a failing schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Version {
   md5: string;
@@ -40,7 +29,7 @@ afterAll(() => dir.remove());
 describe('kill -9 during concurrent PUTs', () => {
   it(`keeps every acknowledged object and never shows a torn one (${ROUNDS} rounds)`, async () => {
     const seed = Number(process.env.TUSK_CRASH_SEED ?? Date.now() % 1_000_000);
-    const rand = prng(seed);
+    const rand = seededRandom(seed);
     const root = randomCredentials();
     const bucket = 'crash-bucket';
     /** key → versions in write order (each key has a single writer, so order is well defined) */

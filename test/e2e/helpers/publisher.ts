@@ -97,6 +97,8 @@ export interface PublisherProcessOptions {
   epochLengthMs?: number;
   /** also start the S3 listener in the same process (as `tusk serve` does) */
   withS3?: boolean;
+  /** storage nodes' durability; tests default to `relaxed` for speed */
+  durability?: 'strict' | 'relaxed';
 }
 
 export interface PublisherProcess extends Child {
@@ -129,7 +131,7 @@ export async function startPublisherProcess(options: PublisherProcessOptions): P
     maxConcurrent: options.maxConcurrent,
     queue: options.queue,
     epochLengthMs: options.epochLengthMs,
-    durability: 'relaxed',
+    durability: options.durability ?? 'relaxed',
   };
   const script = [
     `const { startPublisherFace } = await import(${JSON.stringify(face)});`,
