@@ -131,6 +131,9 @@ describe('publisher, n = 10, in-process nodes', () => {
     expect(range.status).toBe(206);
     expect(range.headers.get('content-range')).toBe(`bytes 900000-900099/${big.length}`);
     expect(range.body.equals(big.subarray(900_000, 900_100))).toBe(true);
+    const acrossRows = await getBytes(pub.url, `/v1/blobs/${bigId}`, { range: 'bytes=249000-751000' });
+    expect(acrossRows.status).toBe(206);
+    expect(acrossRows.body.equals(big.subarray(249_000, 751_001))).toBe(true);
     // The byte-range route: 200 (not 206), its own ETag; its mistakes are 400 INVALID_BYTE_RANGE.
     const slice = await getBytes(pub.url, `/v1/blobs/${bigId}/byte-range?start=999990&length=50`);
     expect(slice.status).toBe(200);
@@ -172,6 +175,17 @@ describe('publisher, n = 10, in-process nodes', () => {
     const unavailable = await getJson(pub.url, `/v1/blobs/${bigId}`);
     expect(unavailable.status).toBe(503);
     expect(unavailable.json.error.details[0].reason).toBe('BLOB_UNAVAILABLE');
+    // A range needs only the systematic slivers of the rows it covers: rows whose sliver survived
+    // still read (n = 10: 4 rows of 7 symbols of 35,716 bytes), the others are unavailable.
+    const rowLength = 7 * 35_716;
+    const rowReads = await Promise.all(
+      [0, 1, 2, 3].map((row) => getBytes(pub.url, `/v1/blobs/${bigId}`, { range: `bytes=${row * rowLength + 10}-${row * rowLength + 109}` })),
+    );
+    for (const [row, read] of rowReads.entries()) {
+      if (read.status === 206) expect(read.body.equals(big.subarray(row * rowLength + 10, row * rowLength + 110)), `row ${row}`).toBe(true);
+      else expect(read.status, `row ${row}`).toBe(503);
+    }
+    expect(rowReads.filter((r) => r.status === 206).length).toBeGreaterThan(0);
   });
 });
 

@@ -216,6 +216,21 @@ export class StorageNetwork {
     return new Map([...found].sort(([a], [b]) => a - b).slice(0, wanted));
   }
 
+  /** Primary sliver `pair` from the node holding it if it has it and `accept` takes it, else undefined. */
+  async readPrimarySliver(
+    blobId: Buffer,
+    pair: number,
+    accept?: (pairIndex: number, sliverBcs: Buffer) => boolean | Promise<boolean>,
+  ): Promise<Buffer | undefined> {
+    try {
+      const sliver = await this.nodeForPair(blobId, pair).client.getSliver(blobId, pair, 'primary');
+      return sliver && (!accept || (await accept(pair, sliver))) ? sliver : undefined;
+    } catch (e) {
+      if (isStorageNodeError(e, 'NODE_UNAVAILABLE')) return undefined;
+      throw e;
+    }
+  }
+
   /** Reclaims the blob on every node (expired blobs); unreachable nodes are reported, not fatal. */
   async deleteBlob(blobId: Buffer): Promise<{ removed: number; failures: NodeFailure[] }> {
     let removed = 0;

@@ -1,14 +1,19 @@
 // The aggregator's read path (walrus.md §11 "Reading = decoding"): metadata from the first node
 // whose copy verifies, n_primary verified primary slivers (systematic ones first), RS2 decode,
-// and the codec's check of the rebuilt blob against its blob id.
+// and the codec's check of the rebuilt blob against its blob id. A byte range reads only the
+// systematic slivers (rows) it covers, each verified against its hash, when they are all there.
 
-import { encodingParams } from '../nodes/encoding-params.js';
+import { parseBlobMetadata, parseSliverData } from '../nodes/bcs.js';
+import { encodingParams, symbolSize } from '../nodes/encoding-params.js';
 import { isStorageNodeError } from '../nodes/errors.js';
 import { NotEnoughSliversError } from '../nodes/network.js';
+import { runBounded } from '../nodes/run-bounded.js';
 import type { PublisherContext } from './context.js';
 import { PublisherError } from './errors.js';
 
 const BLOB_ID_TEXT = /^[A-Za-z0-9_-]{43}$/;
+/** Rows of a range fetched at once. */
+const RANGE_READ_CONCURRENCY = 16;
 
 /** 43 characters of unpadded base64url whose last one carries no stray bits → 32 bytes. */
 export function parseBlobId(text: string): Buffer {
@@ -17,7 +22,17 @@ export function parseBlobId(text: string): Buffer {
   return bytes;
 }
 
-export async function readBlob(ctx: PublisherContext, blobIdText: string): Promise<Buffer> {
+/** A blob whose metadata has been fetched and verified: its size, and reads of all or part of it. */
+export interface OpenedBlob {
+  size: number;
+  /** The whole blob, rebuilt from n_primary verified primary slivers and checked against its id. */
+  whole(): Promise<Buffer>;
+  /** Bytes [start, end): only the systematic primary slivers (rows) covering them, each verified;
+   * the whole blob, decoded, when one of them cannot be had (walrus.md §11). */
+  range(start: number, end: number): Promise<Buffer>;
+}
+
+export async function openBlob(ctx: PublisherContext, blobIdText: string): Promise<OpenedBlob> {
   const blobId = parseBlobId(blobIdText);
   const { nShards } = ctx;
   let metadata: Buffer | undefined;
@@ -30,14 +45,34 @@ export async function readBlob(ctx: PublisherContext, blobIdText: string): Promi
   }
   if (!metadata) throw new PublisherError('BLOB_NOT_FOUND');
   const verifiedMetadata = metadata;
-  let slivers: Map<number, Buffer>;
-  try {
-    slivers = await ctx.network.readPrimarySlivers(blobId, encodingParams(nShards).nPrimary, (pair, sliver) =>
-      ctx.codec.verifySliver(verifiedMetadata, pair, 'primary', sliver),
-    );
-  } catch (e) {
-    if (e instanceof NotEnoughSliversError) throw new PublisherError('BLOB_UNAVAILABLE', e.message);
-    throw e;
-  }
-  return ctx.codec.decode(verifiedMetadata, slivers, nShards);
+  const params = encodingParams(nShards);
+  const size = Number(parseBlobMetadata(verifiedMetadata).unencodedLength);
+  const rowLength = params.nSecondary * (symbolSize(size, params) ?? 0);
+  const accept = (pair: number, sliver: Buffer) => ctx.codec.verifySliver(verifiedMetadata, pair, 'primary', sliver);
+
+  const whole = async (): Promise<Buffer> => {
+    let slivers: Map<number, Buffer>;
+    try {
+      slivers = await ctx.network.readPrimarySlivers(blobId, params.nPrimary, accept);
+    } catch (e) {
+      if (e instanceof NotEnoughSliversError) throw new PublisherError('BLOB_UNAVAILABLE', e.message);
+      throw e;
+    }
+    return ctx.codec.decode(verifiedMetadata, slivers, nShards);
+  };
+
+  const range = async (start: number, end: number): Promise<Buffer> => {
+    const first = Math.floor(start / rowLength);
+    const last = Math.floor((end - 1) / rowLength);
+    if (last - first + 1 >= params.nPrimary) return (await whole()).subarray(start, end);
+    const rows: Array<Buffer | undefined> = new Array(last - first + 1);
+    await runBounded([...rows.keys()], RANGE_READ_CONCURRENCY, async (i) => {
+      rows[i] = await ctx.network.readPrimarySliver(blobId, first + i, accept);
+    });
+    if (rows.some((r) => r === undefined)) return (await whole()).subarray(start, end);
+    const data = Buffer.concat(rows.map((r) => parseSliverData(r!).data));
+    return data.subarray(start - first * rowLength, end - first * rowLength);
+  };
+
+  return { size, whole, range };
 }

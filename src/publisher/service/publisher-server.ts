@@ -7,7 +7,7 @@ import type { BlobCodec } from '../codec-types.js';
 import { isObjectId, parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
 import { AdmissionLimiter } from './admission.js';
-import { readBlob } from './aggregator.js';
+import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
 import type { Logger, PublisherContext } from './context.js';
 import { PublisherError, renderError } from './errors.js';
@@ -150,28 +150,29 @@ async function handleStore(h: Handler, ex: Exchange): Promise<void> {
  * slice (200, so CDNs cache it; walrus.md §11). */
 async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRange?: ByteRangeQuery): Promise<void> {
   const release = await h.reads.admit();
-  let data: Buffer;
-  try {
-    data = await readBlob(h.ctx, blobIdText);
-  } finally {
-    release();
-  }
-  let body = data;
+  let body: Buffer;
   let status = 200;
   let etag = blobIdText;
   const extra: Array<readonly [string, string]> = [];
-  if (byteRange) {
-    const { start, length } = byteRange;
-    if (start >= data.length) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `start ${start} is not inside the blob's ${data.length} bytes`);
-    body = data.subarray(start, start + length);
-    etag = `${blobIdText}-${start}-${length}`;
-  } else {
-    const range = parseByteRange(ex.head.headers.range, data.length);
-    if (range) {
-      status = 206;
-      body = data.subarray(range.start, range.end + 1);
-      extra.push(['content-range', `bytes ${range.start}-${range.end}/${data.length}`]);
+  try {
+    const blob = await openBlob(h.ctx, blobIdText);
+    if (byteRange) {
+      const { start, length } = byteRange;
+      if (start >= blob.size) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `start ${start} is not inside the blob's ${blob.size} bytes`);
+      body = await blob.range(start, Math.min(start + length, blob.size));
+      etag = `${blobIdText}-${start}-${length}`;
+    } else {
+      const range = parseByteRange(ex.head.headers.range, blob.size);
+      if (range) {
+        status = 206;
+        body = await blob.range(range.start, range.end + 1);
+        extra.push(['content-range', `bytes ${range.start}-${range.end}/${blob.size}`]);
+      } else {
+        body = await blob.whole();
+      }
     }
+  } finally {
+    release();
   }
   // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
   const headers: Array<readonly [string, string]> = [
