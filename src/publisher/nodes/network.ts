@@ -303,5 +303,8 @@ export async function openLocalNetwork(options: LocalNetworkOptions): Promise<St
     throw failed.reason;
   }
   const members = nodes.map((node: LocalNode): NetworkMember => ({ client: node, nodeId: node.nodeId, publicKey: node.publicKey, shards: node.shards }));
-  return new StorageNetwork(members, options.nShards, options);
+  // In-process nodes take all their shards' slivers at once: there are no connections to bound,
+  // and one group commit (one flush) then covers them, where 16 at a time needed ~7.
+  const perNodeConcurrency = options.perNodeConcurrency ?? Math.max(1, ...assignment.map((shards) => shards.length));
+  return new StorageNetwork(members, options.nShards, { ...options, perNodeConcurrency });
 }
