@@ -25,8 +25,8 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 /// Work-shard size that keeps one batch's transforms within a core's L2 cache.
-const TARGET_SHARD_BYTES: usize = 2048;
-/// Rows per group: the column trees are climbed this many rows at a time (2^GROUP_LEVELS).
+const TARGET_SHARD_BYTES: usize = 1024;
+/// Columns per group: the row trees are climbed this many columns at a time (2^GROUP_LEVELS).
 const GROUP_LEVELS: usize = 4;
 const GROUP: usize = 1 << GROUP_LEVELS;
 
