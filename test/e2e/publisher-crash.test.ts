@@ -4,11 +4,12 @@
 // certified on the ledger, answer `alreadyCertified` for it, and keep an unbroken ledger chain.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/bench/random.js';
 import { getBytes, getJson, putBlob } from './helpers/publisher-client.js';
-import { startPublisherProcess, tempDir, type PublisherProcess } from './helpers/publisher.js';
-import { rmSync } from 'node:fs';
+import { startPublisherProcess, type PublisherProcess } from './helpers/publisher.js';
+import { makeTempDir } from './helpers/server.js';
 
 const ROUNDS = 3;
 const WRITERS = 3;
@@ -23,7 +24,7 @@ interface Stored {
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const dataDir = tempDir('tusk-publisher-crash-');
+const dataDir = makeTempDir('tusk-publisher-crash-');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('kill -9 during concurrent blob stores', () => {

@@ -5,7 +5,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shardRanges, startPublisherProcess, startStorageNodeProcess, tempDir, type PublisherProcess, type StorageNodeProcess } from './helpers/publisher.js';
+import { shardRanges, startPublisherProcess, startStorageNodeProcess, type PublisherProcess, type StorageNodeProcess } from './helpers/publisher.js';
+import { makeTempDir } from './helpers/server.js';
 import { getBytes, getJson, putBlob, splitmix, walrusEncodedLength } from './helpers/publisher-client.js';
 
 const N = 10; // f = 3, quorum 7, n_primary 4
@@ -17,7 +18,7 @@ describe('publisher over storage-node processes, n = 10', () => {
   let pub: PublisherProcess;
 
   beforeAll(async () => {
-    root = tempDir('tusk-publisher-nodes-e2e-');
+    root = makeTempDir('tusk-publisher-nodes-e2e-');
     const ranges = shardRanges(N, NODES);
     for (const [i, shards] of ranges.entries()) {
       nodes.push(await startStorageNodeProcess({ dataDir: join(root, `node-${i}`), shards, nShards: N }));

@@ -5,7 +5,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPublisherProcess, tempDir, type PublisherProcess } from './helpers/publisher.js';
+import { startPublisherProcess, type PublisherProcess } from './helpers/publisher.js';
+import { makeTempDir } from './helpers/server.js';
 import { getBytes, getJson, ledgerTransactions, putBlob, splitmix, walrusCost, walrusEncodedLength } from './helpers/publisher-client.js';
 
 /** walrus.md §13: Walrus's own blob-id regression vector at n = 10. */
@@ -24,7 +25,7 @@ describe('publisher, n = 10, in-process nodes', () => {
   let pub: PublisherProcess;
   const N = 10;
   beforeAll(async () => {
-    dataDir = tempDir('tusk-publisher-e2e-');
+    dataDir = makeTempDir('tusk-publisher-e2e-');
     pub = await startPublisherProcess({ dataDir, nShards: N, maxBodyBytes: 1 << 20 });
   });
   afterAll(async () => {
@@ -234,7 +235,7 @@ describe('publisher limits', () => {
 
 describe('publisher, n = 1000 (Walrus mainnet shard count), in-process nodes', () => {
   it('stores blobs with the Walrus blob id and sizes and reads them back after losing 2f shards', async () => {
-    const dataDir = tempDir('tusk-publisher-e2e-');
+    const dataDir = makeTempDir('tusk-publisher-e2e-');
     let pub = await startPublisherProcess({ dataDir, nShards: 1000 });
     try {
       const data = Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);

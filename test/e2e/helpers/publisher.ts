@@ -2,82 +2,14 @@
 // listener, as `tusk serve` runs them) started from the compiled dist/ in a child process, and
 // `tusk storage-node` processes. Every child is tracked so a failed test never leaves one running.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from './server.js';
+import { REPO_ROOT, spawnUntil, type TestChild } from './child-process.js';
+import { makeTempDir } from './server.js';
 
 const DIST = join(REPO_ROOT, 'dist');
 const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 15_000;
-
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
-export function tempDir(label: string): string {
-  return mkdtempSync(join(tmpdir(), label));
-}
-
-interface Child {
-  pid: number;
-  output(): string;
-  alive(): boolean;
-  /** SIGTERM, then SIGKILL after a timeout */
-  stop(): Promise<void>;
-  kill9(): Promise<void>;
-}
-
-/** Spawns node with `args`, resolves with the first match of `ready` in stdout. */
-async function spawnUntil(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Child & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let log = '';
-  const append = (chunk: Buffer) => {
-    log += chunk.toString('utf8');
-    if (log.length > 200_000) log = log.slice(-100_000);
-  };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  let exitedFlag = false;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      exitedFlag = true;
-      live.delete(child);
-      resolve();
-    }),
-  );
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`process did not become ready in ${START_TIMEOUT_MS} ms; output:\n${log}`));
-    }, START_TIMEOUT_MS);
-    const onData = () => {
-      const m = ready.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(m);
-      }
-    };
-    child.stdout!.on('data', onData);
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`process exited before becoming ready; output:\n${log}`));
-    });
-  });
-  const stopWith = async (signal: NodeJS.Signals) => {
-    if (exitedFlag) return;
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { pid: child.pid!, match, output: () => log, alive: () => !exitedFlag, stop: () => stopWith('SIGTERM'), kill9: () => stopWith('SIGKILL') };
-}
 
 function requireDist(file: string): string {
   const path = join(DIST, file);
@@ -101,7 +33,7 @@ export interface PublisherProcessOptions {
   durability?: 'strict' | 'relaxed';
 }
 
-export interface PublisherProcess extends Child {
+export interface PublisherProcess extends TestChild {
   url: string;
   /** S3 endpoint when started `withS3` */
   s3Url?: string;
@@ -117,7 +49,7 @@ export interface PublisherProcess extends Child {
  */
 export async function startPublisherProcess(options: PublisherProcessOptions): Promise<PublisherProcess> {
   const ownsDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? tempDir('tusk-publisher-e2e-');
+  const dataDir = options.dataDir ?? makeTempDir('tusk-publisher-e2e-');
   const face = requireDist('publisher/service/index.js');
   const config = {
     dataDir,
@@ -148,7 +80,11 @@ export async function startPublisherProcess(options: PublisherProcessOptions): P
   const ready = options.withS3
     ? /s3 listening on (http:\/\/\S+)[\s\S]*publisher listening on (http:\/\/\S+)[\s\S]*publisher endpoint keys: (\S+)/
     : /()publisher listening on (http:\/\/\S+)[\s\S]*publisher endpoint keys: (\S+)/;
-  const child = await spawnUntil(['--input-type=module', '-e', script], ready, { TUSK_TEST_PUBLISHER_CONFIG: JSON.stringify(config) });
+  const child = await spawnUntil(['--input-type=module', '-e', script], ready, {
+    env: { TUSK_TEST_PUBLISHER_CONFIG: JSON.stringify(config) },
+    startTimeoutMs: START_TIMEOUT_MS,
+    label: 'publisher',
+  });
   return {
     ...child,
     url: child.match[2]!,
@@ -162,25 +98,19 @@ export async function startPublisherProcess(options: PublisherProcessOptions): P
   };
 }
 
-export interface StorageNodeProcess extends Child {
+export interface StorageNodeProcess extends TestChild {
   url: string;
   dataDir: string;
 }
 
-/** `tusk storage-node` (through bin/tusk.js when the CLI has it, else the same entry point from dist/). */
+/** `tusk storage-node` through bin/tusk.js. */
 export async function startStorageNodeProcess(options: { dataDir: string; shards: string; nShards: number; port?: number }): Promise<StorageNodeProcess> {
   const nodeArgs = ['--listen', `127.0.0.1:${options.port ?? 0}`, '--data-dir', options.dataDir, '--shards', options.shards, '--n-shards', String(options.nShards), '--durability', 'relaxed'];
-  const cliMain = join(DIST, 'cli', 'main.js');
-  const viaBin = existsSync(cliMain) && readFileSync(cliMain, 'utf8').includes("'storage-node'");
-  const args = viaBin
-    ? [join(REPO_ROOT, 'bin', 'tusk.js'), 'storage-node', ...nodeArgs]
-    : [
-        '--input-type=module',
-        '-e',
-        `const { runStorageNodeCli } = await import(${JSON.stringify(requireDist('publisher/nodes/cli.js'))}); process.exitCode = await runStorageNodeCli(process.argv.slice(1));`,
-        ...nodeArgs,
-      ];
-  const child = await spawnUntil(args, /storage-node listening on (http:\/\/\S+)/);
+  requireDist('cli/main.js');
+  const child = await spawnUntil([join(REPO_ROOT, 'bin', 'tusk.js'), 'storage-node', ...nodeArgs], /storage-node listening on (http:\/\/\S+)/, {
+    startTimeoutMs: START_TIMEOUT_MS,
+    label: 'storage-node',
+  });
   return { ...child, url: child.match[1]!, dataDir: options.dataDir };
 }
 

@@ -1,18 +1,14 @@
 // Starts a real Tusk process on port 0 in a temp dir, for end-to-end tests (style.md §11).
-// Every child is tracked so a crashed test file never leaves a server running.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO_ROOT, spawnUntil } from './child-process.js';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');
 const READY_LINE = /s3 listening on http:\/\/127\.0\.0\.1:(\d+)/;
 const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 15_000;
 /** dispose() is cleanup, not a drain test: do not wait long for a slow exit */
 const DISPOSE_TIMEOUT_MS = 3_000;
 
@@ -61,11 +57,6 @@ export interface TuskServer {
   dispose(): Promise<void>;
 }
 
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
 export function randomCredentials(prefix = 'TUSK'): Credentials {
   const id = (prefix + randomBytes(12).toString('hex').toUpperCase()).slice(0, 20);
   return { accessKeyId: id, secretAccessKey: randomBytes(30).toString('base64').replace(/[+/=]/g, 'x') };
@@ -95,75 +86,27 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   if (options.region) args.push('--region', options.region);
   if (options.domains?.length) args.push('--domain', options.domains.join(','));
 
-  const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = await spawnUntil(args, READY_LINE, {
+    env: { TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
+    startTimeoutMs: START_TIMEOUT_MS,
+    label: 'tusk',
   });
-  live.add(child);
-  let log = '';
-  const append = (chunk: Buffer) => {
-    log += chunk.toString('utf8');
-    if (log.length > 200_000) log = log.slice(-100_000);
-  };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  const exited = new Promise<number | null>((resolveExit) => {
-    child.once('exit', (code) => {
-      live.delete(child);
-      resolveExit(code);
-    });
-  });
-  let hasExited = false;
-  void exited.then(() => (hasExited = true));
-
-  const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tusk did not become ready in ${START_TIMEOUT_MS} ms; output:\n${log}`));
-    }, START_TIMEOUT_MS);
-    const onData = () => {
-      const m = READY_LINE.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolvePort(Number(m[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`tusk exited with ${code} before becoming ready; output:\n${log}`));
-    });
-  });
-
-  const stop = async (timeoutMs = STOP_TIMEOUT_MS): Promise<number | null> => {
-    if (hasExited) return exited;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
-  };
+  const port = Number(child.match[1]);
 
   return {
     port,
     endpoint: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
+    pid: child.pid,
     dataDir,
     region,
     root,
     extraAccounts,
-    output: () => log,
-    alive: () => !hasExited,
-    stop,
-    async kill9() {
-      if (hasExited) return;
-      child.kill('SIGKILL');
-      await exited;
-    },
+    output: child.output,
+    alive: child.alive,
+    stop: child.stop,
+    kill9: child.kill9,
     async dispose() {
-      await stop(DISPOSE_TIMEOUT_MS);
+      await child.stop(DISPOSE_TIMEOUT_MS);
       if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,94 @@
+// Node child processes for the end-to-end tests: output kept for failure messages, ready once it
+// prints a line matching a pattern, stopped with SIGTERM (SIGKILL after a timeout). Every child is
+// tracked so a failed test file never leaves one running.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+const STOP_TIMEOUT_MS = 15_000;
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export interface TestChild {
+  pid: number;
+  /** the ready pattern's match in the child's stdout */
+  match: RegExpExecArray;
+  /** everything the process printed so far */
+  output(): string;
+  /** true while the child has not exited */
+  alive(): boolean;
+  /** SIGTERM, wait for exit; SIGKILL after a timeout. Resolves to the exit code (null if killed). */
+  stop(timeoutMs?: number): Promise<number | null>;
+  /** SIGKILL, wait for exit. */
+  kill9(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  /** added to this process's environment */
+  env?: NodeJS.ProcessEnv;
+  startTimeoutMs: number;
+  /** names the process in failure messages */
+  label: string;
+}
+
+/** Spawns node with `args` in the repository root; resolves once stdout matches `ready`. */
+export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOptions): Promise<TestChild> {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let log = '';
+  const append = (chunk: Buffer) => {
+    log += chunk.toString('utf8');
+    if (log.length > 200_000) log = log.slice(-100_000);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  let hasExited = false;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      hasExited = true;
+      live.delete(child);
+      resolve(code);
+    }),
+  );
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${options.label} did not become ready in ${options.startTimeoutMs} ms; output:\n${log}`));
+    }, options.startTimeoutMs);
+    const onData = () => {
+      const m = ready.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolve(m);
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.label} exited with ${code} before becoming ready; output:\n${log}`));
+    });
+  });
+  const stopWith = async (signal: NodeJS.Signals, timeoutMs: number): Promise<number | null> => {
+    if (hasExited) return exited;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return {
+    pid: child.pid!,
+    match,
+    output: () => log,
+    alive: () => !hasExited,
+    stop: (timeoutMs = STOP_TIMEOUT_MS) => stopWith('SIGTERM', timeoutMs),
+    kill9: async () => void (await stopWith('SIGKILL', STOP_TIMEOUT_MS)),
+  };
+}
