@@ -3,25 +3,16 @@
 //!
 //! Every function works on the *internal* state (no pre/post inversion).
 
+/// The 32-bit tables are the 64-bit ones of the same polynomial: a reflected CRC whose polynomial
+/// fits in 32 bits never sets the upper half.
 pub const fn make_tables32(poly: u32) -> [[u32; 256]; 8] {
+    let wide = make_tables64(poly as u64);
     let mut t = [[0u32; 256]; 8];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 == 1 { (c >> 1) ^ poly } else { c >> 1 };
-            k += 1;
-        }
-        t[0][i] = c;
-        i += 1;
-    }
-    let mut s = 1;
+    let mut s = 0;
     while s < 8 {
         let mut i = 0;
         while i < 256 {
-            let prev = t[s - 1][i];
-            t[s][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            t[s][i] = wide[s][i] as u32;
             i += 1;
         }
         s += 1;
