@@ -9,7 +9,7 @@ import { contentSha256MismatchError } from '../../../src/s3/auth/payload-mode.js
 import { SigningKeyCache, deriveSigningKey } from '../../../src/s3/auth/signing-key.js';
 import type { AuthContext } from '../../../src/s3/auth/types.js';
 import { S3Error } from '../../../src/s3/errors.js';
-import { DOC_AK, DOC_SECRET, DOC_TIME_MS, EMPTY_SHA, authHeader, ctx, head } from './helpers.js';
+import { DOC_AK, DOC_SECRET, DOC_TIME_MS, EMPTY_SHA, authHeader, ctx, head, s3ErrorOf } from './helpers.js';
 
 const SCOPE = '20130524/us-east-1/s3/aws4_request';
 const HOST = 'examplebucket.s3.amazonaws.com';
@@ -31,13 +31,7 @@ function docGet(opts: { auth?: string; set?: Record<string, string | undefined>;
 }
 
 function fail(h: RequestHead, c: AuthContext = ctx()): S3Error {
-  try {
-    authenticate(h, c);
-  } catch (e) {
-    if (e instanceof S3Error) return e;
-    throw e;
-  }
-  throw new Error('expected an S3Error');
+  return s3ErrorOf(() => authenticate(h, c));
 }
 
 function expectError(e: S3Error, status: number, code: string, message?: string): void {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AwsChunkedDecoder, type AwsChunkedOptions } from '../../../src/s3/auth/aws-chunked.js';
 import { deriveSigningKey } from '../../../src/s3/auth/signing-key.js';
-import { S3Error } from '../../../src/s3/errors.js';
 import { encodeAwsChunked, type SignCtx } from './chunked-encoder.js';
-import { DOC_SECRET } from './helpers.js';
+import { DOC_SECRET, s3ErrorOf } from './helpers.js';
 
 const KEY = deriveSigningKey(DOC_SECRET, '20130524', 'us-east-1');
 const SCOPE = '20130524/us-east-1/s3/aws4_request';
@@ -35,16 +34,6 @@ function decode(body: Buffer, opts: AwsChunkedOptions, split: number | 'random' 
   }
   const r = d.end();
   return { data: Buffer.concat(out), trailers: r.trailers };
-}
-
-function fails(fn: () => unknown): S3Error {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof S3Error) return e;
-    throw e;
-  }
-  throw new Error('expected an S3Error');
 }
 
 describe('AwsChunkedDecoder — AWS documentation vectors', () => {
@@ -169,7 +158,7 @@ describe('AwsChunkedDecoder — rejections', () => {
 
   it('tampered chunk data → SignatureDoesNotMatch, connection closed', () => {
     const enc = encodeAwsChunked(data, 4096, { signed: c });
-    const e = fails(() => decode(flip(enc.body, 200), signedOpts));
+    const e = s3ErrorOf(() => decode(flip(enc.body, 200), signedOpts));
     expect([e.status, e.code, e.close]).toEqual([403, 'SignatureDoesNotMatch', true]);
     expect(String(e.extras.StringToSign)).toMatch(/^AWS4-HMAC-SHA256-PAYLOAD\n20130524T000000Z\n/);
   });
@@ -179,8 +168,8 @@ describe('AwsChunkedDecoder — rejections', () => {
     const sigAt = enc.body.indexOf('chunk-signature=') + 'chunk-signature='.length;
     const bad = Buffer.from(enc.body);
     bad.write(enc.body[sigAt] === 0x30 ? '1' : '0', sigAt, 'latin1');
-    expect(fails(() => decode(bad, signedOpts, 1)).code).toBe('SignatureDoesNotMatch');
-    expect(fails(() => decode(enc.body, { ...signedOpts, signed: docCtx('a'.repeat(64)) })).code).toBe(
+    expect(s3ErrorOf(() => decode(bad, signedOpts, 1)).code).toBe('SignatureDoesNotMatch');
+    expect(s3ErrorOf(() => decode(enc.body, { ...signedOpts, signed: docCtx('a'.repeat(64)) })).code).toBe(
       'SignatureDoesNotMatch',
     );
     // Swapping two equal-sized chunks breaks the chain even though each signs its own data.
@@ -190,13 +179,13 @@ describe('AwsChunkedDecoder — rejections', () => {
     const first = e2.body.subarray(0, lineLen + 4096 + 2);
     const second = e2.body.subarray(first.length, 2 * first.length);
     const swapped = Buffer.concat([second, first, e2.body.subarray(2 * first.length)]);
-    expect(fails(() => decode(swapped, { decodedLength: 8192, signed: c })).code).toBe('SignatureDoesNotMatch');
+    expect(s3ErrorOf(() => decode(swapped, { decodedLength: 8192, signed: c })).code).toBe('SignatureDoesNotMatch');
   });
 
   it('wrong final-chunk signature → SignatureDoesNotMatch', () => {
     const enc = encodeAwsChunked(data, 4096, { signed: c });
     const last = enc.body.lastIndexOf('0;chunk-signature=') + '0;chunk-signature='.length;
-    const e = fails(() => decode(flip(enc.body, last + 63), signedOpts));
+    const e = s3ErrorOf(() => decode(flip(enc.body, last + 63), signedOpts));
     expect(e.code).toBe('SignatureDoesNotMatch');
   });
 
@@ -205,35 +194,35 @@ describe('AwsChunkedDecoder — rejections', () => {
     const at = enc.body.indexOf('x-amz-trailer-signature:') + 'x-amz-trailer-signature:'.length;
     const badSig = Buffer.from(enc.body);
     badSig.write(enc.body[at] === 0x30 ? '1' : '0', at, 'latin1');
-    const e = fails(() => decode(badSig, signedTrailerOpts));
+    const e = s3ErrorOf(() => decode(badSig, signedTrailerOpts));
     expect([e.code, e.close]).toEqual(['SignatureDoesNotMatch', true]);
     expect(String(e.extras.StringToSign)).toMatch(/^AWS4-HMAC-SHA256-TRAILER\n/);
     const badValue = Buffer.from(enc.body.toString('latin1').replace('AAAAAA==', 'AAAAAB=='), 'latin1');
-    expect(fails(() => decode(badValue, signedTrailerOpts)).code).toBe('SignatureDoesNotMatch');
+    expect(s3ErrorOf(() => decode(badValue, signedTrailerOpts)).code).toBe('SignatureDoesNotMatch');
   });
 
   it('signed trailer without its signature line → MalformedTrailerError', () => {
     const enc = encodeAwsChunked(data, 4096, { signed: c, trailers: t });
     const text = enc.body.toString('latin1').replace(/x-amz-trailer-signature:[0-9a-f]{64}\r\n/, '');
-    const e = fails(() => decode(Buffer.from(text, 'latin1'), signedTrailerOpts));
+    const e = s3ErrorOf(() => decode(Buffer.from(text, 'latin1'), signedTrailerOpts));
     expect([e.status, e.code]).toEqual([400, 'MalformedTrailerError']);
   });
 
   it('missing, renamed, extra or unparsable trailer → MalformedTrailerError', () => {
     const opts = { decodedLength: data.length, trailer: 'x-amz-checksum-crc32' };
     const missing = encodeAwsChunked(data, 4096).body;
-    expect(fails(() => decode(missing, opts)).code).toBe('MalformedTrailerError');
+    expect(s3ErrorOf(() => decode(missing, opts)).code).toBe('MalformedTrailerError');
     const renamed = encodeAwsChunked(data, 4096, { trailers: [['x-amz-checksum-crc32c', 'AAAAAA==']] }).body;
-    expect(fails(() => decode(renamed, opts)).code).toBe('MalformedTrailerError');
+    expect(s3ErrorOf(() => decode(renamed, opts)).code).toBe('MalformedTrailerError');
     const extra = encodeAwsChunked(data, 4096, { trailers: [...t, ['x-amz-meta-a', 'b']] }).body;
-    expect(fails(() => decode(extra, opts)).code).toBe('MalformedTrailerError');
+    expect(s3ErrorOf(() => decode(extra, opts)).code).toBe('MalformedTrailerError');
     const noColon = Buffer.from('1\r\na\r\n0\r\nx-amz-checksum-crc32 AAAAAA==\r\n\r\n');
-    expect(fails(() => decode(noColon, { ...opts, decodedLength: 1 })).code).toBe('MalformedTrailerError');
+    expect(s3ErrorOf(() => decode(noColon, { ...opts, decodedLength: 1 })).code).toBe('MalformedTrailerError');
     // A trailer the request did not declare.
     const undeclared = encodeAwsChunked(data, 4096, { trailers: t }).body;
-    expect(fails(() => decode(undeclared, { decodedLength: data.length })).code).toBe('MalformedTrailerError');
+    expect(s3ErrorOf(() => decode(undeclared, { decodedLength: data.length })).code).toBe('MalformedTrailerError');
     // Missing trailer detected at EOF too (no terminating empty line).
-    expect(fails(() => decode(Buffer.from('1\r\na\r\n0\r\n'), { ...opts, decodedLength: 1 })).code).toBe(
+    expect(s3ErrorOf(() => decode(Buffer.from('1\r\na\r\n0\r\n'), { ...opts, decodedLength: 1 })).code).toBe(
       'MalformedTrailerError',
     );
   });
@@ -241,19 +230,19 @@ describe('AwsChunkedDecoder — rejections', () => {
   it('short body → IncompleteBody at end()', () => {
     const enc = encodeAwsChunked(data, 4096, { signed: c });
     for (const cut of [10, 100, enc.body.length - 90, enc.body.length - 200]) {
-      const e = fails(() => decode(enc.body.subarray(0, cut), signedOpts));
+      const e = s3ErrorOf(() => decode(enc.body.subarray(0, cut), signedOpts));
       expect([e.status, e.code]).toEqual([400, 'IncompleteBody']);
     }
-    expect(fails(() => decode(Buffer.alloc(0), { decodedLength: 0 })).code).toBe('IncompleteBody');
+    expect(s3ErrorOf(() => decode(Buffer.alloc(0), { decodedLength: 0 })).code).toBe('IncompleteBody');
   });
 
   it('Σ chunk sizes ≠ x-amz-decoded-content-length → IncompleteBody', () => {
     const enc = encodeAwsChunked(data, 4096);
-    expect(fails(() => decode(enc.body, { decodedLength: data.length + 1 })).code).toBe('IncompleteBody');
-    const e = fails(() => decode(enc.body, { decodedLength: data.length - 1 }));
+    expect(s3ErrorOf(() => decode(enc.body, { decodedLength: data.length + 1 })).code).toBe('IncompleteBody');
+    const e = s3ErrorOf(() => decode(enc.body, { decodedLength: data.length - 1 }));
     expect([e.code, e.close]).toEqual(['IncompleteBody', true]);
     // An absurd size is rejected from its first digits, without parsing a huge number.
-    expect(fails(() => decode(Buffer.from('fffffffffffffffffffffffff\r\n'), { decodedLength: 10 })).code).toBe(
+    expect(s3ErrorOf(() => decode(Buffer.from('fffffffffffffffffffffffff\r\n'), { decodedLength: 10 })).code).toBe(
       'IncompleteBody',
     );
   });
@@ -269,12 +258,12 @@ describe('AwsChunkedDecoder — rejections', () => {
       '3 \r\nabc\r\n0\r\n\r\n', // junk after the size
     ];
     for (const text of bad) {
-      const e = fails(() => decode(Buffer.from(text), { decodedLength: 3 }, 1));
+      const e = s3ErrorOf(() => decode(Buffer.from(text), { decodedLength: 3 }, 1));
       expect(e.code, JSON.stringify(text)).toBe('IncompleteBody');
     }
     // Signed mode requires a well-formed chunk-signature extension.
     for (const text of ['3\r\nabc\r\n', `3;chunk-signature=${'g'.repeat(64)}\r\n`, `3;chunk-sig=${'a'.repeat(64)}\r\n`]) {
-      expect(fails(() => decode(Buffer.from(text), { decodedLength: 3, signed: c })).code).toBe('IncompleteBody');
+      expect(s3ErrorOf(() => decode(Buffer.from(text), { decodedLength: 3, signed: c })).code).toBe('IncompleteBody');
     }
   });
 
@@ -282,14 +271,14 @@ describe('AwsChunkedDecoder — rejections', () => {
     const ok = Buffer.from(`${'0'.repeat(4000)}3\r\nabc\r\n0\r\n\r\n`);
     expect(decode(ok, { decodedLength: 3 }, 1).data.toString()).toBe('abc');
     const long = Buffer.from(`${'0'.repeat(5000)}3\r\nabc\r\n0\r\n\r\n`);
-    expect(fails(() => decode(long, { decodedLength: 3 }, 999)).code).toBe('IncompleteBody');
+    expect(s3ErrorOf(() => decode(long, { decodedLength: 3 }, 999)).code).toBe('IncompleteBody');
   });
 
   it('errors are sticky: push/end after a failure rethrow it', () => {
     const d = new AwsChunkedDecoder({ decodedLength: 3 });
-    const e1 = fails(() => d.push(Buffer.from('zz\r\n'), () => {}));
-    expect(fails(() => d.push(Buffer.from('3\r\nabc'), () => {}))).toBe(e1);
-    expect(fails(() => d.end())).toBe(e1);
+    const e1 = s3ErrorOf(() => d.push(Buffer.from('zz\r\n'), () => {}));
+    expect(s3ErrorOf(() => d.push(Buffer.from('3\r\nabc'), () => {}))).toBe(e1);
+    expect(s3ErrorOf(() => d.end())).toBe(e1);
   });
 
   it('reports bytesDecoded as payload is handed out', () => {

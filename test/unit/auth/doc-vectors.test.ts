@@ -9,24 +9,13 @@ import { describeBody } from '../../../src/s3/auth/body-description.js';
 import { encodeAwsChunked } from './chunked-encoder.js';
 import { canonicalQueryString, canonicalUri, parseQuery } from '../../../src/s3/auth/canonical-request.js';
 import { deriveSigningKey } from '../../../src/s3/auth/signing-key.js';
-import { S3Error } from '../../../src/s3/errors.js';
-import { DOC_AK, DOC_SECRET, DOC_TIME_MS, EMPTY_SHA, authHeader, ctx, head } from './helpers.js';
+import { DOC_AK, DOC_SECRET, DOC_TIME_MS, EMPTY_SHA, authHeader, ctx, head, s3ErrorOf } from './helpers.js';
 
 const SCOPE = '20130524/us-east-1/s3/aws4_request';
 const HOST = 'examplebucket.s3.amazonaws.com';
 
 function sha(s: string): string {
   return createHash('sha256').update(s).digest('hex');
-}
-
-function catchS3(fn: () => unknown): S3Error {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof S3Error) return e;
-    throw e;
-  }
-  throw new Error('expected an S3Error');
 }
 
 describe('AWS SigV4 documentation examples', () => {
@@ -52,7 +41,7 @@ describe('AWS SigV4 documentation examples', () => {
 
     // The documented canonical request and string to sign, seen through the mismatch error.
     const bad = head('GET', '/test.txt', [...h.headerList.slice(0, 4), ['authorization', authHeader(DOC_AK, SCOPE, 'host;range;x-amz-content-sha256;x-amz-date', '0'.repeat(64))]] as Array<[string, string]>);
-    const e = catchS3(() => authenticate(bad, ctx()));
+    const e = s3ErrorOf(() => authenticate(bad, ctx()));
     expect(e.code).toBe('SignatureDoesNotMatch');
     expect(e.status).toBe(403);
     const canonical = [
@@ -129,7 +118,7 @@ describe('AWS SigV4 documentation examples', () => {
     const r = authenticate(head('GET', url, [['Host', HOST]]), ctx(DOC_TIME_MS + 3600_000));
     expect(r.kind === 'signed' && r.presigned).toBe(true);
     expect(r.kind === 'signed' && r.payload).toEqual({ kind: 'unsigned' });
-    const expired = catchS3(() => authenticate(head('GET', url, [['Host', HOST]]), ctx(DOC_TIME_MS + 86401_000)));
+    const expired = s3ErrorOf(() => authenticate(head('GET', url, [['Host', HOST]]), ctx(DOC_TIME_MS + 86401_000)));
     expect([expired.status, expired.code, expired.message]).toEqual([403, 'AccessDenied', 'Request has expired']);
     expect(expired.extras).toMatchObject({ 'X-Amz-Expires': '86400', Expires: '2013-05-25T00:00:00Z' });
   });

@@ -4,6 +4,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { joinHeaders, type RequestHead } from '../../../src/http/request-head.js';
 import { SigningKeyCache } from '../../../src/s3/auth/signing-key.js';
 import type { AuthContext } from '../../../src/s3/auth/types.js';
+import { S3Error } from '../../../src/s3/errors.js';
 
 // The AWS documentation example credentials (SigV4 S3 examples).
 export const DOC_AK = 'AKIAIOSFODNN7EXAMPLE';
@@ -59,4 +60,15 @@ export class NodeSha256 {
 
 export function authHeader(ak: string, scope: string, signedHeaders: string, signature: string): string {
   return `AWS4-HMAC-SHA256 Credential=${ak}/${scope},SignedHeaders=${signedHeaders},Signature=${signature}`;
+}
+
+/** The S3Error `fn` throws; fails the test if it returns or throws anything else. */
+export function s3ErrorOf(fn: () => unknown): S3Error {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof S3Error) return e;
+    throw e;
+  }
+  throw new Error('expected an S3Error');
 }

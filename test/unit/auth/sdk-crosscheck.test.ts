@@ -5,22 +5,15 @@ import { describe, expect, it } from 'vitest';
 import type { RequestHead } from '../../../src/http/request-head.js';
 import { authenticate } from '../../../src/s3/auth/authenticate.js';
 import { S3Error } from '../../../src/s3/errors.js';
-import { ctx } from './helpers.js';
+import { ctx, s3ErrorOf } from './helpers.js';
 import { NASTY_KEYS } from './nasty-keys.js';
 import { s3Path, smithyPresign, smithySign } from './smithy.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 const DATE = new Date(NOW);
 
-
 function reject(h: RequestHead, now = NOW): S3Error {
-  try {
-    authenticate(h, ctx(now));
-  } catch (e) {
-    if (e instanceof S3Error) return e;
-    throw e;
-  }
-  throw new Error('expected rejection');
+  return s3ErrorOf(() => authenticate(h, ctx(now)));
 }
 
 function withHeader(h: RequestHead, name: string, value: string | undefined): RequestHead {
