@@ -7,6 +7,7 @@ import path from 'node:path';
 import { openLedger, type Ledger } from '../../../../src/publisher/ledger/index.js';
 import { openLocalNetwork, type StorageNetwork } from '../../../../src/publisher/nodes/network.js';
 import { startPublisher, type PublisherOptions, type RunningPublisher } from '../../../../src/publisher/service/publisher-server.js';
+import { putBlob } from '../../../e2e/helpers/publisher-client.js';
 import { fakeCodec, type FakeCodec } from './fake-codec.js';
 
 export const KEY = 'unit-test-endpoint-key';
@@ -64,17 +65,9 @@ export async function startFixture(extra: Partial<PublisherOptions> = {}): Promi
     toEpoch(epoch) {
       clock.ms = GENESIS_MS + (epoch - 1) * EPOCH_MS;
     },
-    async put(query, body, init = {}) {
+    put(query, body, init = {}) {
       const { path: p = `/${KEY}/v1/blobs`, ...rest } = init;
-      const response = await fetch(`${url}${p}${query ? `?${query}` : ''}`, { method: 'PUT', body, ...rest });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, json, text };
+      return putBlob(url, `${p}${query ? `?${query}` : ''}`, body, rest);
     },
     get: (pathAndQuery, headers = {}) => fetch(`${url}${pathAndQuery}`, { headers }),
     transactions: () => ledger.status().transactions,
