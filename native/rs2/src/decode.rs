@@ -2,7 +2,7 @@
 //! position of the primary code is erasure-decoded, in column batches like the encoder.
 
 use crate::engine::Engine;
-use crate::packing::Packing;
+use crate::packing::{batches, Packing};
 use crate::params::{EncodeError, EncodingParams};
 use crate::rs::RsCode;
 use crate::shared::SharedMut;
@@ -42,8 +42,6 @@ impl fmt::Display for DecodeError {
 }
 
 impl std::error::Error for DecodeError {}
-
-const TARGET_SHARD_BYTES: usize = 1024;
 
 /// Rebuilds a blob of `unencoded_length` bytes from primary slivers `(sliver index, bytes)`.
 pub fn decode_primary(
@@ -100,16 +98,9 @@ pub fn decode_primary(
     }
     if !plan.outputs.is_empty() {
         let out = SharedMut::new(&mut blob);
-        let items = n_secondary;
-        let count = (items * Packing::bytes_per_symbol(s)).div_ceil(TARGET_SHARD_BYTES);
-        let count = count.max(2 * rayon::current_num_threads()).min(items);
-        let per = items.div_ceil(count);
-        (0..items)
-            .step_by(per)
-            .collect::<Vec<_>>()
+        batches(n_secondary, Packing::bytes_per_symbol(s))
             .into_par_iter()
-            .for_each_init(Vec::new, |work, c0| {
-                let cols = c0..(c0 + per).min(items);
+            .for_each_init(Vec::new, |work, cols| {
                 let pk = Packing::new(s, cols.len());
                 let len = pk.shard_len();
                 work.clear();

@@ -17,15 +17,12 @@ use crate::buffer::zeroed;
 use crate::engine::Engine;
 use crate::hash::{merkle_roots, merkle_subtrees, Digest, LeafStage, EMPTY_NODE};
 use crate::metadata::SliverPairHashes;
-use crate::packing::Packing;
+use crate::packing::{batches, Packing, TARGET_SHARD_BYTES};
 use crate::params::EncodingParams;
 use crate::rs::RsCode;
 use crate::shared::SharedMut;
 use rayon::prelude::*;
-use std::ops::Range;
 
-/// Work-shard size that keeps one batch's transforms within a core's L2 cache.
-const TARGET_SHARD_BYTES: usize = 1024;
 /// Columns per group: the row trees are climbed this many columns at a time (2^GROUP_LEVELS).
 const GROUP_LEVELS: usize = 4;
 const GROUP: usize = 1 << GROUP_LEVELS;
@@ -79,21 +76,6 @@ struct Scratch {
     leaves: Vec<Digest>,
     tile: Vec<Digest>,
     merkle: Vec<Digest>,
-}
-
-/// Splits `items` into batches whose packed shards stay near TARGET_SHARD_BYTES, at least two
-/// per thread.
-fn batches(items: usize, bytes_per_item: usize) -> Vec<Range<usize>> {
-    let wanted = (items * bytes_per_item).div_ceil(TARGET_SHARD_BYTES);
-    let count = wanted
-        .max(2 * rayon::current_num_threads())
-        .min(items)
-        .max(1);
-    let per = items.div_ceil(count);
-    (0..items)
-        .step_by(per)
-        .map(|a| a..(a + per).min(items))
-        .collect()
 }
 
 /// Expands `data` and returns the per-sliver-pair hashes; with `slivers` (primary, secondary),

@@ -7,6 +7,8 @@
 //! all whole blocks: tail element slot s is low byte `base + 64·⌊s/32⌋ + s mod 32` and the high
 //! byte 32 bytes later. Dense tails keep small symbols (S = 2 for tiny blobs) cheap.
 
+use std::ops::Range;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packing {
     full: usize,
@@ -71,6 +73,24 @@ impl Packing {
                 .copy_from_slice(&shard[at + 32..at + 32 + run]);
         });
     }
+}
+
+/// Work-shard size that keeps one batch's transforms within a core's L2 cache.
+pub const TARGET_SHARD_BYTES: usize = 1024;
+
+/// Splits `items` (the rows or columns whose symbols are packed side by side into each shard)
+/// into batches whose shards stay near TARGET_SHARD_BYTES, at least two per thread.
+pub fn batches(items: usize, bytes_per_item: usize) -> Vec<Range<usize>> {
+    let wanted = (items * bytes_per_item).div_ceil(TARGET_SHARD_BYTES);
+    let count = wanted
+        .max(2 * rayon::current_num_threads())
+        .min(items)
+        .max(1);
+    let per = items.div_ceil(count);
+    (0..items)
+        .step_by(per)
+        .map(|a| a..(a + per).min(items))
+        .collect()
 }
 
 #[cfg(test)]
