@@ -13,7 +13,7 @@
 
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { EpochClock } from './epoch-clock.js';
-import type { EventId, TransactionBody, TransactionEffects } from './types.js';
+import type { BlobHistory, BlobObject, StorageHistory, StorageObject, TransactionBody, TransactionEffects } from './types.js';
 
 /** Version of the ledger layout, stored under `meta`/`format`; a layout change bumps it. */
 export const LEDGER_FORMAT_VERSION = 1;
@@ -52,34 +52,14 @@ export interface StoredTransaction {
   effectsDigest: string;
 }
 
-export interface StoredBlob {
+/** A Blob object as stored: its fields with the storage by id, and its history. */
+export interface StoredBlob extends Omit<BlobObject, 'storage'>, BlobHistory {
   type: 'Blob';
-  id: string;
-  registeredEpoch: number;
-  blobId: string;
-  size: number;
-  encodingType: 'RS2';
-  certifiedEpoch: number | null;
   storageId: string;
-  deletable: boolean;
-  owner: string;
-  createdBy: string;
-  previousTransaction: string;
-  certifiedBy: EventId | null;
-  deleted: boolean;
-  reclaimedEpoch: number | null;
 }
 
-export interface StoredStorage {
+export interface StoredStorage extends StorageObject, StorageHistory {
   type: 'Storage';
-  id: string;
-  startEpoch: number;
-  endEpoch: number;
-  storageSize: number;
-  owner: string;
-  wrappedIn: string | null;
-  createdBy: string;
-  previousTransaction: string;
 }
 
 export type StoredObject = StoredBlob | StoredStorage;

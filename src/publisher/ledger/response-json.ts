@@ -6,16 +6,7 @@ import type { BlobObject } from './types.js';
 
 export interface NewlyCreatedJson {
   newlyCreated: {
-    blobObject: {
-      id: string;
-      registeredEpoch: number;
-      blobId: string;
-      size: number;
-      encodingType: 'RS2';
-      certifiedEpoch: number | null;
-      storage: { id: string; startEpoch: number; endEpoch: number; storageSize: number };
-      deletable: boolean;
-    };
+    blobObject: Omit<BlobObject, 'owner'>;
     resourceOperation: { registerFromScratch: { encodedLength: number; epochsAhead: number } };
     cost: number;
   };

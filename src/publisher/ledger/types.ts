@@ -33,10 +33,8 @@ export interface EventId {
 /** `registered` → `certified`; `expired` once the current epoch reaches endEpoch; `reclaimed` once its slivers are gone. */
 export type BlobState = 'registered' | 'certified' | 'expired' | 'deleted' | 'reclaimed';
 
-export interface BlobObjectView {
-  type: 'Blob';
-  object: BlobObject;
-  state: BlobState;
+/** What the ledger knows of a Blob object beyond its fields: stored with it and shown with it. */
+export interface BlobHistory {
   createdBy: string;
   previousTransaction: string;
   certifiedBy: EventId | null;
@@ -44,14 +42,24 @@ export interface BlobObjectView {
   reclaimedEpoch: number | null;
 }
 
-export interface StorageObjectView {
-  type: 'Storage';
-  object: StorageObject;
+/** What the ledger knows of a Storage object beyond its fields. */
+export interface StorageHistory {
   owner: string;
   /** the Blob object this storage is attached to, null once released by a deletion */
   wrappedIn: string | null;
   createdBy: string;
   previousTransaction: string;
+}
+
+export interface BlobObjectView extends BlobHistory {
+  type: 'Blob';
+  object: BlobObject;
+  state: BlobState;
+}
+
+export interface StorageObjectView extends StorageHistory {
+  type: 'Storage';
+  object: StorageObject;
 }
 
 export type LedgerObjectView = BlobObjectView | StorageObjectView;
