@@ -6,10 +6,7 @@ import { loadAccounts } from './accounts.js';
 import type { Config } from './config.js';
 import { listen, loadUws } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
-import { createBodyDigester } from './s3/body-digests.js';
-import type { S3Services } from './s3/context.js';
-import { normalizeDomains } from './s3/router.js';
-import { s3RequestHandler } from './s3/service.js';
+import { s3RequestHandler, s3Services } from './s3/service.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
@@ -34,13 +31,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     secretAccessKey: config.rootSecretAccessKey,
   });
   const store = await openStore({ dataDir: config.dataDir, durability: config.durability });
-  const services: S3Services = {
-    store,
-    accounts,
-    config,
-    domains: normalizeDomains(config.domains),
-    digester: createBodyDigester(),
-  };
+  const services = s3Services(store, accounts, config);
   const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);

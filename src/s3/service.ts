@@ -1,15 +1,19 @@
 // The S3 face's request entry: resolve the resource, authenticate, classify, dispatch, and turn
 // every failure into one S3 error answer (processing order of s3.md §1.10).
 
+import type { Accounts } from '../accounts.js';
+import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
+import type { Store } from '../store/types.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
+import { createBodyDigester } from './body-digests.js';
 import type { S3Context, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { newRequestIds, sendError } from './respond.js';
-import { classify, resolveResource } from './router.js';
+import { classify, normalizeDomains, resolveResource } from './router.js';
 
 export type RequestLogger = (line: string) => void;
 
@@ -60,6 +64,11 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
 }
 
 /** The S3 listener's request handler; the promise settles when the exchange is answered. */
+/** The S3 face's services over `store`: the normalized base domains and one body digester. */
+export function s3Services(store: Store, accounts: Accounts, config: Config): S3Services {
+  return { store, accounts, config, domains: normalizeDomains(config.domains), digester: createBodyDigester() };
+}
+
 export function s3RequestHandler(services: S3Services, log: RequestLogger): (ex: Exchange) => Promise<void> {
   return (ex) => handle(services, ex, log);
 }

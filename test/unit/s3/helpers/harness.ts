@@ -10,12 +10,12 @@ import { joinHeaders, type RequestHead } from '../../../../src/http/request-head
 import { parseQuery } from '../../../../src/http/query.js';
 import { Exchange } from '../../../../src/http/uws.js';
 import type { Principal } from '../../../../src/s3/access.js';
-import { createBodyDigester } from '../../../../src/s3/body-digests.js';
-import type { S3Context, S3Services } from '../../../../src/s3/context.js';
+import type { S3Context } from '../../../../src/s3/context.js';
 import { dispatch } from '../../../../src/s3/dispatch.js';
 import { S3Error } from '../../../../src/s3/errors.js';
 import { sendError } from '../../../../src/s3/respond.js';
-import { classify, normalizeDomains, resolveResource } from '../../../../src/s3/router.js';
+import { classify, resolveResource } from '../../../../src/s3/router.js';
+import { s3Services } from '../../../../src/s3/service.js';
 import { openStore } from '../../../../src/store/index.js';
 import type { Store } from '../../../../src/store/types.js';
 
@@ -81,13 +81,7 @@ export async function openHarness(): Promise<Harness> {
     byCanonicalId: (id) => (id === OWNER_ID ? account : undefined),
   };
   const config = loadConfig(['--data-dir', dir], {});
-  const services: S3Services = {
-    store,
-    accounts,
-    config,
-    domains: normalizeDomains(config.domains),
-    digester: createBodyDigester(),
-  };
+  const services = s3Services(store, accounts, config);
   let n = 0;
   return {
     store,
