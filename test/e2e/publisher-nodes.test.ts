@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardRanges, startPublisherProcess, startStorageNodeProcess, type PublisherProcess, type StorageNodeProcess } from './helpers/publisher.js';
 import { makeTempDir } from './helpers/server.js';
-import { getBytes, getJson, putBlob, splitmix, walrusEncodedLength } from './helpers/publisher-client.js';
+import { getBytes, getJson, putBlob, walrusEncodedLength } from './helpers/publisher-client.js';
+import { splitMix64 } from '../unit/publisher/codec/vector-input.js';
 
 const N = 10; // f = 3, quorum 7, n_primary 4
 const NODES = 5; // two shards each
@@ -34,7 +35,7 @@ describe('publisher over storage-node processes, n = 10', () => {
   it('stores, stores again, stores deletable, survives f shards down, refuses past f, reads back after losing 2f', async () => {
     const key = pub.endpointKey;
     expect(pub.output()).toContain(`${NODES} remote storage nodes`);
-    const data = splitmix(0xfeedn, 700_000);
+    const data = splitMix64(0xfeedn, 700_000);
     const first = await putBlob(pub.url, `/${key}/v1/blobs?epochs=2`, data);
     expect(first.status).toBe(200);
     const obj = first.json.newlyCreated.blobObject;
@@ -54,7 +55,7 @@ describe('publisher over storage-node processes, n = 10', () => {
 
     // Node 0 down: 2 ≤ f shards missing, a quorum of 8 still confirms.
     await nodes[0]!.stop();
-    const second = splitmix(0xbeefn, 50_000);
+    const second = splitMix64(0xbeefn, 50_000);
     const degraded = await putBlob(pub.url, `/${key}/v1/blobs`, second);
     expect(degraded.status).toBe(200);
     expect(degraded.json.newlyCreated.blobObject.certifiedEpoch).toBe(degraded.json.newlyCreated.blobObject.registeredEpoch);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPublisherProcess, type PublisherProcess } from './helpers/publisher.js';
 import { makeTempDir } from './helpers/server.js';
-import { getBytes, getJson, ledgerTransactions, putBlob, splitmix, walrusCost, walrusEncodedLength } from './helpers/publisher-client.js';
+import { getBytes, getJson, ledgerTransactions, putBlob, walrusCost, walrusEncodedLength } from './helpers/publisher-client.js';
+import { splitMix64 } from '../unit/publisher/codec/vector-input.js';
 
 /** walrus.md §13: Walrus's own blob-id regression vector at n = 10. */
 const VECTOR_TEXT = 'walrus blob id v1 regression test';
@@ -119,7 +120,7 @@ describe('publisher, n = 10, in-process nodes', () => {
     expect((await getJson(pub.url, `/v1/ledger/objects/${deletable.json.newlyCreated.blobObject.id}`)).json.object.owner).toBe(`0x${'5a'.repeat(32)}`);
 
     // A larger blob spanning many rows, read through the aggregator.
-    const big = splitmix(0x1234n, 1_000_000);
+    const big = splitMix64(0x1234n, 1_000_000);
     const stored = await putBlob(pub.url, `/${key}/v1/blobs`, big);
     expect(stored.status).toBe(200);
     const bigId: string = stored.json.newlyCreated.blobObject.blobId;
@@ -247,7 +248,7 @@ describe('publisher, n = 1000 (Walrus mainnet shard count), in-process nodes', (
       expect(obj.storage.storageSize).toBe(66_034_000);
       expect(stored.json.newlyCreated.resourceOperation.registerFromScratch.encodedLength).toBe(66_034_000);
       // walrus.md §9.1 example: 1 MiB at n = 1000 (S = 6) is 70,038,000 bytes encoded.
-      const mib = splitmix(0x1000n, 1 << 20);
+      const mib = splitMix64(0x1000n, 1 << 20);
       const large = await putBlob(pub.url, `/${pub.endpointKey}/v1/blobs?epochs=1`, mib);
       expect(large.status).toBe(200);
       expect(large.json.newlyCreated.blobObject.storage.storageSize).toBe(70_038_000);

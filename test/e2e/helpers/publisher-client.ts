@@ -50,19 +50,3 @@ export function walrusCost(encodedLength: number, epochs: number, storagePrice: 
 export async function ledgerTransactions(url: string): Promise<number> {
   return (await getJson(url, '/v1/ledger/status')).json.transactions;
 }
-
-/** SplitMix64 bytes (shared/vectors/walrus-rs2/README.md), so test blobs are reproducible. */
-export function splitmix(seed: bigint, size: number): Buffer {
-  const out = Buffer.alloc(Math.ceil(size / 8) * 8);
-  const mask = (1n << 64n) - 1n;
-  let state = seed & mask;
-  for (let at = 0; at < out.length; at += 8) {
-    state = (state + 0x9e3779b97f4a7c15n) & mask;
-    let z = state;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & mask;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & mask;
-    z ^= z >> 31n;
-    out.writeBigUInt64LE(z, at);
-  }
-  return out.subarray(0, size);
-}
