@@ -11,22 +11,15 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s3Client, s3Request } from './helpers/clients.js';
-import { NASTY_KEYS, bucketName, md5Hex, randomBody } from './helpers/fixtures.js';
+import { NASTY_KEYS, bucketName, crc32Base64, md5Hex, randomBody } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { md5Base64 } from './helpers/sigv4.js';
 import { expectS3Error } from './helpers/xml.js';
 
 const ctx = useTusk();
 const bucket = bucketName('objects');
-
-function crc32Base64(data: Buffer): string {
-  const out = Buffer.alloc(4);
-  out.writeUInt32BE(crc32(data) >>> 0);
-  return out.toString('base64');
-}
 
 async function bodyOf(out: { Body?: { transformToByteArray(): Promise<Uint8Array> } }): Promise<Buffer> {
   return Buffer.from(await out.Body!.transformToByteArray());

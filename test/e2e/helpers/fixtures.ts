@@ -1,10 +1,11 @@
-// Shared test data: the nasty keys of style.md §11 and collision-free bucket names.
+// Shared test data: the nasty keys of style.md §11, collision-free bucket names, bodies and their digests.
 
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 
 /** Keys every object test must survive (style.md §11, s3.md §1.2 and §1.4). */
 export const NASTY_KEYS: readonly string[] = [
@@ -35,6 +36,13 @@ export function randomBody(size: number): Buffer {
 
 export function md5Hex(data: Buffer | string): string {
   return createHash('md5').update(data).digest('hex');
+}
+
+/** The `x-amz-checksum-crc32` value of `data`: big-endian CRC-32, base64. */
+export function crc32Base64(data: Buffer): string {
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE(crc32(data) >>> 0);
+  return out.toString('base64');
 }
 
 /**
