@@ -49,9 +49,11 @@ pub fn hash_tagged(prefix: u8, data: &[u8], stride: usize, len: usize, out: &mut
 
 fn x8_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    // TUSK_RS2_NO_AVX512=1 takes the portable path (tests and comparisons).
-    let off = matches!(std::env::var("TUSK_RS2_NO_AVX512").as_deref(), Ok(v) if !v.is_empty() && v != "0");
-    *ON.get_or_init(|| blake2b_x8::available() && !off)
+    *ON.get_or_init(|| {
+        // TUSK_RS2_NO_AVX512=1 takes the portable path (tests and comparisons).
+        let off = matches!(std::env::var("TUSK_RS2_NO_AVX512").as_deref(), Ok(v) if !v.is_empty() && v != "0");
+        blake2b_x8::available() && !off
+    })
 }
 
 /// Hashes whole groups of eight messages with the AVX-512 kernel while its whole-word reads stay
@@ -157,7 +159,7 @@ pub fn merkle_roots(leaf_hashes: &[Digest], width: usize, scratch: &mut Vec<Dige
     if width <= 1 {
         return leaf_hashes.to_vec();
     }
-    climb(leaf_hashes, width, usize::MAX, scratch)
+    climb(leaf_hashes, width, None, scratch)
 }
 
 /// The nodes `levels` levels above the leaves of several trees of `width` leaves each, for
@@ -165,15 +167,15 @@ pub fn merkle_roots(leaf_hashes: &[Digest], width: usize, scratch: &mut Vec<Dige
 /// or its last group): every odd count is padded, even a single node, because in the wider tree
 /// the level goes on past this group.
 pub fn merkle_subtrees(leaf_hashes: &[Digest], width: usize, levels: usize, scratch: &mut Vec<Digest>) -> Vec<Digest> {
-    climb(leaf_hashes, width, levels, scratch)
+    climb(leaf_hashes, width, Some(levels), scratch)
 }
 
-/// Climbs `levels` levels (or to the root, for `usize::MAX`). Each level is kept with an even
-/// number of nodes per tree (an odd one padded with the empty node, §6), so a level is one run
-/// of (left, right) pairs and its parents are hashed straight from it.
-fn climb(leaf_hashes: &[Digest], width: usize, levels: usize, scratch: &mut Vec<Digest>) -> Vec<Digest> {
+/// Climbs `levels` levels, or to the root for `None`. Each level is kept with an even number of
+/// nodes per tree (an odd one padded with the empty node, §6), so a level is one run of
+/// (left, right) pairs and its parents are hashed straight from it.
+fn climb(leaf_hashes: &[Digest], width: usize, levels: Option<usize>, scratch: &mut Vec<Digest>) -> Vec<Digest> {
     let trees = leaf_hashes.len() / width.max(1);
-    if levels == 0 || width == 0 {
+    if levels == Some(0) || width == 0 {
         return leaf_hashes[..trees * width].to_vec();
     }
     let even = |w: usize| w + (w & 1);
@@ -190,8 +192,11 @@ fn climb(leaf_hashes: &[Digest], width: usize, levels: usize, scratch: &mut Vec<
         scratch.clear();
         scratch.resize(trees * parents, EMPTY_NODE);
         hash_tagged(INNER_PREFIX, cur.as_flattened(), 64, 64, scratch);
-        let to_root = levels == usize::MAX;
-        if (to_root && parents == 1) || climbed == levels {
+        let done = match levels {
+            None => parents == 1,
+            Some(levels) => climbed == levels,
+        };
+        if done {
             return scratch.clone();
         }
         level = if parents % 2 == 0 {
