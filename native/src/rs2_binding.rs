@@ -9,17 +9,10 @@
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
-use tusk_rs2::{
-    symbols_merkle_root, BlobIdInfo, SliverRegion, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverPairHashes,
-};
+use tusk_rs2::bcs::{parse_metadata, parse_sliver_bcs, sliver_bcs_len, write_sliver_frames, ParsedMetadata, SliverData};
+use tusk_rs2::{symbols_merkle_root, BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverRegion};
 
 use crate::napi::*;
-
-const HASH_BYTES: usize = 32;
-/// BCS tags of `BlobMetadata::V1`, `EncodingType::RS2` and `Node::Digest` (walrus.md §8.2).
-const METADATA_V1: u8 = 0;
-const ENCODING_RS2: u8 = 1;
-const NODE_DIGEST: u8 = 1;
 
 fn null(env: Env) -> JsResult<napi_value> {
     let mut v = ptr::null_mut();
@@ -89,63 +82,6 @@ fn set_info(env: Env, o: napi_value, info: &BlobIdInfo) -> JsResult<()> {
     Ok(())
 }
 
-fn write_uleb128(out: &mut [u8], mut v: u64) -> usize {
-    let mut i = 0;
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out[i] = byte;
-            return i + 1;
-        }
-        out[i] = byte | 0x80;
-        i += 1;
-    }
-}
-
-fn uleb_len(v: u64) -> usize {
-    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
-}
-
-/// A canonical ULEB128 of at most 32 bits (BCS lengths): (value, bytes read).
-fn read_uleb128(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (i, &b) in bytes.iter().enumerate().take(5) {
-        value |= ((b & 0x7f) as u64) << (7 * i);
-        if b & 0x80 == 0 {
-            if b == 0 && i > 0 {
-                return None;
-            }
-            return (value <= u32::MAX as u64).then_some((value, i + 1));
-        }
-    }
-    None
-}
-
-/// Bytes of a BCS `SliverData` holding `data_len` bytes of symbols (walrus.md §8.1).
-fn sliver_bcs_len(data_len: usize) -> usize {
-    uleb_len(data_len as u64) + data_len + 4
-}
-
-struct SliverData<'a> {
-    data: &'a [u8],
-    symbol_size: usize,
-    index: usize,
-}
-
-fn parse_sliver_bcs(bcs: &[u8]) -> Result<SliverData<'_>, String> {
-    let (len, at) = read_uleb128(bcs).ok_or("bad length prefix")?;
-    let end = at + len as usize;
-    if bcs.len() != end + 4 {
-        return Err(format!("body is {} bytes, its length prefix says {}", bcs.len(), end + 4));
-    }
-    Ok(SliverData {
-        data: &bcs[at..end],
-        symbol_size: u16::from_le_bytes([bcs[end], bcs[end + 1]]).into(),
-        index: u16::from_le_bytes([bcs[end + 2], bcs[end + 3]]).into(),
-    })
-}
-
 /// Checks a parsed sliver against the blob's parameters: symbol size, sliver index, data length.
 fn check_sliver_shape(params: &EncodingParams, s: &SliverData, index: usize, data_len: usize) -> Result<(), String> {
     if s.symbol_size != params.symbol_size {
@@ -158,47 +94,6 @@ fn check_sliver_shape(params: &EncodingParams, s: &SliverData, index: usize, dat
         return Err(format!("{} data bytes, expected {data_len}", s.data.len()));
     }
     Ok(())
-}
-
-struct ParsedMetadata {
-    blob_id: Digest,
-    unencoded_length: u64,
-    hashes: Vec<SliverPairHashes>,
-}
-
-/// Parses BCS `BlobMetadataWithId` (walrus.md §8.2), structure only.
-fn parse_metadata(bcs: &[u8]) -> Result<ParsedMetadata, String> {
-    const HEAD: usize = HASH_BYTES + 2 + 8;
-    if bcs.len() < HEAD + 1 {
-        return Err(format!("only {} bytes", bcs.len()));
-    }
-    if bcs[HASH_BYTES] != METADATA_V1 {
-        return Err(format!("unknown metadata version {}", bcs[HASH_BYTES]));
-    }
-    // Encoding type 0 was RaptorQ and is rejected (walrus.md §8.2).
-    if bcs[HASH_BYTES + 1] != ENCODING_RS2 {
-        return Err(format!("unsupported encoding type {}", bcs[HASH_BYTES + 1]));
-    }
-    let unencoded_length = u64::from_le_bytes(bcs[HASH_BYTES + 2..HEAD].try_into().unwrap());
-    let (n, at) = read_uleb128(&bcs[HEAD..]).ok_or("bad hash count")?;
-    let start = HEAD + at;
-    let n = n as usize;
-    if bcs.len() != start + n * 2 * (1 + HASH_BYTES) {
-        return Err(format!("{} bytes do not hold exactly {n} pairs of hashes", bcs.len()));
-    }
-    let mut hashes = Vec::with_capacity(n);
-    let mut nodes = bcs[start..].chunks_exact(1 + HASH_BYTES);
-    let mut digest = || -> Result<Digest, String> {
-        let node = nodes.next().expect("length checked");
-        if node[0] != NODE_DIGEST {
-            return Err("a sliver hash is not a digest".into());
-        }
-        Ok(node[1..].try_into().unwrap())
-    };
-    for _ in 0..n {
-        hashes.push(SliverPairHashes { primary: digest()?, secondary: digest()? });
-    }
-    Ok(ParsedMetadata { blob_id: bcs[..HASH_BYTES].try_into().unwrap(), unencoded_length, hashes })
 }
 
 fn metadata_params(m: &ParsedMetadata) -> Result<EncodingParams, String> {
@@ -250,20 +145,6 @@ fn reason(env: Env, r: Result<(), String>) -> JsResult<napi_value> {
     }
 }
 
-/// Writes the BCS frame of each of `count` slivers of `len` bytes laid back to back in `out`
-/// (length prefix, then — after the data, left for the encoder — symbol size and index);
-/// returns where the first sliver's data starts and the frame length.
-fn write_sliver_frames(out: &mut [u8], count: usize, len: usize, symbol_size: usize) -> (usize, usize) {
-    let frame = sliver_bcs_len(len);
-    let head = uleb_len(len as u64);
-    for (i, f) in out.chunks_exact_mut(frame).take(count).enumerate() {
-        write_uleb128(f, len as u64);
-        f[head + len..head + len + 2].copy_from_slice(&(symbol_size as u16).to_le_bytes());
-        f[head + len + 2..].copy_from_slice(&(i as u16).to_le_bytes());
-    }
-    (head, frame)
-}
-
 /// Asks Linux for transparent huge pages over the whole 2 MiB pages of a fresh, untouched
 /// allocation: ~300 MB of slivers for 64 MiB at n = 1000 would otherwise cost ~75 000 page
 /// faults on first write. Failure only costs speed.
@@ -308,8 +189,8 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
         advise_huge_pages(out);
         let (meta_out, slivers) = out.split_at_mut(metadata_len);
         let (p_out, s_out) = slivers.split_at_mut(n * p_bcs);
-        let (p_head, _) = write_sliver_frames(p_out, n, p_len, params.symbol_size);
-        let (s_head, _) = write_sliver_frames(s_out, n, s_len, params.symbol_size);
+        let p_head = write_sliver_frames(p_out, n, p_len, params.symbol_size);
+        let s_head = write_sliver_frames(s_out, n, s_len, params.symbol_size);
         let metadata = tusk_rs2::encode_into(
             bytes,
             n_shards,

@@ -1,6 +1,7 @@
 //! Walrus RS2 encoding in pure Rust: blob ids, slivers, metadata and decoding, byte-identical to
 //! Walrus (`shared/spec/walrus.md` §1–§8).
 
+pub mod bcs;
 mod blake2b_x8;
 mod buffer;
 mod decode;
@@ -19,7 +20,8 @@ pub use decode::DecodeError;
 pub use encode::SliverRegion;
 pub use engine::EngineKind;
 pub use hash::{symbols_merkle_root, Digest};
-pub use metadata::{metadata_bcs_len, BlobMetadata, SliverPairHashes};
+pub use bcs::metadata_bcs_len;
+pub use metadata::{BlobMetadata, SliverPairHashes};
 pub use params::{max_blob_size, EncodeError, EncodingParams, MAX_SYMBOL_SIZE};
 
 use engine::Engine;
@@ -77,12 +79,12 @@ impl EncodedBlob {
 
     /// BCS `SliverData` of primary sliver `index` (§8.1).
     pub fn primary_sliver_bcs(&self, index: usize) -> Vec<u8> {
-        metadata::sliver_bcs(&self.params, self.primary_sliver(index), index)
+        bcs::sliver_bcs(self.primary_sliver(index), self.params.symbol_size, index)
     }
 
     /// BCS `SliverData` of secondary sliver `index` (§8.1).
     pub fn secondary_sliver_bcs(&self, index: usize) -> Vec<u8> {
-        metadata::sliver_bcs(&self.params, self.secondary_sliver(index), index)
+        bcs::sliver_bcs(self.secondary_sliver(index), self.params.symbol_size, index)
     }
 
     pub fn blob_id_info(&self) -> BlobIdInfo {
