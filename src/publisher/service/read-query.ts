@@ -11,7 +11,10 @@ const U53_PATTERN = /^[0-9]{1,16}$/;
 /** Checks the consistency switches. Tusk always rebuilds and checks the whole blob against its id
  * (Walrus's strict check), so both only pass validation; together they contradict each other. */
 export function parseReadQuery(rawQuery: string): void {
-  const params = splitQuery(rawQuery);
+  checkConsistencySwitches(splitQuery(rawQuery));
+}
+
+function checkConsistencySwitches(params: Map<string, string>): void {
   const strict = parseBool(params, 'strict_consistency_check');
   const skip = parseBool(params, 'skip_consistency_check');
   if (strict === true && skip === true) {
@@ -26,8 +29,8 @@ export interface ByteRangeQuery {
 
 /** `start` and `length` of `GET /v1/blobs/{id}/byte-range`: both required, length above 0. */
 export function parseByteRangeQuery(rawQuery: string): ByteRangeQuery {
-  parseReadQuery(rawQuery);
   const params = splitQuery(rawQuery);
+  checkConsistencySwitches(params);
   const number = (name: string): number => {
     const text = params.get(name);
     const value = text !== undefined && U53_PATTERN.test(text) ? Number(text) : NaN;
