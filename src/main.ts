@@ -10,6 +10,7 @@ import { s3RequestHandler, s3Services } from './s3/service.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
+import type { S3ObjectAttrs, S3PartAttrs, S3Store } from './s3/object-attrs.js';
 
 export interface RunningServer {
   s3Port: number;
@@ -30,12 +31,13 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     accessKeyId: config.rootAccessKeyId,
     secretAccessKey: config.rootSecretAccessKey,
   });
-  const store = await openStore({ dataDir: config.dataDir, durability: config.durability });
+  const engine = await openStore<S3ObjectAttrs, S3PartAttrs>({ dataDir: config.dataDir, durability: config.durability });
+  const store: S3Store = engine;
   const services = s3Services(store, accounts, config);
   const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
-  const recovery = store.stats().recovery;
+  const recovery = engine.stats().recovery;
   log(
     `tusk: recovery: ${recovery.segments} segment(s); tail records past the index: ${recovery.tailValid} unacknowledged, ` +
       `${recovery.tailUncommitted} incomplete, ${recovery.tailCorrupt} corrupt; ${recovery.truncatedBytes} bytes truncated`,

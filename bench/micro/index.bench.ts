@@ -19,7 +19,7 @@ const body = Buffer.alloc(1024, 7);
 async function putOne(store: SegmentStore, key: string): Promise<void> {
   const w = store.beginWrite(body.length);
   await w.write(body);
-  await w.commit('b', key, internalObjectMeta(body.length, 'd41d8cd98f00b204e9800998ecf8427e'));
+  await w.commit('b', key, internalObjectMeta('d41d8cd98f00b204e9800998ecf8427e'));
 }
 
 /** CONCURRENCY parallel small PUTs: what a loaded server does, and what group commit is for. */

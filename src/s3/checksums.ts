@@ -1,7 +1,7 @@
 // Content-MD5 and the flexible checksums (s3.md §3.0.2): which digests a request needs, header
 // syntax, and verification against what the fused digest pass computed.
 
-import type { ChecksumAlgorithm, StoredChecksum } from '../store/types.js';
+import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
 import { S3Error } from './errors.js';
 
 export const CHECKSUM_ALGORITHMS: readonly ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];

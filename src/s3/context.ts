@@ -4,7 +4,8 @@ import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/uws.js';
-import type { BucketRecord, Store } from '../store/types.js';
+import type { BucketRecord } from '../store/types.js';
+import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
 import type { AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
@@ -12,7 +13,7 @@ import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';
 
 export interface S3Services {
-  store: Store;
+  store: S3Store;
   accounts: Accounts;
   config: Config;
   /** normalized base domains, longest first */

@@ -5,7 +5,8 @@ import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
-import type { Store } from '../store/types.js';
+import type { S3Store } from './object-attrs.js';
+import { isStoreFailure, s3ErrorOfStore } from './store-errors.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
@@ -13,7 +14,7 @@ import type { S3Context, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { newRequestIds, sendError } from './respond.js';
-import { classify, normalizeDomains, resolveResource } from './router.js';
+import { classify, normalizeDomains, resolveResource, type Resource } from './router.js';
 
 export type RequestLogger = (line: string) => void;
 
@@ -25,9 +26,10 @@ function hasUnreadBody(ex: Exchange): boolean {
 
 async function handle(services: S3Services, ex: Exchange, log: RequestLogger): Promise<void> {
   const ids = newRequestIds();
+  let resource: Resource = { style: 'path' };
   try {
     const head = ex.head;
-    const resource = resolveResource(head, services.domains);
+    resource = resolveResource(head, services.domains);
     const query = parseQuery(head.rawQuery);
     const { config, accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
@@ -57,15 +59,15 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       ex.close();
       return;
     }
-    const err = e instanceof S3Error ? e : new S3Error('InternalError');
-    if (!(e instanceof S3Error)) log(`${ids.requestId} internal error: ${(e as Error).stack ?? e}`);
+    const err = e instanceof S3Error ? e : isStoreFailure(e) ? s3ErrorOfStore(e, resource) : new S3Error('InternalError');
+    if (!(e instanceof S3Error) && !(isStoreFailure(e) && e.kind !== 'corrupt')) log(`${ids.requestId} internal error: ${(e as Error).stack ?? e}`);
     sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
   }
 }
 
 /** The S3 listener's request handler; the promise settles when the exchange is answered. */
 /** The S3 face's services over `store`: the normalized base domains and one body digester. */
-export function s3Services(store: Store, accounts: Accounts, config: Config): S3Services {
+export function s3Services(store: S3Store, accounts: Accounts, config: Config): S3Services {
   return { store, accounts, config, domains: normalizeDomains(config.domains), digester: createBodyDigester() };
 }
 

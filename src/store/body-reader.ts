@@ -1,13 +1,16 @@
-// Streams bytes [start, end) of an object's extents with pread. One buffer per reader, sized to the
-// smaller of the range and the chunk limit, reused for every read: a small range is one read into an
-// exact-size buffer, a large one a sequence of chunks whose memory does not grow with the body.
+// Streams bytes [start, end) of a body's extents with pread, block by block: every block the range
+// touches is read whole and checked against its CRC32C (index format 2) before any of its bytes is
+// returned, so that corrupted bytes never leave the server as good ones. Two buffers per reader at
+// most (the chunk the caller holds and the read-ahead), so memory does not grow with the body.
 
-import { S3Error } from '../s3/errors.js';
+import { BLOCK_SIZE } from './block-crcs.js';
+import type { Crc32c } from './crc32c.js';
+import { StoreError } from './errors.js';
 import { preadFull, preadFullSync } from './fd-io.js';
 import type { SegmentFile, SegmentFiles } from './segment-files.js';
-import type { BodyReader, Extent, ObjectRecord } from './types.js';
+import type { BodyReader, Extent } from './types.js';
 
-export const READ_CHUNK_MAX = 1 << 20;
+export const READ_CHUNK_MAX = BLOCK_SIZE;
 
 /**
  * Bodies up to this size are read with one pread on the event loop, as the LMDB index itself is
@@ -16,32 +19,43 @@ export const READ_CHUNK_MAX = 1 << 20;
  */
 export const SYNC_READ_MAX = 64 * 1024;
 
+/** The part of one extent the range covers, read in blocks. */
 interface Piece {
-  segment: number;
-  /** file offset of the first byte still to read */
-  position: number;
-  remaining: number;
+  extent: Extent;
+  /** next block to read, as a body offset within the extent (block-aligned when the extent has CRCs) */
+  next: number;
+  /** body offsets within the extent of the range's part: [from, to) */
+  from: number;
+  to: number;
+}
+
+export interface ReadContext {
+  files: SegmentFiles;
+  crc32c: Crc32c;
+  /** called once per block that fails its check, before the read fails */
+  onCorrupt(extent: Extent, block: number): void;
 }
 
 export class SegmentBodyReader implements BodyReader {
   private readonly pieces: Piece[] = [];
   private readonly held: SegmentFile[] = [];
   private index = 0;
-  /** Two buffers for large bodies: one holds the chunk the caller has, the other the read-ahead. */
   private readonly buffers: Buffer[] = [];
   private turn = 0;
+  /** the checked block being handed out, and how far */
+  private pending: Buffer | undefined;
   private readAhead: Promise<Buffer | null> | undefined;
   private closed = false;
   private readonly total: number;
 
   constructor(
-    private readonly files: SegmentFiles,
-    record: ObjectRecord,
+    private readonly ctx: ReadContext,
+    record: { size: number; extents: Extent[] },
     start: number,
     end: number,
   ) {
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && 0 <= start && start <= end && end <= record.size)) {
-      throw new S3Error('InvalidRange');
+      throw new RangeError(`range [${start}, ${end}) outside a body of ${record.size} bytes`);
     }
     this.total = end - start;
     let base = 0;
@@ -67,49 +81,85 @@ export class SegmentBodyReader implements BodyReader {
     return chunk;
   }
 
-  private exhausted(): boolean {
-    for (let i = this.index; i < this.pieces.length; i++) if (this.pieces[i]!.remaining > 0) return false;
-    return true;
-  }
-
-  private nextBuffer(): Buffer {
-    const size = Math.min(this.total, READ_CHUNK_MAX);
-    const slots = this.total > READ_CHUNK_MAX ? 2 : 1;
-    this.turn = (this.turn + 1) % slots;
-    return (this.buffers[this.turn] ??= Buffer.allocUnsafe(size));
-  }
-
-  /** Claims the next range synchronously, so consecutive calls never overlap, then preads it. */
-  private async readNext(maxBytes: number): Promise<Buffer | null> {
-    let piece = this.pieces[this.index];
-    while (piece && piece.remaining === 0) piece = this.pieces[++this.index];
-    if (!piece || maxBytes <= 0) return piece ? Buffer.alloc(0) : null;
-    const buffer = this.nextBuffer();
-    const want = Math.min(maxBytes, piece.remaining, buffer.length);
-    const position = piece.position;
-    piece.position += want;
-    piece.remaining -= want;
-    const file = this.files.get(piece.segment);
-    const got =
-      this.total <= SYNC_READ_MAX && file.fd !== undefined
-        ? preadFullSync(file.fd, buffer, want, position)
-        : await preadFull(file.fd ?? (await file.ready), buffer, want, position);
-    if (got < want) throw new Error(`segment ${piece.segment} ends before offset ${position + want}`);
-    return buffer.subarray(0, got);
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.buffers.length = 0;
+    this.pending = undefined;
     for (const file of this.held) this.files.release(file);
   }
 
+  private get files(): SegmentFiles {
+    return this.ctx.files;
+  }
+
+  private exhausted(): boolean {
+    if (this.pending && this.pending.length > 0) return false;
+    for (let i = this.index; i < this.pieces.length; i++) if (this.pieces[i]!.next < this.pieces[i]!.to) return false;
+    return true;
+  }
+
+  /** Hands out the checked block piece by piece, reading the next block when it is used up. */
+  private async readNext(maxBytes: number): Promise<Buffer | null> {
+    if (maxBytes <= 0) return this.exhausted() ? null : Buffer.alloc(0);
+    if (!this.pending || this.pending.length === 0) {
+      this.pending = await this.readBlock();
+      if (!this.pending) return null;
+    }
+    const out = this.pending.subarray(0, Math.min(maxBytes, this.pending.length));
+    this.pending = this.pending.subarray(out.length);
+    return out;
+  }
+
+  /** Claims the next block synchronously (so consecutive calls never overlap), reads and checks it. */
+  private async readBlock(): Promise<Buffer | undefined> {
+    let piece = this.pieces[this.index];
+    while (piece && piece.next >= piece.to) piece = this.pieces[++this.index];
+    if (!piece) return undefined;
+    const { extent } = piece;
+    const blockStart = piece.next;
+    const blockEnd = Math.min(extent.length, blockStart - (blockStart % BLOCK_SIZE) + BLOCK_SIZE);
+    // without CRCs (format 1 bodies) only the range itself is read
+    const readFrom = extent.blockCrcs ? blockStart : Math.max(blockStart, piece.from);
+    const readTo = extent.blockCrcs ? blockEnd : Math.min(blockEnd, piece.to);
+    piece.next = blockEnd;
+    const want = readTo - readFrom;
+    const buffer = this.nextBuffer(want);
+    const file = this.files.get(extent.segment);
+    const position = extent.offset + readFrom;
+    const got =
+      want <= SYNC_READ_MAX && file.fd !== undefined
+        ? preadFullSync(file.fd, buffer, want, position)
+        : await preadFull(file.fd ?? (await file.ready), buffer, want, position);
+    if (got < want) throw new StoreError('corrupt', `segment ${extent.segment} ends before offset ${position + want}`);
+    const block = buffer.subarray(0, want);
+    if (extent.blockCrcs) {
+      const n = Math.floor(blockStart / BLOCK_SIZE);
+      const expected = Buffer.from(extent.blockCrcs.buffer, extent.blockCrcs.byteOffset, extent.blockCrcs.byteLength).readUInt32LE(n * 4);
+      if (this.ctx.crc32c(block, 0) >>> 0 !== expected) {
+        this.ctx.onCorrupt(extent, n);
+        throw new StoreError('corrupt', `segment ${extent.segment} offset ${extent.offset}: block ${n} fails its CRC32C`);
+      }
+    }
+    const lo = Math.max(piece.from, readFrom) - readFrom;
+    const hi = Math.min(piece.to, readTo) - readFrom;
+    return block.subarray(lo, hi);
+  }
+
+  private nextBuffer(size: number): Buffer {
+    const slots = this.total > READ_CHUNK_MAX ? 2 : 1;
+    this.turn = (this.turn + 1) % slots;
+    const have = this.buffers[this.turn];
+    if (have && have.length >= size) return have;
+    return (this.buffers[this.turn] = Buffer.allocUnsafe(Math.max(size, Math.min(BLOCK_SIZE, this.total))));
+  }
+
   private addPiece(extent: Extent, base: number, start: number, end: number): void {
-    const from = Math.max(start, base);
-    const to = Math.min(end, base + extent.length);
+    const from = Math.max(start, base) - base;
+    const to = Math.min(end, base + extent.length) - base;
     if (from >= to) return;
-    this.pieces.push({ segment: extent.segment, position: extent.offset + (from - base), remaining: to - from });
+    const first = extent.blockCrcs ? from - (from % BLOCK_SIZE) : from;
+    this.pieces.push({ extent, next: first, from, to });
     if (!this.held.some((f) => f.segment === extent.segment)) this.held.push(this.files.acquire(extent.segment));
   }
 }

@@ -3,8 +3,9 @@
 // size); larger ones reserve their extent up front (header + body + the longest possible trailer) and
 // write each chunk at its own offset, so concurrent uploads share a segment without interleaving.
 
-import { S3Error } from '../s3/errors.js';
+import { BlockCrcs } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';
+import { asStoreError } from './errors.js';
 import { pwriteAll, pwritevAll } from './fd-io.js';
 import {
   encodeRecordHeader,
@@ -16,7 +17,7 @@ import {
 import { objectKey } from './index-db.js';
 import type { Reservation, SegmentAllocator } from './segment-allocator.js';
 import type { SegmentFile, SegmentFiles } from './segment-files.js';
-import type { BodyWriter, ObjectMeta, ObjectRecord, WriteCondition } from './types.js';
+import type { BodyWriter, Extent, ObjectVersion, Part, VersionInput, WriteCondition } from './types.js';
 
 /** Bodies up to this size are buffered (as references to the caller's chunks) and written at commit. */
 export const DEFAULT_SMALL_BODY_MAX = 64 * 1024;
@@ -26,17 +27,31 @@ export interface WriterContext {
   allocator: SegmentAllocator;
   crc32c: Crc32c;
   smallBodyMax: number;
-  /** Cheap early rejection before any byte is written; the authoritative check runs in the index transaction. */
-  precheck(bucket: string, key: string, recordKey: Buffer, condition: WriteCondition | undefined): void;
-  /** Conditional index commit (throws S3Error when the condition fails); resolves once durable per the mode. */
-  commitIndex(
-    recordKey: Buffer,
+  /** Fails with 'out-of-space' when a record of `length` bytes would eat into the disk reserve. */
+  checkSpace(length: number): void;
+  /** Conditional index commit of a new latest version (fails with a StoreError); resolves once durable per the mode. */
+  commitVersion(
     bucket: string,
-    record: ObjectRecord,
+    key: string,
+    extent: Extent,
+    input: VersionInput,
     condition: WriteCondition | undefined,
     recordEnd: number,
-  ): Promise<void>;
+  ): Promise<ObjectVersion>;
+  commitPart(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    extent: Extent,
+    input: VersionInput,
+    recordEnd: number,
+  ): Promise<Part>;
 }
+
+type Target =
+  | { kind: 'version'; bucket: string; key: string; input: VersionInput; condition: WriteCondition | undefined }
+  | { kind: 'part'; bucket: string; key: string; uploadId: string; partNumber: number; input: VersionInput };
 
 type State = 'open' | 'committing' | 'committed' | 'aborted';
 
@@ -44,6 +59,7 @@ export class SegmentBodyWriter implements BodyWriter {
   written = 0;
   private state: State = 'open';
   private crc = 0;
+  private readonly blocks: BlockCrcs;
   /** buffered mode: the caller's chunks, written at commit */
   private chunks: Buffer[] | undefined;
   /** streamed mode: the extent reserved at begin */
@@ -58,6 +74,8 @@ export class SegmentBodyWriter implements BodyWriter {
     private readonly ctx: WriterContext,
   ) {
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`invalid body size ${size}`);
+    this.blocks = new BlockCrcs(size, ctx.crc32c);
+    ctx.checkSpace(reservedRecordLength(size));
     if (size <= ctx.smallBodyMax) {
       this.chunks = [];
       return;
@@ -72,12 +90,11 @@ export class SegmentBodyWriter implements BodyWriter {
   async write(chunk: Buffer): Promise<void> {
     if (this.state !== 'open') throw new Error(`write after ${this.state}`);
     if (this.failure) throw this.failure;
-    if (this.written + chunk.length > this.size) {
-      throw new S3Error('InvalidRequest', {}, { message: 'The request body is longer than its declared length.' });
-    }
+    if (this.written + chunk.length > this.size) throw new RangeError('the body is longer than its declared size');
     const position = this.written;
     this.written += chunk.length;
     this.crc = this.ctx.crc32c(chunk, this.crc);
+    this.blocks.update(chunk);
     if (this.chunks) {
       if (chunk.length) this.chunks.push(chunk);
       return;
@@ -96,26 +113,42 @@ export class SegmentBodyWriter implements BodyWriter {
     await this.drain().catch(() => undefined);
   }
 
-  async commit(bucket: string, key: string, meta: ObjectMeta, condition?: WriteCondition): Promise<ObjectRecord> {
+  commit(bucket: string, key: string, input: VersionInput, condition?: WriteCondition): Promise<ObjectVersion> {
+    return this.finish({ kind: 'version', bucket, key, input, condition }) as Promise<ObjectVersion>;
+  }
+
+  commitPart(bucket: string, key: string, uploadId: string, partNumber: number, input: VersionInput): Promise<Part> {
+    return this.finish({ kind: 'part', bucket, key, uploadId, partNumber, input }) as Promise<Part>;
+  }
+
+  private async finish(target: Target): Promise<ObjectVersion | Part> {
     if (this.state !== 'open') throw new Error(`commit after ${this.state}`);
     this.state = 'committing';
     try {
-      if (this.written !== this.size) throw new S3Error('IncompleteBody');
-      const recordKey = objectKey(bucket, key);
-      this.ctx.precheck(bucket, key, recordKey, condition);
+      if (this.written !== this.size) throw new RangeError(`the body has ${this.written} of its ${this.size} bytes`);
+      const recordKey = objectKey(target.bucket, target.key);
       const where = this.chunks
-        ? await this.writeBuffered(recordKey, meta.lastModified)
-        : await this.writeTrailer(recordKey, meta.lastModified);
+        ? await this.writeBuffered(recordKey, target.input.lastModified)
+        : await this.writeTrailer(recordKey, target.input.lastModified);
       await this.ctx.files.sync(where.segment);
-      const record = buildRecord(key, this.size, meta, where.segment, where.offset + RECORD_HEADER_SIZE);
-      await this.ctx.commitIndex(recordKey, bucket, record, condition, where.offset + where.length);
+      const extent: Extent = {
+        segment: where.segment,
+        offset: where.offset + RECORD_HEADER_SIZE,
+        length: this.size,
+        blockCrcs: this.blocks.finish(),
+      };
+      const end = where.offset + where.length;
+      const committed =
+        target.kind === 'version'
+          ? await this.ctx.commitVersion(target.bucket, target.key, extent, target.input, target.condition, end)
+          : await this.ctx.commitPart(target.bucket, target.key, target.uploadId, target.partNumber, extent, target.input, end);
       this.state = 'committed';
-      return record;
+      return committed;
     } catch (e) {
       this.state = 'aborted';
       this.chunks = undefined;
       await this.drain().catch(() => undefined);
-      throw e;
+      throw asStoreError(e);
     }
   }
 
@@ -155,7 +188,7 @@ export class SegmentBodyWriter implements BodyWriter {
     return op.then(
       () => this.settle(),
       (e: unknown) => {
-        this.failure ??= e;
+        this.failure ??= asStoreError(e);
         this.settle();
       },
     );
@@ -174,22 +207,4 @@ export class SegmentBodyWriter implements BodyWriter {
     if (this.inflight > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     if (this.failure) throw this.failure;
   }
-}
-
-function buildRecord(key: string, size: number, meta: ObjectMeta, segment: number, offset: number): ObjectRecord {
-  const record: ObjectRecord = {
-    key,
-    size,
-    etag: meta.etag,
-    lastModified: meta.lastModified,
-    contentType: meta.contentType,
-    storageClass: meta.storageClass,
-    acl: meta.acl,
-    headers: meta.headers,
-    meta: meta.meta,
-    versionId: meta.versionId,
-    extents: [{ segment, offset, length: size }],
-  };
-  if (meta.checksum) record.checksum = meta.checksum;
-  return record;
 }

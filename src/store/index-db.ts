@@ -3,25 +3,38 @@
 
 import { open, type Database, type RootDatabase } from 'lmdb';
 import path from 'node:path';
-import { S3Error } from '../s3/errors.js';
+import { StoreError } from './errors.js';
 import { MAX_BUCKET_BYTES, MAX_OBJECT_KEY_BYTES } from './format.js';
-import type { BucketRecord, ObjectRecord } from './types.js';
+import type { BucketRecord, Extent, ObjectVersion } from './types.js';
 
 /** Version of the index layout, stored under `meta`/`format`; a layout change bumps it. */
-export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_FORMAT_VERSION = 2;
 
-/** Where msgpackr keeps the shared record structures (field-name tables) of the objects database:
- * 0xFF starts no bucket name, so no bucket's key range contains it. */
+/** Where msgpackr keeps the shared record structures (field-name tables) of a database keyed by
+ * bucket names: 0xFF starts no bucket name, so no bucket's key range contains it. */
 const STRUCTURES_KEY = Buffer.from([0xff, 0x73]);
 
-/** The object record as stored: the key lives in the LMDB key. */
-export type StoredObject = Omit<ObjectRecord, 'key'>;
+/** A version as stored: the key lives in the LMDB key; `seq` orders it among the key's versions. */
+export type StoredVersion = Omit<ObjectVersion, 'key'> & { seq: number };
+
+export interface StoredUpload {
+  initiated: number;
+  attrs: unknown;
+}
+
+export interface StoredPart {
+  size: number;
+  etag: string;
+  lastModified: number;
+  extents: Extent[];
+  attrs: unknown;
+}
 
 /** Per-segment accounting, updated in the transaction that commits or removes a record. */
 export interface SegmentStats {
-  /** body bytes of records that are current objects */
+  /** body bytes referenced by versions and parts (a shared extent counts once per reference) */
   live: number;
-  /** number of records that are current objects */
+  /** number of references */
   records: number;
   /** end of the furthest committed record; recovery truncates the file here */
   end: number;
@@ -30,22 +43,37 @@ export interface SegmentStats {
 export interface IndexDb {
   env: RootDatabase;
   buckets: Database<BucketRecord, Buffer>;
-  objects: Database<StoredObject, Buffer>;
+  /** `bucket 0x00 key` → the latest version (an object or a delete marker); present iff the key has any version */
+  objects: Database<StoredVersion, Buffer>;
+  /** `bucket 0x00 key 0x00 ~seq` → the key's other (noncurrent) versions, newest first */
+  versions: Database<StoredVersion, Buffer>;
+  /** `bucket 0x00 key` → seq of the key's noncurrent null version, when it has one */
+  nulls: Database<number, Buffer>;
+  /** `bucket 0x00 key 0x00 uploadId` → an incomplete multipart upload */
+  uploads: Database<StoredUpload, Buffer>;
+  /** `uploadId partNumber(u16 BE)` → a part of an incomplete upload */
+  parts: Database<StoredPart, Buffer>;
   segments: Database<SegmentStats, number>;
   meta: Database<unknown, string>;
 }
 
 export function openIndex(dataDir: string): IndexDb {
   const env = open({ path: path.join(dataDir, 'index.mdb'), compression: false });
+  const keyed = { keyEncoding: 'binary' as const, sharedStructuresKey: STRUCTURES_KEY };
   const db: IndexDb = {
     env,
     buckets: env.openDB<BucketRecord, Buffer>('buckets', { keyEncoding: 'binary' }),
-    objects: env.openDB<StoredObject, Buffer>('objects', { keyEncoding: 'binary', sharedStructuresKey: STRUCTURES_KEY }),
+    objects: env.openDB<StoredVersion, Buffer>('objects', keyed),
+    versions: env.openDB<StoredVersion, Buffer>('versions', keyed),
+    nulls: env.openDB<number, Buffer>('nulls', { keyEncoding: 'binary' }),
+    uploads: env.openDB<StoredUpload, Buffer>('uploads', keyed),
+    parts: env.openDB<StoredPart, Buffer>('parts', { keyEncoding: 'binary' }),
     segments: env.openDB<SegmentStats, number>('segments', { keyEncoding: 'uint32' }),
     meta: env.openDB<unknown, string>('meta', {}),
   };
   const version = db.meta.get('format');
   if (version === undefined) db.meta.putSync('format', INDEX_FORMAT_VERSION);
+  else if (version === 1) upgradeFromVersion1(db);
   else if (version !== INDEX_FORMAT_VERSION) {
     env.close();
     throw new Error(`index format ${String(version)} is not supported (expected ${INDEX_FORMAT_VERSION})`);
@@ -53,28 +81,60 @@ export function openIndex(dataDir: string): IndexDb {
   return db;
 }
 
+/** Fields every version-1 object record had besides its extents; the rest of it becomes `attrs`. */
+type Version1Object = { size: number; etag: string; lastModified: number; versionId: string; extents: Extent[] } & Record<string, unknown>;
+
+/**
+ * Version 1 stored the S3 face's fields flat in each object record and had no versions. The
+ * upgrade moves them into `attrs` in one transaction: a crash leaves version 1 whole, to be upgraded
+ * at the next start.
+ */
+function upgradeFromVersion1(db: IndexDb): void {
+  let seq = Date.now() * 1024;
+  db.env.transactionSync(() => {
+    for (const { key, value } of db.objects.getRange({})) {
+      if (!Buffer.isBuffer(key) || key.equals(STRUCTURES_KEY)) continue;
+      const { size, etag, lastModified, extents, versionId: _v, ...attrs } = value as unknown as Version1Object;
+      const stored: StoredVersion = {
+        versionId: 'null',
+        deleteMarker: false,
+        size,
+        etag,
+        lastModified,
+        extents,
+        attrs,
+        seq: ++seq,
+      };
+      db.objects.putSync(key, stored);
+    }
+    db.meta.putSync('seq', seq);
+    db.meta.putSync('format', INDEX_FORMAT_VERSION);
+  });
+}
+
 export function bucketKey(bucket: string): Buffer {
   const b = Buffer.from(bucket, 'utf8');
   if (b.length === 0 || b.length > MAX_BUCKET_BYTES || b.includes(0)) {
-    throw new S3Error('InvalidBucketName', { BucketName: bucket });
+    throw new StoreError('invalid-name', `invalid bucket name ${JSON.stringify(bucket)}`, 'bucket');
   }
   return b;
 }
 
 /** `bucket 0x00 key`: bucket names never contain 0x00, so one bucket's keys form one contiguous range. */
 export function objectKey(bucket: string, key: string): Buffer {
-  const bucketBytes = Buffer.byteLength(bucket, 'utf8');
+  const b = bucketKey(bucket);
   const keyBytes = Buffer.byteLength(key, 'utf8');
   if (keyBytes === 0 || keyBytes > MAX_OBJECT_KEY_BYTES) {
-    throw new S3Error('KeyTooLongError', { Size: keyBytes, MaxSizeAllowed: MAX_OBJECT_KEY_BYTES });
+    throw new StoreError('invalid-name', `key of ${keyBytes} bytes (1 to ${MAX_OBJECT_KEY_BYTES} allowed)`, 'key', {
+      size: keyBytes,
+      max: MAX_OBJECT_KEY_BYTES,
+    });
   }
-  if (bucketBytes === 0 || bucketBytes > MAX_BUCKET_BYTES) throw new S3Error('InvalidBucketName', { BucketName: bucket });
-  const b = Buffer.allocUnsafe(bucketBytes + 1 + keyBytes);
-  b.write(bucket, 0, 'utf8');
-  if (b.indexOf(0) !== -1 && b.indexOf(0) < bucketBytes) throw new S3Error('InvalidBucketName', { BucketName: bucket });
-  b[bucketBytes] = 0;
-  b.write(key, bucketBytes + 1, 'utf8');
-  return b;
+  const out = Buffer.allocUnsafe(b.length + 1 + keyBytes);
+  b.copy(out, 0);
+  out[b.length] = 0;
+  out.write(key, b.length + 1, 'utf8');
+  return out;
 }
 
 /** For lookups: undefined when no object can have this name (too long, empty, 0x00 in the bucket). */
@@ -105,6 +165,37 @@ export function rangeEnd(base: Buffer): Buffer {
   return Buffer.concat([base, Buffer.of(0xff)]);
 }
 
-export function toObjectRecord(key: string, stored: StoredObject): ObjectRecord {
-  return { key, ...stored };
+const SEQ_BYTES = 8;
+const MAX_SEQ = 2 ** 53 - 1;
+
+/** `objectKey 0x00 (MAX_SEQ − seq)` as 8 big-endian bytes: a key's versions, newest first. */
+export function versionKey(objKey: Buffer, seq: number): Buffer {
+  const out = Buffer.allocUnsafe(objKey.length + 1 + SEQ_BYTES);
+  objKey.copy(out, 0);
+  out[objKey.length] = 0;
+  out.writeBigUInt64BE(BigInt(MAX_SEQ - seq), objKey.length + 1);
+  return out;
+}
+
+/** The object key a versions-database key belongs to, when `k` is one of `objKey`'s (keys may contain 0x00). */
+export function versionKeyLength(objKey: Buffer): number {
+  return objKey.length + 1 + SEQ_BYTES;
+}
+
+/** `bucket 0x00 key 0x00 uploadId` (upload ids have a fixed length, so the key is what lies between). */
+export function uploadKey(objKey: Buffer, uploadId: string): Buffer {
+  return Buffer.concat([objKey, Buffer.of(0), Buffer.from(uploadId, 'latin1')]);
+}
+
+export function partKey(uploadId: string, partNumber: number): Buffer {
+  const id = Buffer.from(uploadId, 'latin1');
+  const out = Buffer.allocUnsafe(id.length + 2);
+  id.copy(out, 0);
+  out.writeUInt16BE(partNumber, id.length);
+  return out;
+}
+
+export function toVersion<A>(key: string, stored: StoredVersion): ObjectVersion<A> {
+  const { seq: _seq, ...rest } = stored;
+  return { key, ...rest } as ObjectVersion<A>;
 }

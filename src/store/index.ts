@@ -6,8 +6,9 @@ import type { StoreOptions } from './types.js';
 export type { StoreInternals, StoreStats, SegmentStore } from './segment-store.js';
 export type { Crc32c } from './crc32c.js';
 export * from './types.js';
+export * from './errors.js';
 
 /** Opens (creating if needed) `<dataDir>/index.mdb` and `<dataDir>/segments/`, recovering after a crash. */
-export function openStore(options: StoreOptions, internals?: StoreInternals): Promise<SegmentStore> {
-  return openSegmentStore(options, internals);
+export function openStore<A = unknown, P = unknown>(options: StoreOptions, internals?: StoreInternals): Promise<SegmentStore<A, P>> {
+  return openSegmentStore<A, P>(options, internals);
 }

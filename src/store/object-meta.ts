@@ -1,18 +1,8 @@
-// Metadata for objects stored outside the S3 face (storage-node parts, benchmarks, tests): no S3
-// headers, the default class and ACL, the null version.
+// What objects stored outside the S3 face (storage-node parts, benchmarks, tests) commit: an etag,
+// the time, and no attrs of their own.
 
-import type { ObjectMeta } from './types.js';
+import type { VersionInput } from './types.js';
 
-export function internalObjectMeta(size: number, etag = '', lastModified = Date.now()): ObjectMeta {
-  return {
-    size,
-    etag,
-    lastModified,
-    contentType: 'application/octet-stream',
-    storageClass: 'STANDARD',
-    acl: 'private',
-    headers: {},
-    meta: {},
-    versionId: 'null',
-  };
+export function internalObjectMeta(etag = '', lastModified = Date.now()): VersionInput<undefined> {
+  return { etag, lastModified, attrs: undefined };
 }

@@ -1,44 +1,67 @@
-// The storage engine: segment files for bodies, the LMDB index for everything else. Index writes are
-// conditional inside the write transaction (style.md §7) and commit only after the body is durable.
+// The storage engine: segment files for bodies, the LMDB index for everything else. Every index
+// change is one write transaction that checks its conditions inside (style.md §7), commits only
+// after the bodies it points at are durable, and keeps the per-segment live counts that compaction
+// reads.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3Error } from '../s3/errors.js';
 import { SegmentBodyReader } from './body-reader.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type WriterContext } from './body-writer.js';
 import { fastestCrc32c, type Crc32c } from './crc32c.js';
+import { asStoreError, StoreError, type StoreSubject } from './errors.js';
+import { ID_LENGTH, SequenceClock, makeId } from './ids.js';
 import { align, SEGMENT_HEADER_SIZE } from './format.js';
 import {
   bucketKey,
   bucketObjectsBase,
   lookupBucketKey,
   lookupObjectKey,
+  objectKey,
   openIndex,
+  partKey,
   rangeEnd,
-  toObjectRecord,
+  toVersion,
+  uploadKey,
   type IndexDb,
   type SegmentStats,
-  type StoredObject,
+  type StoredPart,
+  type StoredVersion,
 } from './index-db.js';
-import { listObjects } from './list-objects.js';
+import { listObjects, listUploads, listVersions } from './listing.js';
 import { recoverSegments, type RecoveryReport } from './recovery.js';
 import { SegmentAllocator } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
-import type {
-  BodyReader,
-  BodyWriter,
-  BucketRecord,
-  DeleteBucketResult,
-  Extent,
-  ListOptions,
-  ListResult,
-  ObjectRecord,
-  Store,
-  StoreOptions,
-  WriteCondition,
+import { findVersion, pushVersion, removeVersion } from './version-chain.js';
+import {
+  NULL_VERSION,
+  type BodyReader,
+  type BodyWriter,
+  type BucketRecord,
+  type DeleteBucketResult,
+  type DeleteOutcome,
+  type Extent,
+  type ListOptions,
+  type ListPartsResult,
+  type ListResult,
+  type ListUploadsOptions,
+  type ListUploadsResult,
+  type ListVersionsOptions,
+  type ListVersionsResult,
+  type ObjectVersion,
+  type Part,
+  type PartChoice,
+  type Store,
+  type StoreOptions,
+  type Upload,
+  type VersionInput,
+  type WriteCondition,
 } from './types.js';
 
 export const DEFAULT_SEGMENT_SIZE = 1 << 30;
+export const DEFAULT_DISK_RESERVE = 256 * 1024 * 1024;
+/** How long a free-space reading is trusted (writes reserved since are subtracted from it). */
+const STATFS_TTL_MS = 500;
+const MAX_PART_NUMBER = 10_000;
 
 /** Knobs that are not part of the public contract: implementation injection and test hooks. */
 export interface StoreInternals {
@@ -46,6 +69,8 @@ export interface StoreInternals {
   crc32c?: Crc32c;
   /** Bodies up to this size are written in one writev at commit (default 64 KiB). */
   smallBodyMax?: number;
+  /** Free bytes of the data directory's file system (default: statfs); tests inject a small disk. */
+  freeBytes?: () => number;
 }
 
 export interface StoreStats {
@@ -53,15 +78,43 @@ export interface StoreStats {
   fdatasyncs: number;
   /** index commits that waited for LMDB's flush (strict mode) */
   indexFlushWaits: number;
+  /** blocks that failed their CRC32C on read */
+  corruptBlocks: number;
+  /** writes refused for lack of space */
+  outOfSpace: number;
   recovery: RecoveryReport;
   activeSegment: number;
 }
 
-type ConditionOutcome = 'ok' | 'no-bucket' | 'exists' | 'missing' | 'mismatch';
+type Failure = { fail: StoreError };
+type Outcome<T> = T | Failure;
 
-export class SegmentStore implements Store {
+function failed<T>(o: Outcome<T>): o is Failure {
+  return typeof o === 'object' && o !== null && 'fail' in o;
+}
+
+function fail(kind: StoreError['kind'], message: string, subject?: StoreSubject, detail?: Record<string, string | number>): Failure {
+  return { fail: new StoreError(kind, message, subject, detail) };
+}
+
+/** Evaluates a write condition against the key's latest version (undefined: none or a delete marker). */
+function checkCondition(current: StoredVersion | undefined, condition: WriteCondition | undefined): Failure | undefined {
+  const live = current && !current.deleteMarker ? current : undefined;
+  if (condition?.ifNoneMatchStar && live) return fail('condition-failed', 'the key exists', 'key', { condition: 'If-None-Match' });
+  if (condition?.ifMatch !== undefined) {
+    if (!live) return fail('not-found', 'the key does not exist', 'key');
+    if (condition.ifMatch !== '*' && live.etag !== condition.ifMatch) {
+      return fail('condition-failed', 'the entity tag differs', 'key', { condition: 'If-Match' });
+    }
+  }
+  return undefined;
+}
+
+export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
   private readonly writerContext: WriterContext;
+  private readonly clock: SequenceClock;
   private closed = false;
+  private free: { bytes: number; at: number } | undefined;
 
   constructor(
     private readonly index: IndexDb,
@@ -69,24 +122,31 @@ export class SegmentStore implements Store {
     private readonly allocator: SegmentAllocator,
     private readonly strict: boolean,
     private readonly recovery: RecoveryReport,
-    crc32c: Crc32c,
+    private readonly crc32c: Crc32c,
     smallBodyMax: number,
-    private readonly counter: { fdatasyncs: number; indexFlushWaits: number },
+    private readonly diskReserve: number,
+    private readonly freeBytes: () => number,
+    private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number },
   ) {
+    this.clock = new SequenceClock(Number(index.meta.get('seq') ?? 0));
     this.writerContext = {
       files,
       allocator,
       crc32c,
       smallBodyMax,
-      precheck: (bucket, key, recordKey, condition) => this.precheck(bucket, key, recordKey, condition),
-      commitIndex: (recordKey, bucket, record, condition, recordEnd) =>
-        this.commitObject(recordKey, bucket, record, condition, recordEnd),
+      checkSpace: (length) => this.checkSpace(length),
+      commitVersion: (bucket, key, extent, input, condition, end) =>
+        this.commitVersion(bucket, key, extent, input as VersionInput<A>, condition, end) as Promise<ObjectVersion>,
+      commitPart: (bucket, key, uploadId, partNumber, extent, input, end) =>
+        this.commitPart(bucket, key, uploadId, partNumber, extent, input as VersionInput<P>, end) as Promise<Part>,
     };
   }
 
   stats(): StoreStats {
     return { ...this.counter, recovery: this.recovery, activeSegment: this.allocator.activeSegment };
   }
+
+  // ── buckets ──────────────────────────────────────────────────────────────────────────────
 
   getBucket(name: string): BucketRecord | undefined {
     const key = lookupBucketKey(name);
@@ -95,32 +155,39 @@ export class SegmentStore implements Store {
 
   async createBucket(record: BucketRecord): Promise<'created' | 'exists'> {
     const key = bucketKey(record.name);
-    const outcome = await this.index.env.transaction(() => {
+    return this.write(() => {
       if (this.index.buckets.get(key) !== undefined) return 'exists' as const;
       this.index.buckets.putSync(key, record);
       return 'created' as const;
     });
-    if (outcome === 'created') await this.flushed();
-    return outcome;
   }
 
   async putBucket(record: BucketRecord): Promise<void> {
-    await this.index.buckets.put(bucketKey(record.name), record);
-    await this.flushed();
+    const key = bucketKey(record.name);
+    await this.write(() => {
+      const current = this.index.buckets.get(key);
+      if (!current) return fail('namespace-missing', `no bucket ${record.name}`, 'bucket');
+      // versioning, once on, only moves between Enabled and Suspended (s3.md §3.0.7)
+      const versioning = record.versioning === 'Unversioned' ? current.versioning : record.versioning;
+      this.index.buckets.putSync(key, { ...record, versioning });
+      return undefined;
+    });
   }
 
   async deleteBucket(name: string): Promise<DeleteBucketResult> {
     const key = lookupBucketKey(name);
     if (!key) return 'missing';
     const base = bucketObjectsBase(name);
-    const outcome = await this.index.env.transaction((): DeleteBucketResult => {
+    return this.write((): DeleteBucketResult => {
       if (this.index.buckets.get(key) === undefined) return 'missing';
       for (const _ of this.index.objects.getKeys({ start: base, end: rangeEnd(base), limit: 1 })) return 'not-empty';
+      for (const at of this.index.uploads.getKeys({ start: base, end: rangeEnd(base) })) {
+        this.dropParts(at.subarray(at.length - ID_LENGTH).toString('latin1'));
+        this.index.uploads.removeSync(at);
+      }
       this.index.buckets.removeSync(key);
       return 'deleted';
     });
-    if (outcome === 'deleted') await this.flushed();
-    return outcome;
   }
 
   listBuckets(owner?: string): BucketRecord[] {
@@ -129,41 +196,204 @@ export class SegmentStore implements Store {
     return out;
   }
 
-  getObject(bucket: string, key: string): ObjectRecord | undefined {
-    const recordKey = lookupObjectKey(bucket, key);
-    const stored = recordKey && this.index.objects.get(recordKey);
-    return stored ? toObjectRecord(key, stored) : undefined;
+  // ── objects ──────────────────────────────────────────────────────────────────────────────
+
+  getObject(bucket: string, key: string, versionId?: string): ObjectVersion<A> | undefined {
+    const objKey = lookupObjectKey(bucket, key);
+    if (!objKey) return undefined;
+    if (versionId === undefined) {
+      const latest = this.index.objects.get(objKey);
+      return latest && toVersion<A>(key, latest);
+    }
+    const found = findVersion(this.index, objKey, versionId);
+    return found && toVersion<A>(key, found.version);
   }
 
-  beginWrite(size: number): BodyWriter {
+  beginWrite(size: number): BodyWriter<A, P> {
     this.assertOpen();
-    return new SegmentBodyWriter(size, this.writerContext);
+    return new SegmentBodyWriter(size, this.writerContext) as unknown as BodyWriter<A, P>;
   }
 
-  async deleteObject(bucket: string, key: string, condition?: { ifMatch?: string }): Promise<'deleted' | 'missing'> {
-    const recordKey = lookupObjectKey(bucket, key);
-    if (!recordKey) return 'missing';
-    const outcome = await this.index.env.transaction((): 'deleted' | 'missing' | 'mismatch' => {
-      const current = this.index.objects.get(recordKey);
-      if (!current) return 'missing';
-      if (condition?.ifMatch !== undefined && current.etag !== condition.ifMatch) return 'mismatch';
-      this.index.objects.removeSync(recordKey);
-      this.account(current.extents, -1);
-      return 'deleted';
+  async deleteObject(
+    bucket: string,
+    key: string,
+    options: { versionId?: string; condition?: WriteCondition } = {},
+  ): Promise<DeleteOutcome<A>> {
+    const bucketId = bucketKey(bucket);
+    const objKey = lookupObjectKey(bucket, key);
+    if (!objKey) return { kind: 'missing' };
+    return this.write((): Outcome<DeleteOutcome<A>> => {
+      const record = this.index.buckets.get(bucketId);
+      if (!record) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
+      const latest = this.index.objects.get(objKey);
+      // If-Match on a key with no current object deletes nothing, as a plain delete of it does
+      const unmet = options.condition && latest && !latest.deleteMarker ? checkCondition(latest, options.condition) : undefined;
+      if (unmet) return unmet;
+      if (options.versionId !== undefined) {
+        const found = findVersion(this.index, objKey, options.versionId);
+        if (!found) return { kind: 'missing' };
+        removeVersion(this.index, objKey, found);
+        this.account(found.version.extents, -1);
+        return { kind: 'removed', version: toVersion<A>(key, found.version) };
+      }
+      if (record.versioning === 'Unversioned') {
+        if (!latest) return { kind: 'missing' };
+        this.index.objects.removeSync(objKey);
+        this.account(latest.extents, -1);
+        return { kind: 'removed', version: toVersion<A>(key, latest) };
+      }
+      const seq = this.clock.next();
+      const marker: StoredVersion = {
+        versionId: record.versioning === 'Enabled' ? makeId(seq) : NULL_VERSION,
+        deleteMarker: true,
+        size: 0,
+        etag: '',
+        lastModified: Date.now(),
+        extents: [],
+        attrs: undefined,
+        seq,
+      };
+      this.dropVersions(pushVersion(this.index, objKey, marker, record.versioning));
+      this.index.meta.putSync('seq', seq);
+      return { kind: 'marker', marker: toVersion<A>(key, marker) };
     });
-    if (outcome === 'mismatch') throw new S3Error('PreconditionFailed', { Condition: 'If-Match' });
-    if (outcome === 'deleted') await this.flushed();
-    return outcome;
   }
 
-  list(bucket: string, options: ListOptions): ListResult {
+  async copyObject(
+    source: { bucket: string; key: string; versionId: string },
+    bucket: string,
+    key: string,
+    input: VersionInput<A>,
+    condition?: WriteCondition,
+  ): Promise<ObjectVersion<A>> {
+    const sourceKey = objectKey(source.bucket, source.key);
+    return this.write(() => {
+      const found = findVersion(this.index, sourceKey, source.versionId);
+      if (!found || found.version.deleteMarker) return fail('not-found', 'the copy source is gone', 'version');
+      return this.newVersion(bucket, key, found.version.size, found.version.extents, input, condition);
+    });
+  }
+
+  async updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A): Promise<ObjectVersion<A>> {
+    const objKey = objectKey(bucket, key);
+    return this.write(() => {
+      const latest = this.index.objects.get(objKey);
+      const found = versionId === undefined ? latest && ({ where: 'latest', version: latest } as const) : findVersion(this.index, objKey, versionId);
+      if (!found || found.version.deleteMarker) return fail('not-found', 'no such version', versionId === undefined ? 'key' : 'version');
+      const next: StoredVersion = { ...found.version, attrs: update(found.version.attrs as A) };
+      if (found.where === 'latest') this.index.objects.putSync(objKey, next);
+      else this.index.versions.putSync(found.at, next);
+      return toVersion<A>(key, next);
+    });
+  }
+
+  list(bucket: string, options: ListOptions): ListResult<A> {
     if (!lookupBucketKey(bucket)) return { items: [], isTruncated: false };
-    return listObjects(this.index, bucket, options);
+    return listObjects<A>(this.index, bucket, options);
   }
 
-  openRead(record: ObjectRecord, start: number, end: number): BodyReader {
+  listVersions(bucket: string, options: ListVersionsOptions): ListVersionsResult<A> {
+    if (!lookupBucketKey(bucket)) return { items: [], isTruncated: false };
+    return listVersions<A>(this.index, bucket, options);
+  }
+
+  openRead(record: { size: number; extents: Extent[] }, start: number, end: number): BodyReader {
     this.assertOpen();
-    return new SegmentBodyReader(this.files, record, start, end);
+    return new SegmentBodyReader(
+      { files: this.files, crc32c: this.crc32c, onCorrupt: () => this.counter.corruptBlocks++ },
+      record,
+      start,
+      end,
+    );
+  }
+
+  // ── multipart uploads ───────────────────────────────────────────────────────────────────
+
+  async createUpload(bucket: string, key: string, attrs: A, initiated = Date.now()): Promise<Upload<A>> {
+    const bucketId = bucketKey(bucket);
+    const objKey = objectKey(bucket, key);
+    return this.write(() => {
+      if (!this.index.buckets.get(bucketId)) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
+      const seq = this.clock.next();
+      const uploadId = makeId(seq);
+      this.index.uploads.putSync(uploadKey(objKey, uploadId), { initiated, attrs });
+      this.index.meta.putSync('seq', seq);
+      return { bucket, key, uploadId, initiated, attrs };
+    });
+  }
+
+  getUpload(bucket: string, key: string, uploadId: string): Upload<A> | undefined {
+    const objKey = lookupObjectKey(bucket, key);
+    const stored = objKey && this.index.uploads.get(uploadKey(objKey, uploadId));
+    return stored ? { bucket, key, uploadId, initiated: stored.initiated, attrs: stored.attrs as A } : undefined;
+  }
+
+  listUploads(bucket: string, options: ListUploadsOptions): ListUploadsResult<A> {
+    if (!lookupBucketKey(bucket)) return { items: [], isTruncated: false };
+    return listUploads<A>(this.index, bucket, options);
+  }
+
+  listParts(uploadId: string, partNumberMarker: number, maxParts: number): ListPartsResult<P> {
+    const parts: Part<P>[] = [];
+    if (maxParts <= 0) return { parts, isTruncated: false };
+    const start = partKey(uploadId, Math.min(partNumberMarker + 1, MAX_PART_NUMBER + 1));
+    const end = partKey(uploadId, MAX_PART_NUMBER + 1);
+    for (const { key, value } of this.index.parts.getRange({ start, end })) {
+      if (parts.length === maxParts) return { parts, isTruncated: true };
+      parts.push(toPart<P>(key.readUInt16BE(key.length - 2), value));
+    }
+    return { parts, isTruncated: false };
+  }
+
+  async completeUpload(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    choices: PartChoice[],
+    input: VersionInput<A>,
+    condition?: WriteCondition,
+  ): Promise<ObjectVersion<A>> {
+    const objKey = objectKey(bucket, key);
+    const at = uploadKey(objKey, uploadId);
+    return this.write(() => {
+      if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload');
+      const parts = new Map<number, StoredPart>();
+      for (const { key: pk, value } of this.index.parts.getRange({ start: partKey(uploadId, 0), end: partKey(uploadId, MAX_PART_NUMBER + 1) })) {
+        parts.set(pk.readUInt16BE(pk.length - 2), value);
+      }
+      const extents: Extent[] = [];
+      let size = 0;
+      for (const choice of choices) {
+        const part = parts.get(choice.partNumber);
+        if (!part) return fail('not-found', `no part ${choice.partNumber}`, 'part', { partNumber: choice.partNumber });
+        if (part.etag !== choice.etag) {
+          return fail('condition-failed', `part ${choice.partNumber} has another entity tag`, 'part', { partNumber: choice.partNumber });
+        }
+        extents.push(...part.extents);
+        size += part.size;
+      }
+      const version = this.newVersion(bucket, key, size, extents, input, condition, true);
+      if (failed(version)) return version;
+      // the chosen parts' extents now belong to the version; the others are freed
+      const chosen = new Set(choices.map((c) => c.partNumber));
+      for (const [n, part] of parts) {
+        if (!chosen.has(n)) this.account(part.extents, -1);
+        this.index.parts.removeSync(partKey(uploadId, n));
+      }
+      this.index.uploads.removeSync(at);
+      return version;
+    });
+  }
+
+  async abortUpload(bucket: string, key: string, uploadId: string): Promise<boolean> {
+    const objKey = objectKey(bucket, key);
+    const at = uploadKey(objKey, uploadId);
+    return this.write(() => {
+      if (!this.index.uploads.get(at)) return false;
+      this.dropParts(uploadId);
+      this.index.uploads.removeSync(at);
+      return true;
+    });
   }
 
   async close(): Promise<void> {
@@ -174,52 +404,151 @@ export class SegmentStore implements Store {
     await this.files.closeAll();
   }
 
-  private precheck(bucket: string, key: string, recordKey: Buffer, condition: WriteCondition | undefined): void {
-    const current = this.index.objects.get(recordKey);
-    const outcome = evaluate(this.getBucket(bucket) !== undefined, current, condition);
-    if (outcome !== 'ok') throw conditionError(outcome, bucket, key);
-  }
+  // ── inside write transactions ────────────────────────────────────────────────────────────
 
-  private async commitObject(
-    recordKey: Buffer,
+  private commitVersion(
     bucket: string,
-    record: ObjectRecord,
+    key: string,
+    extent: Extent,
+    input: VersionInput<A>,
     condition: WriteCondition | undefined,
     recordEnd: number,
-  ): Promise<void> {
-    const bucketId = bucketKey(bucket);
-    const stored = toStored(record);
-    const outcome = await this.index.env.transaction((): ConditionOutcome => {
-      const current = this.index.objects.get(recordKey);
-      const result = evaluate(this.index.buckets.get(bucketId) !== undefined, current, condition);
-      if (result !== 'ok') return result;
-      this.index.objects.putSync(recordKey, stored);
-      if (current) this.account(current.extents, -1);
-      this.account(record.extents, +1, recordEnd);
-      return 'ok';
+  ): Promise<ObjectVersion<A>> {
+    return this.write(() => {
+      this.markEnd(extent.segment, recordEnd);
+      return this.newVersion(bucket, key, extent.length, [extent], input, condition);
     });
-    if (outcome !== 'ok') throw conditionError(outcome, bucket, record.key);
-    await this.flushed();
   }
 
-  /** Inside a write transaction: moves extents in or out of their segments' live counts. */
-  private account(extents: Extent[], sign: 1 | -1, recordEnd?: number): void {
+  private commitPart(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    extent: Extent,
+    input: VersionInput<P>,
+    recordEnd: number,
+  ): Promise<Part<P>> {
+    const at = uploadKey(objectKey(bucket, key), uploadId);
+    const pk = partKey(uploadId, partNumber);
+    return this.write(() => {
+      this.markEnd(extent.segment, recordEnd);
+      if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload');
+      const old = this.index.parts.get(pk);
+      if (old) this.account(old.extents, -1);
+      const part: StoredPart = { size: extent.length, etag: input.etag, lastModified: input.lastModified, extents: [extent], attrs: input.attrs };
+      this.index.parts.putSync(pk, part);
+      this.account(part.extents, +1);
+      return toPart<P>(partNumber, part);
+    });
+  }
+
+  /**
+   * Makes a new latest version of `key` over `extents`, whose references are counted here unless
+   * `counted` (a completed upload's parts already are).
+   */
+  private newVersion(
+    bucket: string,
+    key: string,
+    size: number,
+    extents: Extent[],
+    input: VersionInput<A>,
+    condition: WriteCondition | undefined,
+    counted = false,
+  ): Outcome<ObjectVersion<A>> {
+    const record = this.index.buckets.get(bucketKey(bucket));
+    if (!record) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
+    const objKey = objectKey(bucket, key);
+    const unmet = checkCondition(this.index.objects.get(objKey), condition);
+    if (unmet) return unmet;
+    const seq = this.clock.next();
+    const version: StoredVersion = {
+      versionId: record.versioning === 'Enabled' ? makeId(seq) : NULL_VERSION,
+      deleteMarker: false,
+      size,
+      etag: input.etag,
+      lastModified: input.lastModified,
+      extents,
+      attrs: input.attrs,
+      seq,
+    };
+    this.dropVersions(pushVersion(this.index, objKey, version, record.versioning));
+    if (!counted) this.account(extents, +1);
+    this.index.meta.putSync('seq', seq);
+    return toVersion<A>(key, version);
+  }
+
+  private dropVersions(dropped: StoredVersion[]): void {
+    for (const v of dropped) this.account(v.extents, -1);
+  }
+
+  private dropParts(uploadId: string): void {
+    for (const { key, value } of this.index.parts.getRange({ start: partKey(uploadId, 0), end: partKey(uploadId, MAX_PART_NUMBER + 1) })) {
+      this.account(value.extents, -1);
+      this.index.parts.removeSync(key);
+    }
+  }
+
+  /** Moves extents in or out of their segments' live counts. */
+  private account(extents: Extent[], sign: 1 | -1): void {
     for (const extent of extents) {
-      const stats: SegmentStats = this.index.segments.get(extent.segment) ?? { live: 0, records: 0, end: SEGMENT_HEADER_SIZE };
-      const next: SegmentStats = {
+      const stats = this.segmentStats(extent.segment);
+      this.index.segments.putSync(extent.segment, {
         live: stats.live + sign * extent.length,
         records: stats.records + sign,
-        end: recordEnd === undefined ? stats.end : Math.max(stats.end, recordEnd),
-      };
-      this.index.segments.putSync(extent.segment, next);
+        end: stats.end,
+      });
     }
+  }
+
+  /** Recovery keeps a segment's bytes up to its furthest committed record. */
+  private markEnd(segment: number, recordEnd: number): void {
+    const stats = this.segmentStats(segment);
+    if (recordEnd > stats.end) this.index.segments.putSync(segment, { ...stats, end: recordEnd });
+  }
+
+  private segmentStats(segment: number): SegmentStats {
+    return this.index.segments.get(segment) ?? { live: 0, records: 0, end: SEGMENT_HEADER_SIZE };
+  }
+
+  /**
+   * Runs `body` in one index write transaction; a Failure it returns becomes a rejection once the
+   * transaction has ended, and the result is acknowledged only once durable (strict mode).
+   */
+  private async write<T>(body: () => Outcome<T>): Promise<T> {
+    this.assertOpen();
+    let outcome: Outcome<T>;
+    try {
+      outcome = await this.index.env.transaction(body);
+    } catch (e) {
+      throw asStoreError(e);
+    }
+    if (failed(outcome)) throw outcome.fail;
+    await this.flushed();
+    return outcome;
   }
 
   /** Strict mode acknowledges only what LMDB has flushed (its commits overlap their syncs). */
   private async flushed(): Promise<void> {
     if (!this.strict) return;
     this.counter.indexFlushWaits++;
-    await this.index.env.flushed;
+    try {
+      await this.index.env.flushed;
+    } catch (e) {
+      throw asStoreError(e);
+    }
+  }
+
+  /** Refuses a write that would leave less than the disk reserve free, so that the index never hits ENOSPC. */
+  private checkSpace(length: number): void {
+    const now = Date.now();
+    if (!this.free || now - this.free.at > STATFS_TTL_MS) this.free = { bytes: this.freeBytes(), at: now };
+    if (this.free.bytes - length < this.diskReserve) {
+      this.counter.outOfSpace++;
+      this.free = undefined; // read again next time: space may have come back
+      throw new StoreError('out-of-space', `writing ${length} bytes would leave less than the ${this.diskReserve}-byte reserve free`);
+    }
+    this.free.bytes -= length;
   }
 
   private assertOpen(): void {
@@ -227,39 +556,21 @@ export class SegmentStore implements Store {
   }
 }
 
-function evaluate(
-  bucketExists: boolean,
-  current: StoredObject | undefined,
-  condition: WriteCondition | undefined,
-): ConditionOutcome {
-  if (!bucketExists) return 'no-bucket';
-  if (condition?.ifNoneMatchStar && current) return 'exists';
-  if (condition?.ifMatch !== undefined) {
-    if (!current) return 'missing';
-    if (current.etag !== condition.ifMatch) return 'mismatch';
-  }
-  return 'ok';
+function toPart<P>(partNumber: number, stored: StoredPart): Part<P> {
+  return { partNumber, ...stored, attrs: stored.attrs as P };
 }
 
-function conditionError(outcome: Exclude<ConditionOutcome, 'ok'>, bucket: string, key: string): S3Error {
-  switch (outcome) {
-    case 'no-bucket':
-      return new S3Error('NoSuchBucket', { BucketName: bucket });
-    case 'exists':
-      return new S3Error('PreconditionFailed', { Condition: 'If-None-Match' });
-    case 'missing':
-      return new S3Error('NoSuchKey', { Key: key });
-    case 'mismatch':
-      return new S3Error('PreconditionFailed', { Condition: 'If-Match' });
-  }
+function statfsFree(dir: string): () => number {
+  return () => {
+    const s = fs.statfsSync(dir);
+    return s.bavail * s.bsize;
+  };
 }
 
-function toStored(record: ObjectRecord): StoredObject {
-  const { key: _key, ...stored } = record;
-  return stored;
-}
-
-export async function openSegmentStore(options: StoreOptions, internals: StoreInternals = {}): Promise<SegmentStore> {
+export async function openSegmentStore<A = unknown, P = unknown>(
+  options: StoreOptions,
+  internals: StoreInternals = {},
+): Promise<SegmentStore<A, P>> {
   const crc32c = internals.crc32c ?? (await fastestCrc32c());
   const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
   const strict = options.durability !== 'relaxed';
@@ -271,7 +582,7 @@ export async function openSegmentStore(options: StoreOptions, internals: StoreIn
   for (const { key, value } of index.segments.getRange({})) stats.set(key, value);
   const { segments, report } = recoverSegments(segmentDir, stats, crc32c);
 
-  const counter = { fdatasyncs: 0, indexFlushWaits: 0 };
+  const counter = { fdatasyncs: 0, indexFlushWaits: 0, corruptBlocks: 0, outOfSpace: 0 };
   const files = new SegmentFiles(segmentDir, crc32c, strict, counter);
   for (const s of segments) files.adopt(s.segment, s.fd);
   const highest = Math.max(0, ...segments.map((s) => s.segment), ...stats.keys());
@@ -283,5 +594,16 @@ export async function openSegmentStore(options: StoreOptions, internals: StoreIn
     files.create(highest + 1);
     allocator = new SegmentAllocator(files, segmentSize, highest + 1, SEGMENT_HEADER_SIZE, highest + 2);
   }
-  return new SegmentStore(index, files, allocator, strict, report, crc32c, internals.smallBodyMax ?? DEFAULT_SMALL_BODY_MAX, counter);
+  return new SegmentStore<A, P>(
+    index,
+    files,
+    allocator,
+    strict,
+    report,
+    crc32c,
+    internals.smallBodyMax ?? DEFAULT_SMALL_BODY_MAX,
+    options.diskReserve ?? DEFAULT_DISK_RESERVE,
+    internals.freeBytes ?? statfsFree(options.dataDir),
+    counter,
+  );
 }

@@ -1,4 +1,7 @@
-// The storage engine's contract with the faces above it (S3 handlers, embedded storage nodes).
+// The storage engine's contract with the faces above it (the S3 handlers, the embedded storage
+// nodes). The engine speaks its own vocabulary: namespaces (buckets), keys with version chains,
+// bodies made of extents, multipart uploads, and typed failures (./errors.ts). What a face stores
+// about an object besides that (content type, ACL, tags, …) is its own `attrs`, opaque here.
 // Records are plain data so that they serialize into LMDB values unchanged.
 
 export type CannedAcl =
@@ -11,8 +14,10 @@ export type CannedAcl =
   | 'aws-exec-read'
   | 'log-delivery-write';
 
+/** How new writes to a bucket get version ids (s3.md §3.0.7): never versioned, enabled, suspended. */
 export type VersioningState = 'Unversioned' | 'Enabled' | 'Suspended';
 
+/** A namespace. The engine reads `name` and `versioning`; the other fields belong to the face that made it. */
 export interface BucketRecord {
   name: string;
   /** canonical id of the owning account */
@@ -25,53 +30,53 @@ export interface BucketRecord {
   objectOwnership?: string;
 }
 
-export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
-
-export interface StoredChecksum {
-  algorithm: ChecksumAlgorithm;
-  /** base64 of the big-endian digest */
-  value: string;
-  type: 'FULL_OBJECT' | 'COMPOSITE';
-}
-
-/** Where body bytes live: a contiguous run of one segment file. */
+/** Where body bytes live: the whole body of one segment record. */
 export interface Extent {
   segment: number;
   /** byte offset of the first body byte in the segment file */
   offset: number;
   length: number;
+  /**
+   * CRC32C of every BLOCK_SIZE block of the body (the last one may be shorter), little-endian
+   * uint32s; absent on bodies written by format version 1, which carry one CRC for the whole body.
+   */
+  blockCrcs?: Uint8Array;
 }
 
-/** Everything the S3 face stores about an object besides its bytes. */
-export interface ObjectMeta {
+/** The null version's id (s3.md §3.0.7): the version of unversioned and suspended writes. */
+export const NULL_VERSION = 'null';
+
+/** One version of a key: an object, or a delete marker (no body). */
+export interface ObjectVersion<A = unknown> {
+  key: string;
+  /** NULL_VERSION or a generated id: 32 URL-safe characters, time-ordered */
+  versionId: string;
+  deleteMarker: boolean;
   size: number;
-  /** lower-case hex MD5 (or `<hex>-<parts>`), without quotes */
+  /** the face's entity tag (the engine only compares it for conditions) */
   etag: string;
   /** ms since the epoch */
   lastModified: number;
-  contentType: string;
-  storageClass: string;
-  acl: CannedAcl;
-  /** stored system headers, lower-case names: cache-control, content-disposition, content-encoding, content-language, expires, x-amz-website-redirect-location */
-  headers: Record<string, string>;
-  /** user metadata: lower-cased name without the `x-amz-meta-` prefix → value */
-  meta: Record<string, string>;
-  checksum?: StoredChecksum;
-  /** version id; 'null' for the null version (s3.md §3.0.7). Versioning itself comes later. */
-  versionId: string;
-}
-
-export interface ObjectRecord extends ObjectMeta {
-  key: string;
-  /** body location; one extent for PutObject, several for multipart (later) */
   extents: Extent[];
+  /** the face's metadata; opaque to the engine */
+  attrs: A;
 }
 
-/** Conditions evaluated inside the index write transaction (style.md §7, s3.md §3.0.5). */
+/** What the face supplies when it commits a body or makes a version without one. */
+export interface VersionInput<A = unknown> {
+  etag: string;
+  lastModified: number;
+  attrs: A;
+}
+
+/**
+ * Conditions checked inside the commit's index transaction (style.md §7), never before it: the
+ * engine fails with 'condition-failed' (or 'not-found' for ifMatch on a missing key).
+ */
 export interface WriteCondition {
-  /** `If-None-Match: *`: fail with PreconditionFailed if a current object exists */
+  /** fail if the key has a current object (not a delete marker) */
   ifNoneMatchStar?: boolean;
-  /** `If-Match: <etag>` (unquoted, lower-case): NoSuchKey if absent, PreconditionFailed on mismatch */
+  /** the current object's etag must equal this; '*' matches any current object */
   ifMatch?: string;
 }
 
@@ -83,15 +88,87 @@ export interface ListOptions {
   maxKeys: number;
 }
 
-export type ListItem = { kind: 'object'; record: ObjectRecord } | { kind: 'prefix'; prefix: string };
+export type ListItem<A = unknown> = { kind: 'object'; record: ObjectVersion<A> } | { kind: 'prefix'; prefix: string };
 
-export interface ListResult {
-  items: ListItem[];
+export interface ListResult<A = unknown> {
+  items: ListItem<A>[];
   isTruncated: boolean;
 }
 
+export interface ListVersionsOptions {
+  prefix: string;
+  delimiter: string;
+  /** start after this key (all its versions), or after `versionIdMarker` of it */
+  keyMarker: string;
+  versionIdMarker: string;
+  maxKeys: number;
+}
+
+export type VersionListItem<A = unknown> =
+  | { kind: 'version'; version: ObjectVersion<A>; isLatest: boolean }
+  | { kind: 'prefix'; prefix: string };
+
+export interface ListVersionsResult<A = unknown> {
+  items: VersionListItem<A>[];
+  isTruncated: boolean;
+  nextKeyMarker?: string;
+  nextVersionIdMarker?: string;
+}
+
+export interface Upload<A = unknown> {
+  bucket: string;
+  key: string;
+  uploadId: string;
+  /** ms since the epoch */
+  initiated: number;
+  attrs: A;
+}
+
+export interface Part<P = unknown> {
+  partNumber: number;
+  size: number;
+  etag: string;
+  lastModified: number;
+  extents: Extent[];
+  attrs: P;
+}
+
+export interface ListUploadsOptions {
+  prefix: string;
+  delimiter: string;
+  keyMarker: string;
+  uploadIdMarker: string;
+  maxUploads: number;
+}
+
+export type UploadListItem<A = unknown> = { kind: 'upload'; upload: Upload<A> } | { kind: 'prefix'; prefix: string };
+
+export interface ListUploadsResult<A = unknown> {
+  items: UploadListItem<A>[];
+  isTruncated: boolean;
+}
+
+export interface ListPartsResult<P = unknown> {
+  parts: Part<P>[];
+  isTruncated: boolean;
+}
+
+/** A part chosen for completion: its number and the etag the client saw. */
+export interface PartChoice {
+  partNumber: number;
+  etag: string;
+}
+
+export type DeleteOutcome<A = unknown> =
+  /** nothing to delete (unversioned bucket, no such key or version) */
+  | { kind: 'missing' }
+  /** a version was removed for good */
+  | { kind: 'removed'; version: ObjectVersion<A> }
+  /** versioned bucket without a version id: a delete marker is now the latest version */
+  | { kind: 'marker'; marker: ObjectVersion<A> };
+
 /** A body being streamed into its reserved extent. */
-export interface BodyWriter {
+export interface BodyWriter<A = unknown, P = unknown> {
   readonly size: number;
   /** Bytes accepted so far. */
   readonly written: number;
@@ -100,15 +177,17 @@ export interface BodyWriter {
   /** Leaves a dead extent; never visible. Idempotent. */
   abort(): Promise<void>;
   /**
-   * Makes the body durable (group commit), then commits the index entry if `condition` holds.
-   * Throws S3Error PreconditionFailed / NoSuchKey / ConditionalRequestConflict (and aborts) otherwise.
+   * Makes the body durable (group commit), then makes it the latest version of `key` if `condition`
+   * holds (version id per the bucket's versioning state). Fails with a StoreError (and aborts) otherwise.
    */
-  commit(bucket: string, key: string, meta: ObjectMeta, condition?: WriteCondition): Promise<ObjectRecord>;
+  commit(bucket: string, key: string, input: VersionInput<A>, condition?: WriteCondition): Promise<ObjectVersion<A>>;
+  /** Makes the body part `partNumber` of an upload (replacing an earlier one); 'not-found' if the upload is gone. */
+  commitPart(bucket: string, key: string, uploadId: string, partNumber: number, input: VersionInput<P>): Promise<Part<P>>;
 }
 
-/** A streamed, back-pressured read of part of a body. */
+/** A streamed, back-pressured read of part of a body; every block is checked against its CRC first. */
 export interface BodyReader {
-  /** Next chunk (at most `maxBytes`), or null at the end. The returned buffer is valid until the next call. */
+  /** Next chunk (at most `maxBytes`), or null at the end. The returned buffer is valid until the next call. Fails with 'corrupt'. */
   read(maxBytes: number): Promise<Buffer | null>;
   /** Idempotent; releases the segment for compaction. */
   close(): void;
@@ -116,25 +195,61 @@ export interface BodyReader {
 
 export type DeleteBucketResult = 'deleted' | 'not-empty' | 'missing';
 
-export interface Store {
+export interface Store<A = unknown, P = unknown> {
   getBucket(name: string): BucketRecord | undefined;
   /** Creates the bucket if no bucket of that name exists (atomic). */
   createBucket(record: BucketRecord): Promise<'created' | 'exists'>;
+  /** Replaces a bucket's record; 'namespace-missing' if it is gone. Versioning never returns to Unversioned. */
   putBucket(record: BucketRecord): Promise<void>;
-  /** Deletes the bucket only if it holds no objects (atomic check and delete). */
+  /** Deletes the bucket only if no key has any version (atomic); its incomplete uploads go with it. */
   deleteBucket(name: string): Promise<DeleteBucketResult>;
   /** Buckets in name order; only `owner`'s when given. */
   listBuckets(owner?: string): BucketRecord[];
 
-  getObject(bucket: string, key: string): ObjectRecord | undefined;
-  /** Reserves an extent of `size` body bytes in the active segment. */
-  beginWrite(size: number): BodyWriter;
-  /** Removes the current object; 'missing' when there was none. Throws PreconditionFailed on an If-Match mismatch. */
-  deleteObject(bucket: string, key: string, condition?: { ifMatch?: string }): Promise<'deleted' | 'missing'>;
-  /** One page of a listing in UTF-8 byte order (s3.md §3.0.8), read in one LMDB read transaction. */
-  list(bucket: string, options: ListOptions): ListResult;
-  /** Reads body bytes [start, end) of the record. Small ranges should be served in one read. */
-  openRead(record: ObjectRecord, start: number, end: number): BodyReader;
+  /** The latest version of `key` (possibly a delete marker), or the version `versionId`. */
+  getObject(bucket: string, key: string, versionId?: string): ObjectVersion<A> | undefined;
+  /** Reserves an extent of `size` body bytes in the active segment; 'out-of-space' below the disk reserve. */
+  beginWrite(size: number): BodyWriter<A, P>;
+  /**
+   * Without `versionId`: removes the latest version (unversioned bucket) or adds a delete marker
+   * (versioned). With it: removes that version for good. `condition.ifMatch` applies to the latest.
+   */
+  deleteObject(bucket: string, key: string, options?: { versionId?: string; condition?: WriteCondition }): Promise<DeleteOutcome<A>>;
+  /** A new latest version of `key` sharing `source`'s extents (no bytes copied); the source must still exist. */
+  copyObject(
+    source: { bucket: string; key: string; versionId: string },
+    bucket: string,
+    key: string,
+    input: VersionInput<A>,
+    condition?: WriteCondition,
+  ): Promise<ObjectVersion<A>>;
+  /** Changes a version's attrs in place (tags, ACL, retention): no new version. 'not-found' if it is gone. */
+  updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A): Promise<ObjectVersion<A>>;
+  /** One page of current objects (delete markers skipped) in UTF-8 byte order (s3.md §3.0.8). */
+  list(bucket: string, options: ListOptions): ListResult<A>;
+  /** One page of versions: key ascending, then newest first (s3.md §3.0.7). */
+  listVersions(bucket: string, options: ListVersionsOptions): ListVersionsResult<A>;
+  /** Reads body bytes [start, end) of a version or part. */
+  openRead(record: { size: number; extents: Extent[] }, start: number, end: number): BodyReader;
+
+  createUpload(bucket: string, key: string, attrs: A, initiated?: number): Promise<Upload<A>>;
+  getUpload(bucket: string, key: string, uploadId: string): Upload<A> | undefined;
+  listUploads(bucket: string, options: ListUploadsOptions): ListUploadsResult<A>;
+  listParts(uploadId: string, partNumberMarker: number, maxParts: number): ListPartsResult<P>;
+  /**
+   * Makes the chosen parts, in order, one new version of `key` (their extents, never copied); every
+   * other part is freed and the upload ends. 'not-found' (upload or part) or 'condition-failed'.
+   */
+  completeUpload(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    parts: PartChoice[],
+    input: VersionInput<A>,
+    condition?: WriteCondition,
+  ): Promise<ObjectVersion<A>>;
+  /** Ends an upload and frees its parts; false if it did not exist. */
+  abortUpload(bucket: string, key: string, uploadId: string): Promise<boolean>;
 
   /** Flushes and closes everything (SIGTERM). */
   close(): Promise<void>;
@@ -146,4 +261,6 @@ export interface StoreOptions {
   durability: 'strict' | 'relaxed';
   /** Segment size in bytes (default 1 GiB); bodies larger than this get a segment of their own. */
   segmentSize?: number;
+  /** Writes fail with 'out-of-space' once they would leave less than this many bytes free (default 256 MiB). */
+  diskReserve?: number;
 }

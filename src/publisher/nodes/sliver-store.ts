@@ -3,7 +3,7 @@
 
 import { openStore, type SegmentStore } from '../../store/index.js';
 import { internalObjectMeta } from '../../store/object-meta.js';
-import { S3Error } from '../../s3/errors.js';
+import { isStoreError } from '../../store/errors.js';
 import type { PutOutcome, SliverAxis } from './types.js';
 
 export const SLIVER_BUCKET = 'slivers';
@@ -49,11 +49,11 @@ export class SliverStore {
     try {
       await writer.write(body);
       // The condition is evaluated inside the index transaction, so concurrent puts of one key cannot both win.
-      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(body.length), { ifNoneMatchStar: true });
+      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(), { ifNoneMatchStar: true });
       return 'stored';
     } catch (e) {
       await writer.abort();
-      if (e instanceof S3Error && e.code === 'PreconditionFailed') return 'already-stored';
+      if (isStoreError(e, 'condition-failed')) return 'already-stored';
       throw e;
     }
   }
@@ -85,7 +85,7 @@ export class SliverStore {
       const keys = page.items.flatMap((item) => (item.kind === 'object' ? [item.record.key] : []));
       if (keys.length === 0) return removed;
       const outcomes = await Promise.all(keys.map((key) => this.store.deleteObject(SLIVER_BUCKET, key)));
-      removed += outcomes.filter((o) => o === 'deleted').length;
+      removed += outcomes.filter((o) => o.kind === 'removed').length;
     }
   }
 

@@ -13,9 +13,19 @@ export async function handleDeleteObject(ctx: S3Context): Promise<void> {
   requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
   const store = ctx.services.store;
-  // In an unversioned bucket only the null version exists: another well-formed id is a 204 no-op (s3.md §3.0.7).
-  if (versionId !== undefined && versionId !== 'null') return send(ctx, 204);
   const ifMatch = ctx.headers['if-match'];
-  await store.deleteObject(bucket.name, key, ifMatch === undefined ? undefined : { ifMatch: normalizeEtag(ifMatch) });
-  send(ctx, 204);
+  // an id that names no version is a 204 no-op, as a missing key is (s3.md §3.0.7)
+  const outcome = await store.deleteObject(bucket.name, key, {
+    versionId,
+    condition: ifMatch === undefined ? undefined : { ifMatch: normalizeEtag(ifMatch) },
+  });
+  const headers: Array<readonly [string, string]> = [];
+  if (outcome.kind === 'marker') {
+    headers.push(['x-amz-delete-marker', 'true']);
+    if (outcome.marker.versionId !== 'null') headers.push(['x-amz-version-id', outcome.marker.versionId]);
+  } else if (outcome.kind === 'removed' && versionId !== undefined) {
+    headers.push(['x-amz-version-id', outcome.version.versionId]);
+    if (outcome.version.deleteMarker) headers.push(['x-amz-delete-marker', 'true']);
+  }
+  send(ctx, 204, headers);
 }

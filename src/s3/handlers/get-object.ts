@@ -9,7 +9,7 @@ import { commonHeaders, send } from '../respond.js';
 import { parseRange, type ByteRange } from '../range.js';
 import { httpDate } from '../xml.js';
 import { requestedVersionId } from './version-id.js';
-import type { ObjectRecord } from '../../store/types.js';
+import type { S3Object } from '../object-attrs.js';
 
 const RESPONSE_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
   ['response-content-type', 'Content-Type'],
@@ -47,12 +47,14 @@ function parsePartNumber(ctx: S3Context): number | undefined {
   return n;
 }
 
-function objectHeaders(ctx: S3Context, r: ObjectRecord, whole: boolean): Array<readonly [string, string]> {
+function objectHeaders(ctx: S3Context, version: S3Object, whole: boolean): Array<readonly [string, string]> {
+  const r = version.attrs;
   const h: Array<readonly [string, string]> = [
-    ['Last-Modified', httpDate(r.lastModified)],
-    ['ETag', `"${r.etag}"`],
+    ['Last-Modified', httpDate(version.lastModified)],
+    ['ETag', `"${version.etag}"`],
     ['Accept-Ranges', 'bytes'],
   ];
+  if (version.versionId !== 'null') h.push(['x-amz-version-id', version.versionId]);
   const overrides = new Map<string, string>();
   for (const [param, header] of RESPONSE_OVERRIDES) {
     const v = ctx.query.get(param);
@@ -78,15 +80,15 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   const partNumber = parsePartNumber(ctx);
   const bucket = bucketOf(ctx);
   const key = ctx.resource.key!;
-  const record = ctx.services.store.getObject(bucket.name, key);
-  const found = record && (versionId === undefined || versionId === record.versionId) ? record : undefined;
-  if (!found) {
+  const found = ctx.services.store.getObject(bucket.name, key, versionId);
+  if (!found || found.deleteMarker) {
     // without bucket READ a missing key is AccessDenied, so keys cannot be probed (s3.md §2.13)
     if (!canBucket(ctx.principal, bucket, 'read')) throw new S3Error('AccessDenied');
+    if (found) throw deleteMarkerError(found, versionId !== undefined, key);
     if (versionId !== undefined && versionId !== 'null') throw new S3Error('NoSuchVersion', { Key: key, VersionId: versionId });
     throw new S3Error('NoSuchKey', { Key: key });
   }
-  if (!canReadObject(ctx.principal, bucket, found.acl)) throw new S3Error('AccessDenied');
+  if (!canReadObject(ctx.principal, bucket, found.attrs.acl)) throw new S3Error('AccessDenied');
   if (ctx.principal.kind === 'anonymous' && RESPONSE_OVERRIDES.some(([p]) => ctx.query.has(p))) {
     throw new S3Error('InvalidRequest', {}, {
       message: 'Request specific response headers cannot be used for anonymous GET requests.',
@@ -139,3 +141,12 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
 }
 
 export const handleHeadObject = handleGetObject;
+
+/** A delete marker: 404 NoSuchKey as the latest version, 405 when asked for by id (s3.md §3.0.7). */
+function deleteMarkerError(marker: S3Object, byId: boolean, key: string): S3Error {
+  const headers = { 'x-amz-delete-marker': 'true', 'x-amz-version-id': marker.versionId };
+  if (!byId) return new S3Error('NoSuchKey', { Key: key }, { headers });
+  return new S3Error('MethodNotAllowed', { Method: 'GET', ResourceType: 'DeleteMarker' }, {
+    headers: { ...headers, 'Last-Modified': httpDate(marker.lastModified), Allow: 'DELETE' },
+  });
+}

@@ -6,7 +6,8 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el, isoSeconds } from '../xml.js';
-import type { BucketRecord, ListResult, ObjectRecord } from '../../store/types.js';
+import type { BucketRecord, ListResult } from '../../store/types.js';
+import type { S3Object } from '../object-attrs.js';
 
 const MAX_KEYS = 1000;
 const MAX_TOKEN_BYTES = 2048;
@@ -60,7 +61,7 @@ function wantsJson(ctx: S3Context): boolean {
   return accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-function lastItemName(result: ListResult): string {
+function lastItemName(result: ListResult<unknown>): string {
   const last = result.items.at(-1)!;
   return last.kind === 'object' ? last.record.key : last.prefix;
 }
@@ -75,21 +76,21 @@ function ownerOf(ctx: S3Context, bucket: BucketRecord): Owner {
   return { ID: bucket.owner, DisplayName: account?.displayName ?? '' };
 }
 
-function contentsXml(r: ObjectRecord, enc: (s: string) => string, owner: Owner | undefined): string {
+function contentsXml(r: S3Object, enc: (s: string) => string, owner: Owner | undefined): string {
   return (
     `<Contents>${el('Key', enc(r.key))}${el('LastModified', isoSeconds(r.lastModified))}${el('ETag', `"${r.etag}"`)}` +
     `${el('Size', r.size)}${owner ? `<Owner>${el('ID', owner.ID)}${el('DisplayName', owner.DisplayName)}</Owner>` : ''}` +
-    `${el('StorageClass', r.storageClass)}</Contents>`
+    `${el('StorageClass', r.attrs.storageClass)}</Contents>`
   );
 }
 
-function contentsJson(r: ObjectRecord, enc: (s: string) => string, owner: Owner | undefined): Record<string, unknown> {
+function contentsJson(r: S3Object, enc: (s: string) => string, owner: Owner | undefined): Record<string, unknown> {
   return {
     Key: enc(r.key),
     LastModified: isoSeconds(r.lastModified),
     ETag: `"${r.etag}"`,
     Size: r.size,
-    StorageClass: r.storageClass,
+    StorageClass: r.attrs.storageClass,
     ...(owner ? { Owner: owner } : {}),
   };
 }
@@ -100,9 +101,9 @@ interface Listing {
   delimiter: string;
   maxKeys: number;
   url: boolean;
-  result: ListResult;
+  result: ListResult<S3Object['attrs']>;
   enc: (s: string) => string;
-  objects: ObjectRecord[];
+  objects: S3Object[];
   prefixes: string[];
 }
 

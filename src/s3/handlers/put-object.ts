@@ -11,7 +11,8 @@ import { S3Error } from '../errors.js';
 import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
 import { contentSha256MismatchError } from '../auth/index.js';
-import type { ObjectMeta, WriteCondition } from '../../store/types.js';
+import type { WriteCondition } from '../../store/types.js';
+import type { S3ObjectAttrs } from '../object-attrs.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 const MAX_USER_METADATA = 2048;
@@ -89,17 +90,6 @@ function writeCondition(headers: Readonly<Record<string, string>>): WriteConditi
   return cond;
 }
 
-/** Early check of a write condition before the body is read; the commit checks again atomically. */
-function precheck(ctx: S3Context, bucket: string, key: string, cond: WriteCondition | undefined): void {
-  if (!cond) return;
-  const current = ctx.services.store.getObject(bucket, key);
-  if (cond.ifNoneMatchStar && current) throw new S3Error('PreconditionFailed', { Condition: 'If-None-Match' });
-  if (cond.ifMatch !== undefined) {
-    if (!current) throw new S3Error('NoSuchKey', { Key: key });
-    if (cond.ifMatch !== '*' && current.etag !== cond.ifMatch) throw new S3Error('PreconditionFailed', { Condition: 'If-Match' });
-  }
-}
-
 export async function handlePutObject(ctx: S3Context): Promise<void> {
   const h = ctx.headers;
   const body = openRequestBody(ctx, MAX_PUT_BYTES);
@@ -114,7 +104,6 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   requireCapability(ctx.principal, 'write', bucket.name);
   requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
-  precheck(ctx, bucket.name, key, condition);
 
   const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined));
   const writer = ctx.services.store.beginWrite(body.length);
@@ -144,21 +133,12 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
     }
     const checksum = verifyChecksums(plan, digests, trailers);
-    const objectMeta: ObjectMeta = {
-      size: body.length,
-      etag: digests.md5.toString('hex'),
-      lastModified: Date.now(),
-      contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE,
-      storageClass,
-      acl,
-      headers,
-      meta,
-      checksum,
-      versionId: 'null',
-    };
-    const record = await writer.commit(bucket.name, key, objectMeta, condition);
+    const attrs: S3ObjectAttrs = { contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE, storageClass, acl, headers, meta, checksum };
+    // the write condition is checked once, in the engine's commit transaction (style.md §7)
+    const record = await writer.commit(bucket.name, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs }, condition);
     committed = true;
     const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
+    if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);
     // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
     if (plan.algorithm) {
       out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors.js';
 import { escapeXml, renderError } from '../../../src/s3/xml.js';
-import type { ObjectMeta } from '../../../src/store/types.js';
+import type { VersionInput } from '../../../src/store/types.js';
+import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
 import { openHarness, OWNER_ID, type Harness } from './helpers/harness.js';
 
 const T = Date.parse('2025-01-31T12:00:00.789Z');
@@ -12,11 +13,8 @@ const NS = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
 const DECL = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const OWNER = `<Owner><ID>${OWNER_ID}</ID><DisplayName>owner</DisplayName></Owner>`;
 
-function meta(size: number, etag: string): ObjectMeta {
-  return {
-    size, etag, lastModified: T, contentType: 'text/plain', storageClass: 'STANDARD', acl: 'private',
-    headers: {}, meta: {}, versionId: 'null',
-  };
+function meta(etag: string): VersionInput<S3ObjectAttrs> {
+  return { etag, lastModified: T, attrs: { contentType: 'text/plain', storageClass: 'STANDARD', acl: 'private', headers: {}, meta: {} } };
 }
 
 let h: Harness;
@@ -26,7 +24,7 @@ beforeAll(async () => {
   for (const [key, body] of [['a&b<c>', 'x'], ['dir/one', 'yy'], ['dir/two', 'zzz'], ['plus+ sign', '']] as const) {
     const w = h.store.beginWrite(body.length);
     if (body.length) await w.write(Buffer.from(body));
-    await w.commit('gold', key, meta(body.length, `e${body.length}`.padEnd(32, '0')));
+    await w.commit('gold', key, meta(`e${body.length}`.padEnd(32, '0')));
   }
 });
 afterAll(() => h.close());

@@ -20,8 +20,8 @@ describe('conditional writes and bucket atomics', () => {
   it('If-None-Match: * succeeds once, then fails with PreconditionFailed', async () => {
     await put(store, 'b', 'k', Buffer.from('1'), { condition: { ifNoneMatchStar: true }, etag: 'e1' });
     await expect(put(store, 'b', 'k', Buffer.from('2'), { condition: { ifNoneMatchStar: true } })).rejects.toMatchObject({
-      code: 'PreconditionFailed',
-      extras: { Condition: 'If-None-Match' },
+      kind: 'condition-failed',
+      detail: { condition: 'If-None-Match' },
     });
     expect(store.getObject('b', 'k')?.etag).toBe('e1');
   });
@@ -35,18 +35,18 @@ describe('conditional writes and bucket atomics', () => {
     );
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'PreconditionFailed' });
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ kind: 'condition-failed' });
     expect(store.getObject('b', 'race')?.etag).toBe((won[0] as PromiseFulfilledResult<{ etag: string }>).value.etag);
   });
 
   it('If-Match: NoSuchKey when absent, PreconditionFailed on mismatch, success on match', async () => {
     await expect(put(store, 'b', 'k', Buffer.from('x'), { condition: { ifMatch: 'e1' } })).rejects.toMatchObject({
-      code: 'NoSuchKey',
+      kind: 'not-found',
     });
     await put(store, 'b', 'k', Buffer.from('x'), { etag: 'e1' });
     await expect(put(store, 'b', 'k', Buffer.from('y'), { condition: { ifMatch: 'zz' }, etag: 'e2' })).rejects.toMatchObject({
-      code: 'PreconditionFailed',
-      extras: { Condition: 'If-Match' },
+      kind: 'condition-failed',
+      detail: { condition: 'If-Match' },
     });
     await put(store, 'b', 'k', Buffer.from('y'), { condition: { ifMatch: 'e1' }, etag: 'e2' });
     expect(store.getObject('b', 'k')?.etag).toBe('e2');
@@ -62,9 +62,9 @@ describe('conditional writes and bucket atomics', () => {
 
   it('deleteObject honours If-Match', async () => {
     await put(store, 'b', 'k', Buffer.from('x'), { etag: 'e1' });
-    await expect(store.deleteObject('b', 'k', { ifMatch: 'nope' })).rejects.toMatchObject({ code: 'PreconditionFailed' });
+    await expect(store.deleteObject('b', 'k', { condition: { ifMatch: 'nope' } })).rejects.toMatchObject({ kind: 'condition-failed' });
     expect(store.getObject('b', 'k')).toBeDefined();
-    expect(await store.deleteObject('b', 'k', { ifMatch: 'e1' })).toBe('deleted');
+    expect(await store.deleteObject('b', 'k', { condition: { ifMatch: 'e1' } })).toMatchObject({ kind: 'removed' });
     expect(store.getObject('b', 'k')).toBeUndefined();
   });
 
@@ -90,7 +90,7 @@ describe('conditional writes and bucket atomics', () => {
       expect(del).toEqual({ status: 'fulfilled', value: 'not-empty' });
       expect(store.getBucket('b')).toBeDefined();
     } else {
-      expect(commit.reason).toMatchObject({ code: 'NoSuchBucket' });
+      expect(commit.reason).toMatchObject({ kind: 'namespace-missing' });
       expect(del).toEqual({ status: 'fulfilled', value: 'deleted' });
     }
   });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openStore, type SegmentStore, type StoreInternals } from '../../../src/store/index.js';
 import { internalObjectMeta } from '../../../src/store/object-meta.js';
-import type { BucketRecord, ObjectMeta, ObjectRecord, StoreOptions, WriteCondition } from '../../../src/store/types.js';
+import type { BucketRecord, ObjectVersion, StoreOptions, VersionInput, WriteCondition } from '../../../src/store/types.js';
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'tusk-store-'));
@@ -24,8 +24,9 @@ export function bucket(name: string, owner = 'owner-1'): BucketRecord {
   return { name, owner, created: 1_700_000_000_000, acl: 'private', objectLock: false, versioning: 'Unversioned' };
 }
 
-export function meta(etag: string, size: number, extra: Partial<ObjectMeta> = {}): ObjectMeta {
-  return { ...internalObjectMeta(size, etag, 1_700_000_000_000), ...extra };
+/** What a test commits: an etag, a fixed time, and `attrs` (the size argument documents the call). */
+export function meta(etag: string, _size?: number, attrs?: unknown): VersionInput {
+  return { ...internalObjectMeta(etag, 1_700_000_000_000), attrs };
 }
 
 /** Writes `body` in chunks of `chunkSize` and commits it. */
@@ -35,7 +36,7 @@ export async function put(
   key: string,
   body: Buffer,
   options: { chunkSize?: number; etag?: string; condition?: WriteCondition } = {},
-): Promise<ObjectRecord> {
+): Promise<ObjectVersion> {
   const writer = store.beginWrite(body.length);
   const chunkSize = options.chunkSize ?? 16 * 1024;
   for (let i = 0; i < body.length; i += chunkSize) await writer.write(Buffer.from(body.subarray(i, i + chunkSize)));
@@ -44,7 +45,7 @@ export async function put(
 
 export async function readAll(
   store: SegmentStore,
-  record: ObjectRecord,
+  record: ObjectVersion,
   start = 0,
   end = record.size,
   maxBytes = 64 * 1024,

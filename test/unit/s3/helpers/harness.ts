@@ -17,6 +17,7 @@ import { sendError } from '../../../../src/s3/respond.js';
 import { classify, resolveResource } from '../../../../src/s3/router.js';
 import { s3Services } from '../../../../src/s3/service.js';
 import { openStore } from '../../../../src/store/index.js';
+import type { S3ObjectAttrs, S3PartAttrs } from '../../../../src/s3/object-attrs.js';
 import type { Store } from '../../../../src/store/types.js';
 
 export interface Recorded {
@@ -67,7 +68,7 @@ export interface Harness {
 
 export async function openHarness(): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'tusk-harness-'));
-  const store = await openStore({ dataDir: dir, durability: 'relaxed' });
+  const store = await openStore<S3ObjectAttrs, S3PartAttrs>({ dataDir: dir, durability: 'relaxed' });
   const account = { accountId: '123456789012', canonicalId: OWNER_ID, displayName: 'owner' };
   const key: AccessKey = {
     accessKeyId: 'AKOWNER',

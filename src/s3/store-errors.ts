@@ -1,0 +1,41 @@
+// The one place where the storage engine's failures become S3 errors (s3.md §5). Handlers let
+// StoreErrors propagate; the request entry (service.ts) maps them here.
+
+import { StoreError } from '../store/errors.js';
+import { S3Error } from './errors.js';
+import type { Resource } from './router.js';
+
+export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
+  const key = resource.key;
+  switch (e.kind) {
+    case 'namespace-missing':
+      return new S3Error('NoSuchBucket', { BucketName: resource.bucket });
+    case 'not-found':
+      switch (e.subject) {
+        case 'upload':
+          return new S3Error('NoSuchUpload', { UploadId: e.detail.uploadId });
+        case 'part':
+          return new S3Error('InvalidPart', { PartNumber: e.detail.partNumber });
+        case 'version':
+          return new S3Error('NoSuchVersion', { Key: key, VersionId: e.detail.versionId });
+        case 'bucket':
+          return new S3Error('NoSuchBucket', { BucketName: resource.bucket });
+        default:
+          return new S3Error('NoSuchKey', { Key: key });
+      }
+    case 'condition-failed':
+      if (e.subject === 'part') return new S3Error('InvalidPart', { PartNumber: e.detail.partNumber });
+      return new S3Error('PreconditionFailed', { Condition: e.detail.condition ?? 'If-Match' });
+    case 'invalid-name':
+      if (e.subject === 'bucket') return new S3Error('InvalidBucketName', { BucketName: resource.bucket });
+      return new S3Error('KeyTooLongError', { Size: e.detail.size, MaxSizeAllowed: e.detail.max });
+    case 'out-of-space':
+      return new S3Error('XTuskStorageFull');
+    case 'corrupt':
+      return new S3Error('InternalError');
+  }
+}
+
+export function isStoreFailure(e: unknown): e is StoreError {
+  return e instanceof StoreError;
+}
