@@ -39,7 +39,8 @@ export class BlockCrcs {
   finish(): Uint8Array {
     if (this.filled > 0) this.close();
     if (this.block * 4 !== this.out.length) throw new Error(`block CRCs of ${this.size} bytes: ${this.block} blocks written`);
-    return this.out;
+    // a plain Uint8Array, as it reads back from the index
+    return new Uint8Array(this.out.buffer, this.out.byteOffset, this.out.length);
   }
 
   private close(): void {

@@ -65,6 +65,8 @@ export class SegmentBodyWriter implements BodyWriter {
   /** streamed mode: the extent reserved at begin */
   private readonly reservation: Reservation | undefined;
   private readonly file: SegmentFile | undefined;
+  /** the segment this writer has reserved into: compaction leaves it alone until the writer is done */
+  private held: SegmentFile | undefined;
   private inflight = 0;
   private drainWaiters: (() => void)[] = [];
   private failure: unknown;
@@ -81,7 +83,7 @@ export class SegmentBodyWriter implements BodyWriter {
       return;
     }
     this.reservation = ctx.allocator.reserve(reservedRecordLength(size));
-    this.file = ctx.files.get(this.reservation.segment);
+    this.file = this.held = ctx.files.acquire(this.reservation.segment);
     // The header goes out now so that an abandoned extent still says how long it is.
     const header = encodeRecordHeader(size, this.reservation.length, ctx.crc32c);
     this.track(this.fd().then((fd) => pwriteAll(fd, header, this.reservation!.offset)));
@@ -111,6 +113,12 @@ export class SegmentBodyWriter implements BodyWriter {
     this.state = 'aborted';
     this.chunks = undefined;
     await this.drain().catch(() => undefined);
+    this.release();
+  }
+
+  private release(): void {
+    if (this.held) this.ctx.files.release(this.held);
+    this.held = undefined;
   }
 
   commit(bucket: string, key: string, input: VersionInput, condition?: WriteCondition): Promise<ObjectVersion> {
@@ -149,6 +157,8 @@ export class SegmentBodyWriter implements BodyWriter {
       this.chunks = undefined;
       await this.drain().catch(() => undefined);
       throw asStoreError(e);
+    } finally {
+      this.release();
     }
   }
 
@@ -157,7 +167,7 @@ export class SegmentBodyWriter implements BodyWriter {
     const where = this.ctx.allocator.reserve(length);
     const header = encodeRecordHeader(this.size, length, this.ctx.crc32c);
     const trailer = this.trailer(recordKey, committed, length);
-    const file = this.ctx.files.get(where.segment);
+    const file = (this.held = this.ctx.files.acquire(where.segment));
     const fd = file.fd ?? (await file.ready);
     const bufs = [header, ...this.chunks!, trailer];
     this.chunks = undefined;

@@ -89,6 +89,30 @@ export class SegmentFiles {
     file.readers--;
   }
 
+  /** Segments open now, in number order. */
+  numbers(): number[] {
+    return [...this.files.keys()].sort((a, b) => a - b);
+  }
+
+  /**
+   * Closes and deletes a segment nobody uses any more (compaction, after the index stopped
+   * pointing at it). False, and nothing done, while a reader or writer still holds it.
+   */
+  async remove(segment: number): Promise<boolean> {
+    const file = this.files.get(segment);
+    if (!file) return true;
+    if (file.readers > 0) return false;
+    this.files.delete(segment);
+    const fd = await file.ready.catch(() => undefined);
+    await file.syncer.idle();
+    if (fd !== undefined) await closeFd(fd);
+    await fs.promises.unlink(this.path(segment)).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
+    if (this.strict) await syncDirectory(this.dir);
+    return true;
+  }
+
   async closeAll(): Promise<void> {
     const files = [...this.files.values()];
     this.files.clear();

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SegmentBodyReader } from './body-reader.js';
+import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport } from './compaction.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type WriterContext } from './body-writer.js';
 import { fastestCrc32c, type Crc32c } from './crc32c.js';
 import { asStoreError, StoreError, type StoreSubject } from './errors.js';
@@ -113,6 +114,8 @@ function checkCondition(current: StoredVersion | undefined, condition: WriteCond
 export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
   private readonly writerContext: WriterContext;
   private readonly clock: SequenceClock;
+  private readonly compactor: Compactor;
+  private compactionTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private free: { bytes: number; at: number } | undefined;
 
@@ -129,6 +132,15 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number },
   ) {
     this.clock = new SequenceClock(Number(index.meta.get('seq') ?? 0));
+    this.compactor = new Compactor({
+      index,
+      files,
+      allocator,
+      crc32c,
+      write: (body) => this.write(body),
+      account: (extents, sign) => this.account(extents, sign),
+      markEnd: (segment, end) => this.markEnd(segment, end),
+    });
     this.writerContext = {
       files,
       allocator,
@@ -396,8 +408,24 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     });
   }
 
+  /** One compaction pass now (`tusk compact`, tests); shares a pass already running. */
+  compact(options: Partial<CompactionOptions> = {}): Promise<CompactionReport> {
+    return this.compactor.run({ ...DEFAULT_COMPACTION, ...options });
+  }
+
+  /** Compacts in the background every `intervalMs`; failures go to `onError`, never to the process. */
+  startCompaction(intervalMs: number, options: Partial<CompactionOptions>, onError: (e: unknown) => void): void {
+    if (this.compactionTimer) return;
+    this.compactionTimer = setInterval(() => {
+      if (!this.closed) this.compact(options).catch(onError);
+    }, intervalMs);
+    this.compactionTimer.unref();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
+    clearInterval(this.compactionTimer);
+    await this.compactor.idle();
     this.closed = true;
     await this.index.env.flushed;
     await this.index.env.close();

@@ -1,13 +1,12 @@
 // kill -9 in the middle of a write storm: every acknowledged write must survive, untorn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { open, readAll, tempDir } from './helpers.js';
+import { compileStoreForChild, open, readAll, tempDir } from './helpers.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
-const outDir = path.join(root, 'node_modules/.cache', `tusk-store-crash-${process.pid}`);
+let outDir = '';
 
 /** Deterministic body for a key: sizes from empty to a few hundred KiB (buffered and streamed paths).
  * Kept as source text: the child process runs the very same function. */
@@ -33,8 +32,7 @@ async function worker(w) {
     const body = bodyFor(key);
     const writer = store.beginWrite(body.length);
     for (let i = 0; i < body.length; i += 16384) await writer.write(Buffer.from(body.subarray(i, i + 16384)));
-    await writer.commit('b', key, { size: body.length, etag: key, lastModified: Date.now(), contentType: 'x',
-      storageClass: 'STANDARD', acl: 'private', headers: {}, meta: {}, versionId: 'null' });
+    await writer.commit('b', key, { etag: key, lastModified: Date.now(), attrs: { contentType: 'x' } });
     process.stdout.write('ACK ' + key + '\\n');
   }
 }
@@ -43,12 +41,7 @@ for (let w = 0; w < 8; w++) worker(w);
 
 describe('crash safety (kill -9)', () => {
   beforeAll(() => {
-    execFileSync(
-      path.join(root, 'node_modules/.bin/tsc'),
-      ['src/store/index.ts', '--outDir', outDir, '--module', 'nodenext', '--moduleResolution', 'nodenext',
-        '--target', 'es2022', '--skipLibCheck', '--types', 'node'],
-      { cwd: root, stdio: 'inherit' },
-    );
+    outDir = compileStoreForChild('tusk-store-crash');
     fs.writeFileSync(path.join(outDir, 'child.mjs'), CHILD);
   }, 120_000);
   afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));

@@ -1,6 +1,7 @@
 // Shared fixtures for the storage engine tests: a temp data dir, a bucket, object metadata, and
 // helpers that write and read whole bodies through the streaming API.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,4 +61,24 @@ export async function readAll(
     reader.close();
   }
   return Buffer.concat(parts);
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+/** Compiles src/store to plain JavaScript in a fresh folder, for a child process that a test kills; returns the folder. */
+export function compileStoreForChild(name: string): string {
+  const outDir = path.join(ROOT, 'node_modules/.cache', `${name}-${process.pid}`);
+  execFileSync(
+    path.join(ROOT, 'node_modules/.bin/tsc'),
+    ['src/store/index.ts', '--outDir', outDir, '--module', 'nodenext', '--moduleResolution', 'nodenext',
+      '--target', 'es2022', '--skipLibCheck', '--types', 'node'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  return outDir;
+}
+
+/** Bytes of the segment files of a data directory. */
+export function segmentBytes(dataDir: string): number {
+  const dir = path.join(dataDir, 'segments');
+  return fs.readdirSync(dir).reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
 }

@@ -32,7 +32,8 @@ describe('store write/read round trips', () => {
     const record = await writer.commit('b', 'greeting.txt', m);
     expect(record.extents).toHaveLength(1);
     const got = store.getObject('b', 'greeting.txt');
-    expect(got).toEqual(record);
+    expect({ ...got, extents: [] }).toEqual({ ...record, extents: [] });
+    expect(Buffer.from(got!.extents[0]!.blockCrcs!)).toEqual(Buffer.from(record.extents[0]!.blockCrcs!));
     expect(got).toMatchObject({ key: 'greeting.txt', attrs: { contentType: 'text/plain', meta: { color: 'blue' } }, size: 11 });
     expect((await readAll(store, got!)).toString()).toBe('hello world');
   });
