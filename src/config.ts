@@ -25,7 +25,21 @@ export interface Config {
   rootSecretAccessKey?: string;
   serverHeader: string;
   maxBucketsPerAccount: number;
+  storage: StorageConfig;
   publisher: PublisherConfig;
+}
+
+export interface StorageConfig {
+  /** writes stop (507) before they would leave less than this free on the data directory's disk */
+  diskReserve: number;
+  /** size of a segment file; larger bodies get one of their own */
+  segmentSize: number;
+  /** background compaction period; undefined = off */
+  compactionIntervalMs?: number;
+  /** segments with at least this dead share are compacted */
+  compactionMinDead: number;
+  /** bytes per second compaction may copy */
+  compactionRate: number;
 }
 
 export interface PublisherConfig {
@@ -75,6 +89,11 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
+  --disk-reserve SIZE      stop writes (507) before less than this is free (TUSK_DISK_RESERVE, default 256MiB)
+  --segment-size SIZE      segment file size (TUSK_SEGMENT_SIZE, default 1GiB)
+  --compaction-interval D  background compaction period, e.g. 60s, or 'off' (TUSK_COMPACTION_INTERVAL, default 60s)
+  --compaction-dead R      compact segments at least this share dead, 0-1 (TUSK_COMPACTION_DEAD, default 0.5)
+  --compaction-rate SIZE   bytes per second compaction may copy (TUSK_COMPACTION_RATE, default 64MiB)
 
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
@@ -99,6 +118,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       durability: { type: 'string' },
       'accept-any-region': { type: 'boolean' },
       'max-buckets': { type: 'string' },
+      'disk-reserve': { type: 'string' },
+      'segment-size': { type: 'string' },
+      'compaction-interval': { type: 'string' },
+      'compaction-dead': { type: 'string' },
+      'compaction-rate': { type: 'string' },
       'publisher-listen': { type: 'string' },
       'endpoint-keys': { type: 'string', multiple: true },
       'n-shards': { type: 'string' },
@@ -123,6 +147,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: parsePositive(values['max-buckets'] ?? env.TUSK_MAX_BUCKETS ?? '10000', 'max-buckets'),
+    storage: {
+      diskReserve: parseSize(values['disk-reserve'] ?? env.TUSK_DISK_RESERVE ?? '256MiB', 'disk reserve'),
+      segmentSize: parseSize(values['segment-size'] ?? env.TUSK_SEGMENT_SIZE ?? '1GiB', 'segment size'),
+      compactionIntervalMs: parseOptionalDuration(values['compaction-interval'] ?? env.TUSK_COMPACTION_INTERVAL ?? '60s', 'compaction interval'),
+      compactionMinDead: parseRatio(values['compaction-dead'] ?? env.TUSK_COMPACTION_DEAD ?? '0.5', 'compaction-dead'),
+      compactionRate: parseSize(values['compaction-rate'] ?? env.TUSK_COMPACTION_RATE ?? '64MiB', 'compaction rate'),
+    },
     publisher: {
       listen: parsePublisherListen(values['publisher-listen'] ?? env.TUSK_PUBLISHER_LISTEN ?? '127.0.0.1:31415'),
       endpointKeys: list(values['endpoint-keys'] ?? env.TUSK_ENDPOINT_KEYS),
@@ -136,6 +167,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
 
 function parsePublisherListen(value: string): HostPort | undefined {
   return value === 'off' ? undefined : parseHostPort(value, 'publisher-listen');
+}
+
+function parseOptionalDuration(value: string, what: string): number | undefined {
+  return value === 'off' ? undefined : parseDuration(value, what);
+}
+
+function parseRatio(value: string, what: string): number {
+  const r = /^(0(\.\d+)?|1(\.0+)?)$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(r >= 0 && r <= 1)) throw new Error(`${what}: expected a number from 0 to 1, got '${value}'`);
+  return r;
 }
 
 function parsePositive(value: string, what: string): number {

@@ -31,7 +31,18 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     accessKeyId: config.rootAccessKeyId,
     secretAccessKey: config.rootSecretAccessKey,
   });
-  const engine = await openStore<S3ObjectAttrs, S3PartAttrs>({ dataDir: config.dataDir, durability: config.durability });
+  const engine = await openStore<S3ObjectAttrs, S3PartAttrs>({
+    dataDir: config.dataDir,
+    durability: config.durability,
+    diskReserve: config.storage.diskReserve,
+    segmentSize: config.storage.segmentSize,
+  });
+  const { compactionIntervalMs, compactionMinDead, compactionRate } = config.storage;
+  if (compactionIntervalMs !== undefined) {
+    engine.startCompaction(compactionIntervalMs, { minDeadRatio: compactionMinDead, bytesPerSecond: compactionRate }, (e) =>
+      log(`tusk: compaction failed (will retry): ${(e as Error).stack ?? e}`),
+    );
+  }
   const store: S3Store = engine;
   const services = s3Services(store, accounts, config);
   const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));

@@ -15,6 +15,8 @@ Commands:
   encode         RS2-encode a file into metadata and sliver files (tusk encode FILE --out DIR)
   decode         rebuild a file from sliver files (tusk decode DIR --out FILE)
   ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
+  scrub          check every stored record against its checksum, offline (tusk scrub --help)
+  compact        give back the space of deleted and overwritten data now, offline (tusk compact --help)
 
 ${SERVE_USAGE}`;
 
@@ -69,6 +71,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'ledger':
       return ledger(rest);
+    case 'scrub':
+    case 'compact': {
+      const cli = await import('./store-commands.js');
+      return command === 'scrub' ? cli.runScrubCli(rest) : cli.runCompactCli(rest);
+    }
     case 'blob-id':
     case 'encode':
     case 'decode': {
