@@ -65,6 +65,8 @@ interface SegmentUse {
 }
 
 const COPY_CHUNK = 1 << 20;
+/** index entries read between two yields to the event loop (~a few ms) */
+const SCAN_SLICE = 2000;
 
 export class Compactor {
   private running: Promise<CompactionReport> | undefined;
@@ -86,11 +88,20 @@ export class Compactor {
     const report: CompactionReport = { segmentsCompacted: 0, segmentsDeleted: 0, recordsMoved: 0, bytesMoved: 0, corruptRecords: 0 };
     const { files, index } = this.host;
     const active = this.host.allocator.activeSegment;
-    const use = this.scan(active);
+    // segments from `active` on are being written; the others are candidates when their counts
+    // say enough is dead (counts of shared extents only over-state what is live)
+    const candidates = files.numbers().filter((segment) => {
+      if (segment >= active) return false;
+      const stats = index.segments.get(segment);
+      if (!stats || stats.records === 0) return true;
+      const span = Math.max(1, stats.end - SEGMENT_HEADER_SIZE);
+      return 1 - stats.live / span >= options.minDeadRatio;
+    });
+    if (candidates.length === 0) return report;
+    const use = await this.scan(new Set(candidates));
     const budget = { start: Date.now(), bytes: 0, rate: options.bytesPerSecond };
-    for (const segment of files.numbers()) {
-      // segments from `active` on were being written during the pass
-      if (segment >= active || files.get(segment).readers > 0) continue;
+    for (const segment of candidates) {
+      if (files.get(segment).readers > 0) continue;
       const stats = index.segments.get(segment);
       const inUse = use.get(segment);
       if (!inUse || inUse.records.size === 0) {
@@ -108,12 +119,16 @@ export class Compactor {
     return report;
   }
 
-  /** Every extent the index references, by segment and offset (a full read of the index). */
-  private scan(active: number): Map<number, SegmentUse> {
+  /**
+   * Every extent the index references in `wanted`, by segment and offset: a read of the whole index,
+   * in slices with a fresh read transaction each, yielding to requests between slices. A reference
+   * made after its slice was read keeps its segment's count above zero, so the segment stays.
+   */
+  private async scan(wanted: Set<number>): Promise<Map<number, SegmentUse>> {
     const use = new Map<number, SegmentUse>();
     const add = (table: Table, key: Buffer, extents: Extent[], keyBytes: number): void => {
       for (const e of extents) {
-        if (e.segment === active) continue;
+        if (!wanted.has(e.segment)) continue;
         let seg = use.get(e.segment);
         if (!seg) use.set(e.segment, (seg = { records: new Map(), liveBytes: 0 }));
         let record = seg.records.get(e.offset);
@@ -125,18 +140,24 @@ export class Compactor {
       }
     };
     const { index } = this.host;
-    const txn = index.objects.useReadTransaction();
-    try {
-      for (const table of ['objects', 'versions'] as const) {
-        for (const { key, value } of index[table].getRange({ transaction: txn } as never) as Iterable<{ key: Buffer; value: StoredVersion }>) {
-          if (Buffer.isBuffer(key) && value && Array.isArray(value.extents)) add(table, key, value.extents, key.length);
+    for (const table of ['objects', 'versions', 'parts'] as const) {
+      let from: Buffer | undefined;
+      for (;;) {
+        let last: Buffer | undefined;
+        const range = index[table].getRange({ ...(from ? { start: from } : {}), limit: SCAN_SLICE } as never) as Iterable<{
+          key: Buffer;
+          value: StoredVersion | StoredPart;
+        }>;
+        for (const { key, value } of range) {
+          last = key;
+          if (Buffer.isBuffer(key) && value && Array.isArray(value.extents)) {
+            add(table, key, value.extents, table === 'parts' ? 64 : key.length);
+          }
         }
+        if (!last) break;
+        from = Buffer.concat([last, Buffer.of(0)]);
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      for (const { key, value } of index.parts.getRange({ transaction: txn } as never) as Iterable<{ key: Buffer; value: StoredPart }>) {
-        add('parts', key, value.extents, 64);
-      }
-    } finally {
-      txn.done();
     }
     return use;
   }
