@@ -138,7 +138,6 @@ export class SegmentBodyWriter implements BodyWriter {
       const where = this.chunks
         ? await this.writeBuffered(recordKey, target.input.lastModified)
         : await this.writeTrailer(recordKey, target.input.lastModified);
-      await this.ctx.files.sync(where.segment);
       const extent: Extent = {
         segment: where.segment,
         offset: where.offset + RECORD_HEADER_SIZE,

@@ -42,6 +42,8 @@ export interface CompactionHost {
   write<T>(body: () => T): Promise<T>;
   account(extents: Extent[], sign: 1 | -1): void;
   markEnd(segment: number, end: number): void;
+  /** segments from this one on may hold redo records not yet applied: not compacted */
+  keepFrom(): number;
 }
 
 type Table = 'objects' | 'versions' | 'parts';
@@ -87,7 +89,7 @@ export class Compactor {
   private async pass(options: CompactionOptions): Promise<CompactionReport> {
     const report: CompactionReport = { segmentsCompacted: 0, segmentsDeleted: 0, recordsMoved: 0, bytesMoved: 0, corruptRecords: 0 };
     const { files, index } = this.host;
-    const active = this.host.allocator.activeSegment;
+    const active = Math.min(this.host.allocator.activeSegment, this.host.keepFrom());
     // segments from `active` on are being written; the others are candidates when their counts
     // say enough is dead (counts of shared extents only over-state what is live)
     const candidates = files.numbers().filter((segment) => {

@@ -23,8 +23,10 @@ export const MAX_BUCKET_BYTES = 63;
 export const MAX_OBJECT_KEY_BYTES = 1024;
 export const MAX_RECORD_KEY_BYTES = MAX_BUCKET_BYTES + 1 + MAX_OBJECT_KEY_BYTES;
 
-/** Trailer flag: the record holds a whole object body (the only kind in version 1). */
+/** Trailer kind: the record holds a body (of an object version or a part). */
 export const RECORD_KIND_OBJECT = 0;
+/** Trailer kind: the record holds a redo operation (msgpack, src/store/redo-ops.ts) and no body. */
+export const RECORD_KIND_OP = 1;
 
 export function align(n: number): number {
   return Math.ceil(n / RECORD_ALIGN) * RECORD_ALIGN;
@@ -120,11 +122,12 @@ export function encodeTrailer(
   committed: number,
   crc32c: Crc32c,
   length = TRAILER_FIXED_SIZE + recordKey.length,
+  kind = RECORD_KIND_OBJECT,
 ): Buffer {
   const b = Buffer.alloc(length);
   b.writeUInt32LE(TRAILER_MAGIC, 0);
   b.writeUInt16LE(recordKey.length, 4);
-  b.writeUInt16LE(RECORD_KIND_OBJECT, 6);
+  b.writeUInt16LE(kind, 6);
   b.writeUInt32LE(bodyCrc32c, 8);
   b.writeUInt32LE(0, 12);
   writeU48(b, committed, 16);

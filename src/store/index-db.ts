@@ -54,6 +54,8 @@ export interface IndexDb {
   /** `uploadId partNumber(u16 BE)` → a part of an incomplete upload */
   parts: Database<StoredPart, Buffer>;
   segments: Database<SegmentStats, number>;
+  /** seqs of redo operations applied past the `applied` marker (redo-log.ts) */
+  recent: Database<number, number>;
   meta: Database<unknown, string>;
 }
 
@@ -69,6 +71,7 @@ export function openIndex(dataDir: string): IndexDb {
     uploads: env.openDB<StoredUpload, Buffer>('uploads', keyed),
     parts: env.openDB<StoredPart, Buffer>('parts', { keyEncoding: 'binary' }),
     segments: env.openDB<SegmentStats, number>('segments', { keyEncoding: 'uint32' }),
+    recent: env.openDB<number, number>('recent', {}),
     meta: env.openDB<unknown, string>('meta', {}),
   };
   const version = db.meta.get('format');

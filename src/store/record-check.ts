@@ -25,7 +25,8 @@ export type RecordCheck =
 
 const CHUNK = 1 << 20;
 
-export function checkRecordSync(fd: number, offset: number, fileSize: number, crc32c: Crc32c): RecordCheck {
+/** `checkBody` false: header and trailer only (a body read back whole is the caller's to check). */
+export function checkRecordSync(fd: number, offset: number, fileSize: number, crc32c: Crc32c, checkBody = true): RecordCheck {
   const headerBuf = Buffer.alloc(RECORD_HEADER_SIZE);
   if (preadFullSync(fd, headerBuf, RECORD_HEADER_SIZE, offset) < RECORD_HEADER_SIZE) return { status: 'invalid' };
   const header = decodeRecordHeader(headerBuf, crc32c);
@@ -38,6 +39,7 @@ export function checkRecordSync(fd: number, offset: number, fileSize: number, cr
   const got = preadFullSync(fd, trailerBuf, trailerMax, trailerStart);
   const trailer = decodeTrailer(trailerBuf.subarray(0, got), crc32c);
   if (!trailer) return { status: 'uncommitted', header };
+  if (!checkBody) return { status: 'valid', header, trailer };
 
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(1, header.bodyLength)));
   let crc = 0;

@@ -41,6 +41,11 @@ export class SegmentAllocator {
     return this.active;
   }
 
+  /** Where the next record in the active segment will start. */
+  get position(): { segment: number; offset: number } {
+    return { segment: this.active, offset: this.tail };
+  }
+
   private newSegment(): number {
     const segment = this.nextSegment++;
     this.files.create(segment);

@@ -32,7 +32,10 @@ import { listObjects, listUploads, listVersions } from './listing.js';
 import { recoverSegments, type RecoveryReport } from './recovery.js';
 import { SegmentAllocator } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
-import { findVersion, pushVersion, removeVersion } from './version-chain.js';
+import { KeyLocks } from './key-locks.js';
+import { applyLogged, RedoLog, replayLog, type ReplayReport } from './redo-log.js';
+import { accountingContext, dropUpload, partsOf, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
+import { findVersion } from './version-chain.js';
 import {
   NULL_VERSION,
   type BodyReader,
@@ -83,12 +86,14 @@ export interface StoreStats {
   corruptBlocks: number;
   /** writes refused for lack of space */
   outOfSpace: number;
-  recovery: RecoveryReport;
+  recovery: RecoveryReport & { replay: ReplayReport };
   activeSegment: number;
 }
 
 type Failure = { fail: StoreError };
 type Outcome<T> = T | Failure;
+/** What a key operation decided: the operation to log and apply (none: nothing to change), and the caller's answer. */
+type Planned<T> = { op?: RedoOp; result: T };
 
 function failed<T>(o: Outcome<T>): o is Failure {
   return typeof o === 'object' && o !== null && 'fail' in o;
@@ -115,6 +120,9 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
   private readonly writerContext: WriterContext;
   private readonly clock: SequenceClock;
   private readonly compactor: Compactor;
+  private readonly locks = new KeyLocks();
+  private readonly log: RedoLog;
+  private readonly applyContext: ApplyContext;
   private compactionTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private free: { bytes: number; at: number } | undefined;
@@ -124,22 +132,25 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     private readonly files: SegmentFiles,
     private readonly allocator: SegmentAllocator,
     private readonly strict: boolean,
-    private readonly recovery: RecoveryReport,
+    private readonly recovery: RecoveryReport & { replay: ReplayReport },
     private readonly crc32c: Crc32c,
     smallBodyMax: number,
     private readonly diskReserve: number,
     private readonly freeBytes: () => number,
     private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number },
   ) {
-    this.clock = new SequenceClock(Number(index.meta.get('seq') ?? 0));
+    this.clock = new SequenceClock(Math.max(Number(index.meta.get('seq') ?? 0), Number(index.meta.get('applied') ?? 0)));
+    this.log = new RedoLog(files, allocator, crc32c);
+    this.applyContext = accountingContext(index);
     this.compactor = new Compactor({
       index,
       files,
       allocator,
       crc32c,
       write: (body) => this.write(body),
-      account: (extents, sign) => this.account(extents, sign),
-      markEnd: (segment, end) => this.markEnd(segment, end),
+      keepFrom: () => this.log.lowestPendingSegment(),
+      account: this.applyContext.account,
+      markEnd: this.applyContext.markEnd,
     });
     this.writerContext = {
       files,
@@ -167,7 +178,7 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
 
   async createBucket(record: BucketRecord): Promise<'created' | 'exists'> {
     const key = bucketKey(record.name);
-    return this.write(() => {
+    return this.bucketWrite(record.name, () => {
       if (this.index.buckets.get(key) !== undefined) return 'exists' as const;
       this.index.buckets.putSync(key, record);
       return 'created' as const;
@@ -176,7 +187,7 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
 
   async putBucket(record: BucketRecord): Promise<void> {
     const key = bucketKey(record.name);
-    await this.write(() => {
+    await this.bucketWrite(record.name, () => {
       const current = this.index.buckets.get(key);
       if (!current) return fail('namespace-missing', `no bucket ${record.name}`, 'bucket');
       // versioning, once on, only moves between Enabled and Suspended (s3.md §3.0.7)
@@ -190,12 +201,11 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     const key = lookupBucketKey(name);
     if (!key) return 'missing';
     const base = bucketObjectsBase(name);
-    return this.write((): DeleteBucketResult => {
+    return this.bucketWrite(name, (): DeleteBucketResult => {
       if (this.index.buckets.get(key) === undefined) return 'missing';
       for (const _ of this.index.objects.getKeys({ start: base, end: rangeEnd(base), limit: 1 })) return 'not-empty';
       for (const at of this.index.uploads.getKeys({ start: base, end: rangeEnd(base) })) {
-        this.dropParts(at.subarray(at.length - ID_LENGTH).toString('latin1'));
-        this.index.uploads.removeSync(at);
+        dropUpload(this.applyContext, at.subarray(0, at.length - ID_LENGTH - 1), at.subarray(at.length - ID_LENGTH).toString('latin1'));
       }
       this.index.buckets.removeSync(key);
       return 'deleted';
@@ -231,28 +241,23 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     key: string,
     options: { versionId?: string; condition?: WriteCondition } = {},
   ): Promise<DeleteOutcome<A>> {
-    const bucketId = bucketKey(bucket);
     const objKey = lookupObjectKey(bucket, key);
     if (!objKey) return { kind: 'missing' };
-    return this.write((): Outcome<DeleteOutcome<A>> => {
-      const record = this.index.buckets.get(bucketId);
+    return this.logged([{ bucket, key }], [], (): Outcome<Planned<DeleteOutcome<A>>> => {
+      const record = this.index.buckets.get(bucketKey(bucket));
       if (!record) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
       const latest = this.index.objects.get(objKey);
       // If-Match on a key with no current object deletes nothing, as a plain delete of it does
       const unmet = options.condition && latest && !latest.deleteMarker ? checkCondition(latest, options.condition) : undefined;
       if (unmet) return unmet;
-      if (options.versionId !== undefined) {
-        const found = findVersion(this.index, objKey, options.versionId);
-        if (!found) return { kind: 'missing' };
-        removeVersion(this.index, objKey, found);
-        this.account(found.version.extents, -1);
-        return { kind: 'removed', version: toVersion<A>(key, found.version) };
-      }
-      if (record.versioning === 'Unversioned') {
-        if (!latest) return { kind: 'missing' };
-        this.index.objects.removeSync(objKey);
-        this.account(latest.extents, -1);
-        return { kind: 'removed', version: toVersion<A>(key, latest) };
+      if (options.versionId !== undefined || record.versioning === 'Unversioned') {
+        const target = options.versionId !== undefined ? findVersion(this.index, objKey, options.versionId)?.version : latest;
+        if (!target) return { result: { kind: 'missing' } };
+        const seq = this.clock.next();
+        return {
+          op: { t: 'remove', seq, b: bucket, k: key, versionId: target.versionId },
+          result: { kind: 'removed', version: toVersion<A>(key, target) },
+        };
       }
       const seq = this.clock.next();
       const marker: StoredVersion = {
@@ -265,9 +270,10 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
         attrs: undefined,
         seq,
       };
-      this.dropVersions(pushVersion(this.index, objKey, marker, record.versioning));
-      this.index.meta.putSync('seq', seq);
-      return { kind: 'marker', marker: toVersion<A>(key, marker) };
+      return {
+        op: { t: 'put', seq, b: bucket, k: key, v: marker, mode: record.versioning },
+        result: { kind: 'marker', marker: toVersion<A>(key, marker) },
+      };
     });
   }
 
@@ -279,23 +285,24 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     condition?: WriteCondition,
   ): Promise<ObjectVersion<A>> {
     const sourceKey = objectKey(source.bucket, source.key);
-    return this.write(() => {
+    return this.logged([source, { bucket, key }], [], () => {
       const found = findVersion(this.index, sourceKey, source.versionId);
       if (!found || found.version.deleteMarker) return fail('not-found', 'the copy source is gone', 'version');
-      return this.newVersion(bucket, key, found.version.size, found.version.extents, input, condition);
+      return this.planVersion(bucket, key, found.version.size, found.version.extents, input, condition);
     });
   }
 
   async updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A): Promise<ObjectVersion<A>> {
     const objKey = objectKey(bucket, key);
-    return this.write(() => {
+    return this.logged([{ bucket, key }], [], (): Outcome<Planned<ObjectVersion<A>>> => {
       const latest = this.index.objects.get(objKey);
-      const found = versionId === undefined ? latest && ({ where: 'latest', version: latest } as const) : findVersion(this.index, objKey, versionId);
-      if (!found || found.version.deleteMarker) return fail('not-found', 'no such version', versionId === undefined ? 'key' : 'version');
-      const next: StoredVersion = { ...found.version, attrs: update(found.version.attrs as A) };
-      if (found.where === 'latest') this.index.objects.putSync(objKey, next);
-      else this.index.versions.putSync(found.at, next);
-      return toVersion<A>(key, next);
+      const found = versionId === undefined ? latest : findVersion(this.index, objKey, versionId)?.version;
+      if (!found || found.deleteMarker) return fail('not-found', 'no such version', versionId === undefined ? 'key' : 'version');
+      const attrs = update(found.attrs as A);
+      return {
+        op: { t: 'attrs', seq: this.clock.next(), b: bucket, k: key, versionId: versionId ?? null, attrs },
+        result: toVersion<A>(key, { ...found, attrs }),
+      };
     });
   }
 
@@ -322,15 +329,12 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
   // ── multipart uploads ───────────────────────────────────────────────────────────────────
 
   async createUpload(bucket: string, key: string, attrs: A, initiated = Date.now()): Promise<Upload<A>> {
-    const bucketId = bucketKey(bucket);
-    const objKey = objectKey(bucket, key);
-    return this.write(() => {
-      if (!this.index.buckets.get(bucketId)) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
+    objectKey(bucket, key);
+    return this.logged([{ bucket, key }], [], (): Outcome<Planned<Upload<A>>> => {
+      if (!this.index.buckets.get(bucketKey(bucket))) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
       const seq = this.clock.next();
       const uploadId = makeId(seq);
-      this.index.uploads.putSync(uploadKey(objKey, uploadId), { initiated, attrs });
-      this.index.meta.putSync('seq', seq);
-      return { bucket, key, uploadId, initiated, attrs };
+      return { op: { t: 'upload', seq, b: bucket, k: key, uploadId, initiated, attrs }, result: { bucket, key, uploadId, initiated, attrs } };
     });
   }
 
@@ -367,12 +371,10 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
   ): Promise<ObjectVersion<A>> {
     const objKey = objectKey(bucket, key);
     const at = uploadKey(objKey, uploadId);
-    return this.write(() => {
-      if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload');
+    return this.logged([{ bucket, key }], [], (): Outcome<Planned<ObjectVersion<A>>> => {
+      if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload', { uploadId });
       const parts = new Map<number, StoredPart>();
-      for (const { key: pk, value } of this.index.parts.getRange({ start: partKey(uploadId, 0), end: partKey(uploadId, MAX_PART_NUMBER + 1) })) {
-        parts.set(pk.readUInt16BE(pk.length - 2), value);
-      }
+      for (const { key: pk, value } of partsOf(this.index, uploadId)) parts.set(pk.readUInt16BE(pk.length - 2), value);
       const extents: Extent[] = [];
       let size = 0;
       for (const choice of choices) {
@@ -384,27 +386,19 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
         extents.push(...part.extents);
         size += part.size;
       }
-      const version = this.newVersion(bucket, key, size, extents, input, condition, true);
-      if (failed(version)) return version;
-      // the chosen parts' extents now belong to the version; the others are freed
-      const chosen = new Set(choices.map((c) => c.partNumber));
-      for (const [n, part] of parts) {
-        if (!chosen.has(n)) this.account(part.extents, -1);
-        this.index.parts.removeSync(partKey(uploadId, n));
-      }
-      this.index.uploads.removeSync(at);
-      return version;
+      const planned = this.planVersion(bucket, key, size, extents, input, condition);
+      if (failed(planned) || planned.op?.t !== 'put') return planned;
+      const { v, mode, seq } = planned.op;
+      return { op: { t: 'complete', seq, b: bucket, k: key, uploadId, chosen: choices.map((c) => c.partNumber), v, mode }, result: planned.result };
     });
   }
 
   async abortUpload(bucket: string, key: string, uploadId: string): Promise<boolean> {
     const objKey = objectKey(bucket, key);
     const at = uploadKey(objKey, uploadId);
-    return this.write(() => {
-      if (!this.index.uploads.get(at)) return false;
-      this.dropParts(uploadId);
-      this.index.uploads.removeSync(at);
-      return true;
+    return this.logged([{ bucket, key }], [], (): Outcome<Planned<boolean>> => {
+      if (!this.index.uploads.get(at)) return { result: false };
+      return { op: { t: 'abort', seq: this.clock.next(), b: bucket, k: key, uploadId }, result: true };
     });
   }
 
@@ -432,7 +426,7 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     await this.files.closeAll();
   }
 
-  // ── inside write transactions ────────────────────────────────────────────────────────────
+  // ── the write path ──────────────────────────────────────────────────────────────────────
 
   private commitVersion(
     bucket: string,
@@ -442,10 +436,9 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     condition: WriteCondition | undefined,
     recordEnd: number,
   ): Promise<ObjectVersion<A>> {
-    return this.write(() => {
-      this.markEnd(extent.segment, recordEnd);
-      return this.newVersion(bucket, key, extent.length, [extent], input, condition);
-    });
+    return this.logged([{ bucket, key }], [{ segment: extent.segment, end: recordEnd }], () =>
+      this.planVersion(bucket, key, extent.length, [extent], input, condition),
+    );
   }
 
   private commitPart(
@@ -458,36 +451,25 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     recordEnd: number,
   ): Promise<Part<P>> {
     const at = uploadKey(objectKey(bucket, key), uploadId);
-    const pk = partKey(uploadId, partNumber);
-    return this.write(() => {
-      this.markEnd(extent.segment, recordEnd);
-      if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload');
-      const old = this.index.parts.get(pk);
-      if (old) this.account(old.extents, -1);
+    return this.logged([{ bucket, key }], [{ segment: extent.segment, end: recordEnd }], (): Outcome<Planned<Part<P>>> => {
+      if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload', { uploadId });
       const part: StoredPart = { size: extent.length, etag: input.etag, lastModified: input.lastModified, extents: [extent], attrs: input.attrs };
-      this.index.parts.putSync(pk, part);
-      this.account(part.extents, +1);
-      return toPart<P>(partNumber, part);
+      return { op: { t: 'part', seq: this.clock.next(), b: bucket, k: key, uploadId, n: partNumber, part }, result: toPart<P>(partNumber, part) };
     });
   }
 
-  /**
-   * Makes a new latest version of `key` over `extents`, whose references are counted here unless
-   * `counted` (a completed upload's parts already are).
-   */
-  private newVersion(
+  /** Decides a new latest version of `key` over `extents` (reads only: the key is locked). */
+  private planVersion(
     bucket: string,
     key: string,
     size: number,
     extents: Extent[],
     input: VersionInput<A>,
     condition: WriteCondition | undefined,
-    counted = false,
-  ): Outcome<ObjectVersion<A>> {
+  ): Outcome<Planned<ObjectVersion<A>>> {
     const record = this.index.buckets.get(bucketKey(bucket));
     if (!record) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
-    const objKey = objectKey(bucket, key);
-    const unmet = checkCondition(this.index.objects.get(objKey), condition);
+    const unmet = checkCondition(this.index.objects.get(objectKey(bucket, key)), condition);
     if (unmet) return unmet;
     const seq = this.clock.next();
     const version: StoredVersion = {
@@ -500,50 +482,58 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
       attrs: input.attrs,
       seq,
     };
-    this.dropVersions(pushVersion(this.index, objKey, version, record.versioning));
-    if (!counted) this.account(extents, +1);
-    this.index.meta.putSync('seq', seq);
-    return toVersion<A>(key, version);
+    return { op: { t: 'put', seq, b: bucket, k: key, v: version, mode: record.versioning }, result: toVersion<A>(key, version) };
   }
 
-  private dropVersions(dropped: StoredVersion[]): void {
-    for (const v of dropped) this.account(v.extents, -1);
-  }
-
-  private dropParts(uploadId: string): void {
-    for (const { key, value } of this.index.parts.getRange({ start: partKey(uploadId, 0), end: partKey(uploadId, MAX_PART_NUMBER + 1) })) {
-      this.account(value.extents, -1);
-      this.index.parts.removeSync(key);
+  /**
+   * One change of keys, through the redo log: lock the keys, make the bodies in other segments
+   * durable, decide (`plan`, from the index as it is), write the operation record, make it durable
+   * (one grouped fdatasync of the active segment covers it and the bodies written there before it),
+   * then apply it in an index transaction that does not wait for LMDB's flush.
+   */
+  private async logged<T>(keys: Array<{ bucket: string; key: string }>, bodies: RecordEnd[], plan: () => Outcome<Planned<T>>): Promise<T> {
+    this.assertOpen();
+    const release = await this.locks.lockKeys(...keys);
+    let seq: number | undefined;
+    try {
+      const planned = plan();
+      if (failed(planned)) throw planned.fail;
+      const op = planned.op;
+      if (!op) return planned.result;
+      seq = op.seq;
+      if (bodies.length) op.ends = bodies;
+      let at: RecordEnd;
+      // an operation record is not checked against the disk reserve: deletes must go on there
+      try {
+        at = await this.log.append(op);
+        // the ack waits for the bodies too; at start-up, an operation whose bodies are not whole is not replayed
+        await Promise.all([...new Set([at.segment, ...bodies.map((b) => b.segment)])].map((s) => this.files.sync(s)));
+      } catch (e) {
+        throw asStoreError(e);
+      }
+      const marks = this.log.marks(op.seq, this.clock.current);
+      await this.transact(() => applyLogged(this.applyContext, op, at, marks));
+      return planned.result;
+    } finally {
+      if (seq !== undefined) this.log.done(seq);
+      release();
     }
   }
 
   /** Moves extents in or out of their segments' live counts. */
-  private account(extents: Extent[], sign: 1 | -1): void {
-    for (const extent of extents) {
-      const stats = this.segmentStats(extent.segment);
-      this.index.segments.putSync(extent.segment, {
-        live: stats.live + sign * extent.length,
-        records: stats.records + sign,
-        end: stats.end,
-      });
-    }
-  }
-
-  /** Recovery keeps a segment's bytes up to its furthest committed record. */
-  private markEnd(segment: number, recordEnd: number): void {
-    const stats = this.segmentStats(segment);
-    if (recordEnd > stats.end) this.index.segments.putSync(segment, { ...stats, end: recordEnd });
-  }
-
-  private segmentStats(segment: number): SegmentStats {
-    return this.index.segments.get(segment) ?? { live: 0, records: 0, end: SEGMENT_HEADER_SIZE };
-  }
 
   /**
    * Runs `body` in one index write transaction; a Failure it returns becomes a rejection once the
    * transaction has ended, and the result is acknowledged only once durable (strict mode).
    */
   private async write<T>(body: () => Outcome<T>): Promise<T> {
+    const outcome = await this.transact(body);
+    await this.flushed();
+    return outcome;
+  }
+
+  /** One index write transaction, acknowledged once committed (durability comes from the redo log). */
+  private async transact<T>(body: () => Outcome<T>): Promise<T> {
     this.assertOpen();
     let outcome: Outcome<T>;
     try {
@@ -552,8 +542,17 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
       throw asStoreError(e);
     }
     if (failed(outcome)) throw outcome.fail;
-    await this.flushed();
     return outcome;
+  }
+
+  /** A change of a bucket itself, alone in its bucket (no key operation in flight), acknowledged once LMDB has flushed it. */
+  private async bucketWrite<T>(bucket: string, body: () => Outcome<T>): Promise<T> {
+    const release = await this.locks.lockBucket(bucket);
+    try {
+      return await this.write(body);
+    } finally {
+      release();
+    }
   }
 
   /** Strict mode acknowledges only what LMDB has flushed (its commits overlap their syncs). */
@@ -606,6 +605,8 @@ export async function openSegmentStore<A = unknown, P = unknown>(
   fs.mkdirSync(segmentDir, { recursive: true });
 
   const index = openIndex(options.dataDir);
+  // operations the durable index lacks are applied before the segment tails are cut
+  const replay = replayLog(options.dataDir, accountingContext(index), crc32c);
   const stats = new Map<number, SegmentStats>();
   for (const { key, value } of index.segments.getRange({})) stats.set(key, value);
   const { segments, report } = recoverSegments(segmentDir, stats, crc32c);
@@ -622,12 +623,14 @@ export async function openSegmentStore<A = unknown, P = unknown>(
     files.create(highest + 1);
     allocator = new SegmentAllocator(files, segmentSize, highest + 1, SEGMENT_HEADER_SIZE, highest + 2);
   }
+  // the redo log starts where the first operation will be written
+  if (index.meta.get('logFrom') === undefined) index.meta.putSync('logFrom', allocator.position);
   return new SegmentStore<A, P>(
     index,
     files,
     allocator,
     strict,
-    report,
+    { ...report, replay },
     crc32c,
     internals.smallBodyMax ?? DEFAULT_SMALL_BODY_MAX,
     options.diskReserve ?? DEFAULT_DISK_RESERVE,

@@ -69,7 +69,8 @@ describe('store durability modes', () => {
       const seqBefore = store.stats().fdatasyncs;
       for (let i = 0; i < 5; i++) await put(store, 'b', `seq${i}`, randomBytes(100));
       expect(store.stats().fdatasyncs - seqBefore).toBe(5);
-      expect(store.stats().indexFlushWaits).toBeGreaterThan(0);
+      // one flush per write group: the redo record and the body share it, the index does not wait for its own
+      expect(store.stats().indexFlushWaits).toBe(1); // the createBucket above
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
