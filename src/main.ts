@@ -1,9 +1,9 @@
 // Assembles a running server: storage engine, accounts, native self-test, the S3 listener, and a
 // clean shutdown that drains in-flight requests and closes the index.
 
-import { mkdirSync } from 'node:fs';
 import { loadAccounts } from './accounts.js';
 import type { Config } from './config.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { listen, loadUws } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
 import { s3RequestHandler, s3Services } from './s3/service.js';
@@ -25,7 +25,8 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   loadUws();
   selfTest();
   if (config.publisher.listen) rs2SelfTest();
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // before anything in the directory is read; held until close() or the process ends
+  const lock = lockDataDir(config.dataDir);
   const { accounts, generated } = loadAccounts(config.dataDir, {
     accessKeyId: config.rootAccessKeyId,
     secretAccessKey: config.rootSecretAccessKey,
@@ -72,6 +73,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
       await server.close(graceMs);
       await store.close();
       await publisherClosed;
+      lock.release();
     },
   };
 }
