@@ -2,23 +2,15 @@
 // on a directory in use refuses to start, naming the directory and the holder's pid; the lock
 // dies with its process, so a kill -9 leaves nothing that blocks the next start.
 
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/child-process.js';
+import { runTuskToExit as runTusk } from './helpers/child-process.js';
 import { makeTempDirFixture } from './helpers/fixtures.js';
 import { startStorageNodeProcess } from './helpers/publisher.js';
 import { startTusk } from './helpers/server.js';
 
-const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');
 const dirs = makeTempDirFixture();
 afterAll(() => dirs.remove());
-
-/** Runs `tusk ...args` to its exit (it must refuse quickly, not serve). */
-function runTusk(args: string[]): { status: number | null; output: string } {
-  const r = spawnSync(process.execPath, [TUSK_BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 20_000 });
-  return { status: r.status, output: `${r.stdout}${r.stderr}` };
-}
 
 describe('data directory lock', () => {
   it('refuses a second server on the same data directory, and a kill -9 leaves no stale lock', async () => {
