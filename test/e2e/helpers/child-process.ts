@@ -35,11 +35,13 @@ export interface SpawnOptions {
   startTimeoutMs: number;
   /** names the process in failure messages */
   label: string;
+  /** the program to run; default: this node */
+  command?: string;
 }
 
-/** Spawns node with `args` in the repository root; resolves once stdout matches `ready`. */
+/** Spawns node (or `options.command`) with `args` in the repository root; resolves once stdout matches `ready`. */
 export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOptions): Promise<TestChild> {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.command ?? process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
   const append = (chunk: Buffer) => {
