@@ -74,7 +74,7 @@ const STATUS_TEXT: Record<number, string> = {
   411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 416: 'Range Not Satisfiable',
   401: 'Unauthorized', 421: 'Misdirected Request', 429: 'Too Many Requests',
   431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons', 500: 'Internal Server Error',
-  501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout', 507: 'Insufficient Storage',
 };
 
 export function statusLine(status: number): string {

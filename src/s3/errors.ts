@@ -81,6 +81,8 @@ export const ERROR_TABLE = {
   SlowDown: [503, 'Please reduce your request rate.'],
   TooManyBuckets: [400, 'You have attempted to create more buckets than allowed'],
   UnexpectedContent: [400, 'This request does not support content'],
+  // not an AWS code: S3 has no full disk; named after MinIO's XMinioStorageFull (cmd/api-errors.go)
+  XTuskStorageFull: [507, 'The server has no storage space left for this request.'],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -14,6 +14,7 @@ import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { newRequestIds, sendError } from './respond.js';
 import { classify, normalizeDomains, resolveResource } from './router.js';
+import { s3ErrorForFailure } from './storage-errors.js';
 
 export type RequestLogger = (line: string) => void;
 
@@ -57,8 +58,8 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       ex.close();
       return;
     }
-    const err = e instanceof S3Error ? e : new S3Error('InternalError');
-    if (!(e instanceof S3Error)) log(`${ids.requestId} internal error: ${(e as Error).stack ?? e}`);
+    const err = e instanceof S3Error ? e : await s3ErrorForFailure(e, services.config.dataDir);
+    if (!(e instanceof S3Error)) log(`${ids.requestId} ${err.code}: ${(e as Error).stack ?? e}`);
     sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
   }
 }

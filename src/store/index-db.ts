@@ -4,6 +4,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import path from 'node:path';
 import { S3Error } from '../s3/errors.js';
+import { observeLmdbCommitFailures } from '../storage-failures.js';
 import { MAX_BUCKET_BYTES, MAX_OBJECT_KEY_BYTES } from './format.js';
 import type { BucketRecord, ObjectRecord } from './types.js';
 
@@ -36,6 +37,7 @@ export interface IndexDb {
 }
 
 export function openIndex(dataDir: string): IndexDb {
+  observeLmdbCommitFailures();
   const env = open({ path: path.join(dataDir, 'index.mdb'), compression: false });
   const db: IndexDb = {
     env,

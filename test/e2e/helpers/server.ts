@@ -35,6 +35,9 @@ export interface TuskOptions {
   publisherListen?: string;
   /** more `tusk serve` flags */
   extraArgs?: string[];
+  /** Serve from a file system of this many bytes: a tmpfs mounted over the data dir in a mount
+   * namespace of the server's own (unshare), so it goes away with the process. */
+  tmpfsBytes?: number;
 }
 
 export interface TuskServer {
@@ -86,11 +89,15 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   if (options.region) args.push('--region', options.region);
   if (options.domains?.length) args.push('--domain', options.domains.join(','));
 
-  const child = await spawnUntil(args, READY_LINE, {
-    env: { TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
-    startTimeoutMs: START_TIMEOUT_MS,
-    label: 'tusk',
-  });
+  const env = { TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey };
+  const child = options.tmpfsBytes
+    ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), READY_LINE, {
+        command: 'unshare',
+        env,
+        startTimeoutMs: START_TIMEOUT_MS,
+        label: 'tusk on tmpfs',
+      })
+    : await spawnUntil(args, READY_LINE, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
   const port = Number(child.match[1]);
 
   return {
@@ -110,6 +117,14 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
       if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `unshare` arguments that mount a tmpfs of `bytes` over `dir`, then exec `command` (as root, or
+ * as a user mapped to root in a user namespace of its own). */
+function onTmpfs(bytes: number, dir: string, command: string[]): string[] {
+  const asUser = process.getuid?.() === 0 ? [] : ['--map-root-user'];
+  const script = 'size=$1; dir=$2; shift 2; mount -t tmpfs -o "size=$size" tmpfs "$dir" && exec "$@"';
+  return [...asUser, '--mount', 'sh', '-c', script, 'sh', String(bytes), dir, ...command];
 }
 
 /** Resident set size of a process in bytes, from /proc/<pid>/status (Linux). */
