@@ -1,7 +1,7 @@
 // Assembles a running server: storage engine, accounts, native self-test, the S3 listener, and a
 // clean shutdown that drains in-flight requests and closes the index.
 
-import { loadAccounts } from './accounts.js';
+import { loadAccounts, rootCredentialsPath } from './accounts.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { listen, loadUws } from './http/uws.js';
@@ -43,7 +43,10 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   );
   log(`tusk: data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
   log(`tusk: root access key id: ${accounts.root.accessKeyId}`);
-  log(`tusk: root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
+  // a secret is printed once, when this start created it: logs are kept and shared, the file is 0600
+  if (config.rootSecretAccessKey) log('tusk: root secret access key: from TUSK_SECRET_ACCESS_KEY');
+  else if (generated) log(`tusk: root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
+  else log(`tusk: root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   log(`tusk: region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   log(`tusk: s3 listening on ${url}`);
   const p = config.publisher;

@@ -1,7 +1,7 @@
 // Starts a real Tusk process on port 0 in a temp dir, for end-to-end tests (style.md §11).
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, spawnUntil } from './child-process.js';
@@ -30,7 +30,8 @@ export interface TuskOptions {
   domains?: string[];
   /** Written to <data-dir>/accounts.json before start-up. */
   extraAccounts?: ExtraAccount[];
-  root?: Credentials;
+  /** 'generated': no credentials in the environment, the server creates its own (read back from its data dir) */
+  root?: Credentials | 'generated';
   /** `--publisher-listen` value; default 'off' */
   publisherListen?: string;
   /** more `tusk serve` flags */
@@ -75,7 +76,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   }
   const ownsDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? makeTempDir();
-  const root = options.root ?? randomCredentials();
+  const supplied = options.root === 'generated' ? undefined : options.root ?? randomCredentials();
   const extraAccounts = options.extraAccounts ?? [];
   const region = options.region ?? 'us-east-1';
   if (extraAccounts.length > 0) {
@@ -89,7 +90,8 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   if (options.region) args.push('--region', options.region);
   if (options.domains?.length) args.push('--domain', options.domains.join(','));
 
-  const env = { TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey };
+  // '' counts as unset (config.ts), whatever the test runner's own environment holds
+  const env = { TUSK_ACCESS_KEY_ID: supplied?.accessKeyId ?? '', TUSK_SECRET_ACCESS_KEY: supplied?.secretAccessKey ?? '' };
   const child = options.tmpfsBytes
     ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), READY_LINE, {
         command: 'unshare',
@@ -99,6 +101,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
       })
     : await spawnUntil(args, READY_LINE, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
   const port = Number(child.match[1]);
+  const root = supplied ?? (JSON.parse(readFileSync(join(dataDir, 'root-credentials.json'), 'utf8')) as Credentials);
 
   return {
     port,
