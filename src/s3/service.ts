@@ -12,6 +12,7 @@ import { createBodyDigester } from './body-digests.js';
 import type { S3Context, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
+import { checkRequestFraming } from './request-framing.js';
 import { newRequestIds, sendError } from './respond.js';
 import { classify, normalizeDomains, resolveResource } from './router.js';
 import { s3ErrorForFailure } from './storage-errors.js';
@@ -28,6 +29,7 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
   const ids = newRequestIds();
   try {
     const head = ex.head;
+    checkRequestFraming(head);
     const resource = resolveResource(head, services.domains);
     const query = parseQuery(head.rawQuery);
     const { config, accounts } = services;
