@@ -68,7 +68,9 @@ export async function storageErrno(e: unknown): Promise<string | undefined> {
     return typeof code === 'number' ? ERRNO_NAMES.get(code) ?? 'EIO' : 'EIO';
   }
   const code = (e as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code) && code !== 'ERR' ? code : undefined;
+  // lmdb-js errors carry the errno as a number, Node's fs errors as its name
+  if (typeof code === 'number') return ERRNO_NAMES.get(code);
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
 }
 
 /** Free space under which an EIO counts as a full disk. */
