@@ -54,9 +54,13 @@ function accountIdFrom(canonicalId: string): string {
   return (BigInt(`0x${canonicalId.slice(0, 15)}`) % 10n ** 12n).toString().padStart(12, '0');
 }
 
+export function rootCredentialsPath(dataDir: string): string {
+  return join(dataDir, ROOT_FILE);
+}
+
 /** Reads the root credentials file, creating it (mode 0600) with fresh credentials on first start. */
 function loadRootFile(dataDir: string): { file: RootFile; created: boolean } {
-  const path = join(dataDir, ROOT_FILE);
+  const path = rootCredentialsPath(dataDir);
   if (existsSync(path)) return { file: JSON.parse(readFileSync(path, 'utf8')) as RootFile, created: false };
   const canonicalId = randomBytes(32).toString('hex');
   const file: RootFile = {

@@ -1,9 +1,9 @@
 // Assembles a running server: storage engine, accounts, native self-test, the S3 listener, and a
 // clean shutdown that drains in-flight requests and closes the index.
 
-import { mkdirSync } from 'node:fs';
-import { loadAccounts } from './accounts.js';
+import { loadAccounts, rootCredentialsPath } from './accounts.js';
 import type { Config } from './config.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { listen, loadUws } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
 import { s3RequestHandler, s3Services } from './s3/service.js';
@@ -26,7 +26,8 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   loadUws();
   selfTest();
   if (config.publisher.listen) rs2SelfTest();
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // before anything in the directory is read; held until close() or the process ends
+  const lock = lockDataDir(config.dataDir);
   const { accounts, generated } = loadAccounts(config.dataDir, {
     accessKeyId: config.rootAccessKeyId,
     secretAccessKey: config.rootSecretAccessKey,
@@ -55,7 +56,10 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   );
   log(`tusk: data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
   log(`tusk: root access key id: ${accounts.root.accessKeyId}`);
-  log(`tusk: root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
+  // a secret is printed once, when this start created it: logs are kept and shared, the file is 0600
+  if (config.rootSecretAccessKey) log('tusk: root secret access key: from TUSK_SECRET_ACCESS_KEY');
+  else if (generated) log(`tusk: root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
+  else log(`tusk: root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   log(`tusk: region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   log(`tusk: s3 listening on ${url}`);
   const p = config.publisher;
@@ -70,6 +74,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         epochLengthMs: p.epochLengthMs,
         maxBodyBytes: p.maxBodyBytes,
         durability: config.durability,
+        diskReserve: config.storage.diskReserve,
         log,
       }).catch(async (e) => {
         await server.close(0);
@@ -85,6 +90,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
       await server.close(graceMs);
       await store.close();
       await publisherClosed;
+      lock.release();
     },
   };
 }

@@ -54,6 +54,8 @@ interface Binding {
     crc64nvmePortable: bigint;
   };
   algorithms(): Record<string, number>;
+  /** Linux only (native/src/lock_binding.rs) */
+  lockFile?(fd: number): boolean;
 }
 
 /** Same naming as `napi build --platform` (see scripts/build-native.mjs). */
@@ -213,6 +215,14 @@ export function crc32c(data: Uint8Array, seed = 0): number {
 /** The SIMD kernel each algorithm uses on this CPU (for the start-up log). */
 export function simdPaths(): SimdPaths {
   return binding().simdPaths();
+}
+
+/**
+ * Takes an exclusive flock(2) on the open file `fd` without waiting: true once held, false when
+ * another open file (another process) holds it; undefined where the module has no flock.
+ */
+export function lockFile(fd: number): boolean | undefined {
+  return binding().lockFile?.(fd);
 }
 
 /** Big-endian bytes of a CRC value: base64 of these is S3's x-amz-checksum-crc32/crc32c/crc64nvme. */

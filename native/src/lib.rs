@@ -10,6 +10,8 @@ mod napi;
 mod digest_binding;
 #[cfg(not(test))]
 mod rs2_binding;
+#[cfg(all(not(test), target_os = "linux"))]
+mod lock_binding;
 
 /// # Safety
 /// Called by Node-API with a valid `env` and `exports` object, once per JS environment.
@@ -17,7 +19,10 @@ mod rs2_binding;
 #[no_mangle]
 pub unsafe extern "C" fn napi_register_module_v1(env: napi::napi_env, exports: napi::napi_value) -> napi::napi_value {
     let env = napi::Env(env);
-    match digest_binding::register(env, exports).and_then(|()| rs2_binding::register(env, exports)) {
+    let registered = digest_binding::register(env, exports).and_then(|()| rs2_binding::register(env, exports));
+    #[cfg(target_os = "linux")]
+    let registered = registered.and_then(|()| lock_binding::register(env, exports));
+    match registered {
         Ok(()) => exports,
         Err(e) => {
             env.throw(e);

@@ -145,6 +145,7 @@ extern "C" {
     pub fn napi_queue_async_work(env: napi_env, work: napi_async_work) -> napi_status;
     // Used by rs2_binding.rs.
     pub fn napi_get_null(env: napi_env, result: *mut napi_value) -> napi_status;
+    pub fn napi_get_boolean(env: napi_env, value: bool, result: *mut napi_value) -> napi_status;
     pub fn napi_create_double(env: napi_env, value: f64, result: *mut napi_value) -> napi_status;
     pub fn napi_get_value_double(env: napi_env, value: napi_value, result: *mut f64) -> napi_status;
     pub fn napi_create_arraybuffer(
@@ -193,6 +194,12 @@ impl Env {
     pub fn object(self) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
         check(unsafe { napi_create_object(self.0, &mut v) })?;
+        Ok(v)
+    }
+
+    pub fn boolean(self, b: bool) -> JsResult<napi_value> {
+        let mut v = ptr::null_mut();
+        check(unsafe { napi_get_boolean(self.0, b, &mut v) })?;
         Ok(v)
     }
 

@@ -3,6 +3,7 @@
 // with pause/resume, and writes responses corked, with tryEnd/onWritable back-pressure.
 
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { RequestHead } from './request-head.js';
 import { joinHeaders } from './request-head.js';
@@ -34,7 +35,7 @@ type UwsRequest = {
 };
 type UwsApp = {
   any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
-  listen(host: string, port: number, cb: (socket: unknown) => void): UwsApp;
+  listen(host: string, port: number, options: number, cb: (socket: unknown) => void): UwsApp;
   close(): void;
 };
 type UwsModule = {
@@ -73,7 +74,7 @@ const STATUS_TEXT: Record<number, string> = {
   411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 416: 'Range Not Satisfiable',
   401: 'Unauthorized', 421: 'Misdirected Request', 429: 'Too Many Requests',
   431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons', 500: 'Internal Server Error',
-  501: 'Not Implemented', 507: 'Insufficient Storage', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout', 507: 'Insufficient Storage',
 };
 
 export function statusLine(status: number): string {
@@ -298,6 +299,23 @@ export class Exchange {
   }
 }
 
+/**
+ * uWS listens with SO_REUSEPORT by default, so a second server on a busy port would start and
+ * silently take part of its traffic; this option binds without it (index.d.ts ListenOptions).
+ */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** uWS reports a failed listen without a reason: ask the kernel for it with a throwaway bind. */
+function listenFailureReason(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      resolve(e.code === 'EADDRINUSE' ? 'address already in use (is another server running?)' : `${e.code ?? ''} ${e.message}`.trim()),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve('the port was busy when tried')));
+  });
+}
+
 export interface HttpServer {
   port: number;
   /**
@@ -332,9 +350,9 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
     });
   });
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
+    app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
-        reject(new Error(`cannot listen on ${host}:${port}`));
+        void listenFailureReason(host, port).then((reason) => reject(new Error(`cannot listen on ${host}:${port}: ${reason}`)));
         return;
       }
       let closing: Promise<void> | undefined;

@@ -81,7 +81,7 @@ export const ERROR_TABLE = {
   SlowDown: [503, 'Please reduce your request rate.'],
   TooManyBuckets: [400, 'You have attempted to create more buckets than allowed'],
   UnexpectedContent: [400, 'This request does not support content'],
-  // Tusk's own: a write that would eat into the disk reserve (507, as WebDAV's Insufficient Storage)
+  // not an AWS code: S3 has no full disk; named after MinIO's XMinioStorageFull (cmd/api-errors.go)
   XTuskStorageFull: [507, 'There is not enough free space on the server to store this object.'],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
 } as const satisfies Record<string, readonly [number, string]>;

@@ -6,15 +6,17 @@ import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
 import type { S3Store } from './object-attrs.js';
-import { isStoreFailure, s3ErrorOfStore } from './store-errors.js';
+import { isStoreError } from '../store/errors.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
 import type { S3Context, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
+import { checkRequestFraming } from './request-framing.js';
 import { newRequestIds, sendError } from './respond.js';
 import { classify, normalizeDomains, resolveResource, type Resource } from './router.js';
+import { s3ErrorOf } from './store-errors.js';
 
 export type RequestLogger = (line: string) => void;
 
@@ -29,6 +31,7 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
   let resource: Resource = { style: 'path' };
   try {
     const head = ex.head;
+    checkRequestFraming(head);
     resource = resolveResource(head, services.domains);
     const query = parseQuery(head.rawQuery);
     const { config, accounts } = services;
@@ -59,8 +62,8 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       ex.close();
       return;
     }
-    const err = e instanceof S3Error ? e : isStoreFailure(e) ? s3ErrorOfStore(e, resource) : new S3Error('InternalError');
-    if (!(e instanceof S3Error) && !(isStoreFailure(e) && e.kind !== 'corrupt')) log(`${ids.requestId} internal error: ${(e as Error).stack ?? e}`);
+    const err = await s3ErrorOf(e, resource, services.config.dataDir);
+    if (!(e instanceof S3Error) && !(isStoreError(e) && e.kind !== 'corrupt')) log(`${ids.requestId} ${err.code}: ${(e as Error).stack ?? e}`);
     sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
   }
 }

@@ -1,9 +1,18 @@
-// The one place where the storage engine's failures become S3 errors (s3.md §5). Handlers let
-// StoreErrors propagate; the request entry (service.ts) maps them here.
+// The one place where storage failures become S3 errors (s3.md §5): the engine's outcomes
+// (StoreError) by kind, and a failure below the engine (a file system or LMDB error it did not
+// name) by its errno: out of space (ENOSPC, EDQUOT, EIO on a full disk) is 507 XTuskStorageFull,
+// anything else InternalError. Handlers let failures propagate; the request entry calls this.
 
 import { StoreError } from '../store/errors.js';
+import { isOutOfSpace, storageErrno } from '../storage-failures.js';
 import { S3Error } from './errors.js';
 import type { Resource } from './router.js';
+
+export async function s3ErrorOf(e: unknown, resource: Resource, dataDir: string): Promise<S3Error> {
+  if (e instanceof S3Error) return e;
+  if (e instanceof StoreError) return s3ErrorOfStore(e, resource);
+  return (await isOutOfSpace(await storageErrno(e), dataDir)) ? new S3Error('XTuskStorageFull') : new S3Error('InternalError');
+}
 
 export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
   const key = resource.key;
@@ -34,8 +43,4 @@ export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
     case 'corrupt':
       return new S3Error('InternalError');
   }
-}
-
-export function isStoreFailure(e: unknown): e is StoreError {
-  return e instanceof StoreError;
 }

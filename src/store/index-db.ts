@@ -4,6 +4,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import path from 'node:path';
 import { StoreError } from './errors.js';
+import { observeLmdbCommitFailures } from '../storage-failures.js';
 import { MAX_BUCKET_BYTES, MAX_OBJECT_KEY_BYTES } from './format.js';
 import type { BucketRecord, Extent, ObjectVersion } from './types.js';
 
@@ -60,6 +61,7 @@ export interface IndexDb {
 }
 
 export function openIndex(dataDir: string): IndexDb {
+  observeLmdbCommitFailures();
   const env = open({ path: path.join(dataDir, 'index.mdb'), compression: false });
   const keyed = { keyEncoding: 'binary' as const, sharedStructuresKey: STRUCTURES_KEY };
   const db: IndexDb = {

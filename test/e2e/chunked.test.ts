@@ -132,6 +132,25 @@ describe('broken aws-chunked uploads store nothing', () => {
     });
   });
 
+  it('IncompleteBody when the body ends before its final CRLF or the closing line of its trailer', async () => {
+    await rejected('no-final-crlf-signed', 400, 'IncompleteBody', { data, mode: STREAMING_SIGNED, dropLastBytes: 2 });
+    await rejected('no-final-lf-signed-trailer', 400, 'IncompleteBody', { data, mode: STREAMING_SIGNED_TRAILER, trailer: crc(), dropLastBytes: 1 });
+    await rejected('no-closing-line', 400, 'IncompleteBody', { data, mode: STREAMING_UNSIGNED_TRAILER, trailer: crc(), dropLastBytes: 2 });
+    const hello = Buffer.from('hello');
+    await rejected('no-final-crlf-unsigned', 400, 'IncompleteBody', {
+      data: hello,
+      mode: STREAMING_UNSIGNED_TRAILER,
+      declaredTrailer: null,
+      rawBody: Buffer.from('5\r\nhello\r\n0\r\n'),
+    });
+    await rejected('trailer-line-cut', 400, 'IncompleteBody', {
+      data: hello,
+      mode: STREAMING_UNSIGNED_TRAILER,
+      declaredTrailer: 'x-amz-checksum-crc32',
+      rawBody: Buffer.from(`5\r\nhello\r\n0\r\nx-amz-checksum-crc32:${crc32Base64(hello)}`),
+    });
+  });
+
   it('MalformedTrailerError for a missing, renamed or unsigned trailer', async () => {
     await rejected('no-trailer', 400, 'MalformedTrailerError', { data, mode: STREAMING_UNSIGNED_TRAILER, declaredTrailer: 'x-amz-checksum-crc32' });
     await rejected('renamed-trailer', 400, 'MalformedTrailerError', {

@@ -12,6 +12,7 @@
 // Every write to these happens inside the one LMDB transaction that appends a transaction record.
 
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { observeLmdbCommitFailures } from '../../storage-failures.js';
 import type { EpochClock } from './epoch-clock.js';
 import type { BlobHistory, BlobObject, StorageHistory, StorageObject, TransactionBody, TransactionEffects } from './types.js';
 
@@ -82,6 +83,7 @@ export interface LedgerDb {
 }
 
 export function openLedgerDb(dir: string, readOnly = false): LedgerDb {
+  observeLmdbCommitFailures();
   const env = open({ path: dir, compression: false, readOnly });
   return {
     env,

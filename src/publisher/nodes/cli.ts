@@ -5,6 +5,7 @@ import { serveStorageNode } from './http-server.js';
 import { openBlobCodec } from '../codec.js';
 import { nativeBlobVerifier } from '../native-verifier.js';
 import { openLocalNode } from './local-node.js';
+import { lockDataDir } from '../../data-dir-lock.js';
 
 export const STORAGE_NODE_USAGE = `Usage: tusk storage-node --data-dir DIR --shards a-b[,c-d] [options]
 
@@ -80,6 +81,7 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
     console.error(`tusk storage-node: ${(e as Error).message}\n\n${STORAGE_NODE_USAGE}`);
     return 2;
   }
+  const lock = lockDataDir(args.dataDir, 'storage node directory');
   // a node on its own receives slivers from publishers it does not control: check every hash (walrus.md §7.2)
   const codec = await openBlobCodec();
   const node = await openLocalNode({
@@ -119,6 +121,7 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
   await server.close();
   await node.close();
   await codec.close();
+  lock.release();
   console.log('storage-node: stopped');
   return 0;
 }

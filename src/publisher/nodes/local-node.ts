@@ -24,6 +24,8 @@ export interface LocalNodeOptions {
   shards: readonly number[];
   nShards: number;
   durability: 'strict' | 'relaxed';
+  /** the node engine's disk reserve (default: the engine's) */
+  diskReserve?: number;
   /** Default structuralOnlyVerifier: sizes and structure only, no hash checks (see verifier.ts). */
   verifier?: BlobVerifier;
 }
@@ -37,7 +39,7 @@ export async function openLocalNode(options: LocalNodeOptions): Promise<LocalNod
   fs.mkdirSync(options.dir, { recursive: true });
   checkNodeConfig(options.dir, options.nodeId, options.nShards);
   const key = loadOrCreateNodeKey(options.dir);
-  const store = await SliverStore.open(options.dir, options.durability);
+  const store = await SliverStore.open(options.dir, options.durability, options.diskReserve);
   return new LocalNode(options.nodeId, shards, options.nShards, key, store, options.verifier ?? structuralOnlyVerifier);
 }
 

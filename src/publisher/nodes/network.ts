@@ -283,6 +283,8 @@ export interface LocalNetworkOptions extends StorageNetworkOptions {
   nodeCount?: number;
   durability: 'strict' | 'relaxed';
   verifier?: BlobVerifier;
+  /** each node engine's disk reserve (default: the engine's) */
+  diskReserve?: number;
 }
 
 /** Opens `nodeCount` in-process nodes in `<dir>/node-XX`, holding contiguous shard ranges. */
@@ -293,7 +295,7 @@ export async function openLocalNetwork(options: LocalNetworkOptions): Promise<St
   const opened = await Promise.allSettled(
     assignment.map((shards, i) => {
       const nodeId = `node-${String(i).padStart(width, '0')}`;
-      return openLocalNode({ dir: path.join(options.dir, nodeId), nodeId, shards, nShards: options.nShards, durability: options.durability, verifier: options.verifier });
+      return openLocalNode({ dir: path.join(options.dir, nodeId), nodeId, shards, nShards: options.nShards, durability: options.durability, diskReserve: options.diskReserve, verifier: options.verifier });
     }),
   );
   const nodes = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

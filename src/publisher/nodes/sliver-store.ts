@@ -7,6 +7,7 @@ import { isStoreError } from '../../store/errors.js';
 import type { PutOutcome, SliverAxis } from './types.js';
 
 export const SLIVER_BUCKET = 'slivers';
+const NODE_COMPACTION_MS = 60_000;
 const DELETE_PAGE = 1000;
 
 export function metadataKey(blobId: Uint8Array): string {
@@ -25,8 +26,10 @@ export function blobPrefix(blobId: Uint8Array): string {
 export class SliverStore {
   private constructor(private readonly store: SegmentStore) {}
 
-  static async open(dataDir: string, durability: 'strict' | 'relaxed'): Promise<SliverStore> {
-    const store = await openStore({ dataDir, durability });
+  static async open(dataDir: string, durability: 'strict' | 'relaxed', diskReserve?: number): Promise<SliverStore> {
+    const store = await openStore({ dataDir, durability, diskReserve });
+    // reclaimed blobs' slivers come back as space; a failed pass is tried again at the next one
+    store.startCompaction(NODE_COMPACTION_MS, {}, () => undefined);
     await store.createBucket({
       name: SLIVER_BUCKET,
       owner: 'storage-node',

@@ -32,6 +32,8 @@ export const PUBLISHER_ERRORS = {
   // The byte-range route's own refusals: 400, same reason (a fourth entry overrides the reason).
   INVALID_BYTE_RANGE_QUERY: [400, 'INVALID_ARGUMENT', 'start and length must be unsigned integers, length above 0 and start inside the blob', 'INVALID_BYTE_RANGE'],
   INVALID_OBJECT_ID: [400, 'INVALID_ARGUMENT', 'an object id is 0x followed by 64 hexadecimal digits'],
+  // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do
+  STORAGE_FULL: [507, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
   INTERNAL_ERROR: [500, 'INTERNAL', INTERNAL_MESSAGE],
 } as const satisfies Record<string, readonly [number, string, string] | readonly [number, string, string, string]>;
 

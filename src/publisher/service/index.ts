@@ -33,6 +33,8 @@ export interface PublisherFaceConfig {
   epochLengthMs?: number;
   maxBodyBytes?: number;
   durability: 'strict' | 'relaxed';
+  /** the embedded nodes' disk reserve (default: the engine's) */
+  diskReserve?: number;
   maxConcurrent?: number;
   queue?: number;
   reclaimIntervalMs?: number;
@@ -70,7 +72,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     closers.push(() => ledger.close());
     const network = config.nodeUrls?.length
       ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))
-      : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability });
+      : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability, diskReserve: config.diskReserve });
     closers.push(() => network.close());
     const codec = config.codec ?? (await openBlobCodec());
     if (!config.codec) closers.push(() => codec.close());

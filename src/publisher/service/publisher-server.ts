@@ -18,6 +18,7 @@ import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
+import { isOutOfSpace, storageErrno } from '../../storage-failures.js';
 
 /** walrus.md §10.4: 10 MiB, the Walrus publisher's default `--max-body-size`. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -211,7 +212,7 @@ function blobIdOfObject(ledger: Ledger, objectId: string): string {
 
 /** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */
 async function answerError(ctx: PublisherContext, ex: Exchange, error: unknown): Promise<void> {
-  const rendered = renderError(error);
+  const rendered = renderError((await isOutOfSpace(await storageErrno(error))) ? new PublisherError('STORAGE_FULL') : error);
   if (rendered.incidentId) ctx.log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${ex.head.rawPath}: ${(error as Error)?.stack ?? error}`);
   if (ex.responded) {
     ex.close();

@@ -110,11 +110,8 @@ export class AwsChunkedDecoder {
   end(): AwsChunkedResult {
     if (this.state === State.Failed) throw this.failure;
     try {
-      if (this.state === State.TrailerLine) {
-        // A missing final CRLF at EOF is accepted (s3.md §2.8).
-        if (this.lineLen > 0) this.onTrailerLine(false);
-        if (this.state === State.TrailerLine) this.finishTrailers(false);
-      }
+      // The body must end with the empty line that closes the trailer section (s3.md §2.8 grammar):
+      // a body cut short there may have lost trailer lines, so it is incomplete (issue 8).
       if (this.state !== State.Done) throw this.error('IncompleteBody', false);
     } catch (e) {
       this.state = State.Failed;

@@ -103,6 +103,7 @@ export const MSG_QUERY_ALGORITHM = 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA
 export const MSG_QUERY_DATE = 'X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd\'T\'HHmmss\'Z\'"';
 export const MSG_EXPIRES_TOO_LONG = 'X-Amz-Expires must be less than a week (in seconds) that is 604800';
 export const MSG_EXPIRES_NEGATIVE = 'X-Amz-Expires must be non-negative';
+export const MSG_EXPIRES_NOT_A_NUMBER = 'X-Amz-Expires should be a number';
 export const MSG_QUERY_SIGNED_HEADERS_EMPTY = 'X-Amz-SignedHeaders must not be empty';
 export const MSG_NOT_YET_VALID = 'Request is not valid yet';
 export const MSG_EXPIRED = 'Request has expired';

@@ -2,7 +2,7 @@
 // prints a line matching a pattern, stopped with SIGTERM (SIGKILL after a timeout). Every child is
 // tracked so a failed test file never leaves one running.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,11 +35,13 @@ export interface SpawnOptions {
   startTimeoutMs: number;
   /** names the process in failure messages */
   label: string;
+  /** the program to run; default: this node */
+  command?: string;
 }
 
-/** Spawns node with `args` in the repository root; resolves once stdout matches `ready`. */
+/** Spawns node (or `options.command`) with `args` in the repository root; resolves once stdout matches `ready`. */
 export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOptions): Promise<TestChild> {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.command ?? process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
   const append = (chunk: Buffer) => {
@@ -91,4 +93,10 @@ export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOp
     stop: (timeoutMs = STOP_TIMEOUT_MS) => stopWith('SIGTERM', timeoutMs),
     kill9: async () => void (await stopWith('SIGKILL', STOP_TIMEOUT_MS)),
   };
+}
+
+/** Runs `node bin/tusk.js ...args` to its exit: for starts that must refuse at once, not serve. */
+export function runTuskToExit(args: string[], timeoutMs = 15_000): { status: number | null; output: string } {
+  const r = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin', 'tusk.js'), ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: timeoutMs });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }

@@ -39,6 +39,8 @@ export interface ChunkedPut {
   httpChunked?: boolean;
   /** replace the encoded body (framing tests) */
   rawBody?: Buffer;
+  /** send the encoded body without its last bytes (a body cut before its final CRLF) */
+  dropLastBytes?: number;
 }
 
 function httpChunk(body: Buffer): Buffer {
@@ -53,9 +55,8 @@ function httpChunk(body: Buffer): Buffer {
 
 export async function putAwsChunked(server: TuskServer, p: ChunkedPut): Promise<RawResponse> {
   const signedChunks = p.mode !== STREAMING_UNSIGNED_TRAILER;
-  const encode = (signing: ChunkedInput['signing']) =>
-    p.rawBody ??
-    encodeAwsChunked({
+  const encode = (signing: ChunkedInput['signing']) => {
+    const body = p.rawBody ?? encodeAwsChunked({
       data: p.data,
       chunkSize: p.chunkSize ?? 8192,
       signing: signedChunks ? signing : undefined,
@@ -64,6 +65,8 @@ export async function putAwsChunked(server: TuskServer, p: ChunkedPut): Promise<
       badChunkSignatureAt: p.badChunkSignatureAt,
       badTrailerSignature: p.badTrailerSignature,
     });
+    return body.subarray(0, body.length - (p.dropLastBytes ?? 0));
+  };
   // signatures have a fixed width, so a dummy encoding gives the exact encoded length
   const dummy = { seedSignature: '0'.repeat(64), key: Buffer.alloc(32), amzDate: '20000101T000000Z', scope: 'x' };
   const encodedLength = encode(dummy).length;

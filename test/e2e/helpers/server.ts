@@ -1,7 +1,7 @@
 // Starts a real Tusk process on port 0 in a temp dir, for end-to-end tests (style.md §11).
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, spawnUntil } from './child-process.js';
@@ -30,11 +30,15 @@ export interface TuskOptions {
   domains?: string[];
   /** Written to <data-dir>/accounts.json before start-up. */
   extraAccounts?: ExtraAccount[];
-  root?: Credentials;
+  /** 'generated': no credentials in the environment, the server creates its own (read back from its data dir) */
+  root?: Credentials | 'generated';
   /** `--publisher-listen` value; default 'off' */
   publisherListen?: string;
   /** more `tusk serve` flags */
   extraArgs?: string[];
+  /** Serve from a file system of this many bytes: a tmpfs mounted over the data dir in a mount
+   * namespace of the server's own (unshare), so it goes away with the process. */
+  tmpfsBytes?: number;
 }
 
 export interface TuskServer {
@@ -72,7 +76,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   }
   const ownsDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? makeTempDir();
-  const root = options.root ?? randomCredentials();
+  const supplied = options.root === 'generated' ? undefined : options.root ?? randomCredentials();
   const extraAccounts = options.extraAccounts ?? [];
   const region = options.region ?? 'us-east-1';
   if (extraAccounts.length > 0) {
@@ -86,12 +90,18 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   if (options.region) args.push('--region', options.region);
   if (options.domains?.length) args.push('--domain', options.domains.join(','));
 
-  const child = await spawnUntil(args, READY_LINE, {
-    env: { TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
-    startTimeoutMs: START_TIMEOUT_MS,
-    label: 'tusk',
-  });
+  // '' counts as unset (config.ts), whatever the test runner's own environment holds
+  const env = { TUSK_ACCESS_KEY_ID: supplied?.accessKeyId ?? '', TUSK_SECRET_ACCESS_KEY: supplied?.secretAccessKey ?? '' };
+  const child = options.tmpfsBytes
+    ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), READY_LINE, {
+        command: 'unshare',
+        env,
+        startTimeoutMs: START_TIMEOUT_MS,
+        label: 'tusk on tmpfs',
+      })
+    : await spawnUntil(args, READY_LINE, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
   const port = Number(child.match[1]);
+  const root = supplied ?? (JSON.parse(readFileSync(join(dataDir, 'root-credentials.json'), 'utf8')) as Credentials);
 
   return {
     port,
@@ -110,6 +120,14 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
       if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `unshare` arguments that mount a tmpfs of `bytes` over `dir`, then exec `command` (as root, or
+ * as a user mapped to root in a user namespace of its own). */
+function onTmpfs(bytes: number, dir: string, command: string[]): string[] {
+  const asUser = process.getuid?.() === 0 ? [] : ['--map-root-user'];
+  const script = 'size=$1; dir=$2; shift 2; mount -t tmpfs -o "size=$size" tmpfs "$dir" && exec "$@"';
+  return [...asUser, '--mount', 'sh', '-c', script, 'sh', String(bytes), dir, ...command];
 }
 
 /** Resident set size of a process in bytes, from /proc/<pid>/status (Linux). */

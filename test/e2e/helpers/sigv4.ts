@@ -175,7 +175,8 @@ export interface PresignInput {
   credentials: Credentials;
   region?: string;
   date?: Date;
-  expiresSeconds: number;
+  /** a string sends a malformed value as it is */
+  expiresSeconds: number | string;
   /** extra query parameters (e.g. list-type, hoisted x-amz-* values) */
   params?: Array<[string, string]>;
   /** omit one auth parameter (to provoke AuthorizationQueryParametersError) */

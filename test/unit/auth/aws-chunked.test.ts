@@ -107,7 +107,7 @@ describe('AwsChunkedDecoder — variants', () => {
     expect(decode(signed.body, { decodedLength: data.length, signed: c }).data.equals(data)).toBe(true);
   });
 
-  it('accepts a missing final CRLF at EOF in every variant', () => {
+  it('rejects a body without its final CRLF or the closing line of its trailer, in every variant', () => {
     const c = docCtx(DOC_SEED);
     const t: Array<[string, string]> = [['x-amz-checksum-sha256', 'abc=']];
     const cases: Array<[Buffer, AwsChunkedOptions]> = [
@@ -117,16 +117,19 @@ describe('AwsChunkedDecoder — variants', () => {
       [encodeAwsChunked(data, 5000, { signed: c, trailers: t }).body, { decodedLength: data.length, signed: c, trailer: t[0]![0] }],
     ];
     for (const [body, opts] of cases) {
+      expect(decode(body, opts, 'random').data.equals(data)).toBe(true);
       for (const cut of [2, 1]) {
-        const r = decode(body.subarray(0, body.length - cut), opts, 'random');
-        expect(r.data.equals(data)).toBe(true);
+        expect(() => decode(body.subarray(0, body.length - cut), opts, 'random')).toThrow(
+          expect.objectContaining({ code: 'IncompleteBody' }),
+        );
       }
     }
-    // The last trailer line itself may lack its CRLF at EOF.
-    const noEol = Buffer.from('3\r\nabc\r\n0\r\nx-amz-checksum-crc32:AAAAAA==');
-    expect(decode(noEol, { decodedLength: 3, trailer: 'x-amz-checksum-crc32' }).trailers).toEqual({
-      'x-amz-checksum-crc32': 'AAAAAA==',
-    });
+    // the last trailer line without its CRLF, and a trailer line without the closing empty line
+    for (const text of ['3\r\nabc\r\n0\r\nx-amz-checksum-crc32:AAAAAA==', '3\r\nabc\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n']) {
+      expect(() => decode(Buffer.from(text), { decodedLength: 3, trailer: 'x-amz-checksum-crc32' })).toThrow(
+        expect.objectContaining({ code: 'IncompleteBody' }),
+      );
+    }
   });
 
   it('trailer names are lower-cased, values trimmed; unsigned chunk extensions ignored', () => {
@@ -221,9 +224,9 @@ describe('AwsChunkedDecoder — rejections', () => {
     // A trailer the request did not declare.
     const undeclared = encodeAwsChunked(data, 4096, { trailers: t }).body;
     expect(s3ErrorOf(() => decode(undeclared, { decodedLength: data.length })).code).toBe('MalformedTrailerError');
-    // Missing trailer detected at EOF too (no terminating empty line).
+    // Cut before the trailer section ends: the body is incomplete, whatever the trailer would have been.
     expect(s3ErrorOf(() => decode(Buffer.from('1\r\na\r\n0\r\n'), { ...opts, decodedLength: 1 })).code).toBe(
-      'MalformedTrailerError',
+      'IncompleteBody',
     );
   });
 
