@@ -9,12 +9,14 @@ import type { StorageNetwork } from '../nodes/network.js';
 import { AdmissionLimiter } from './admission.js';
 import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
+import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
 import type { Logger, PublisherContext } from './context.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import { openApiDocument } from './openapi.js';
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
@@ -35,7 +37,15 @@ const STREAM_CHUNK = 1 << 19;
 const JSON_HEADERS: ResponseHeaders = [
   ['content-type', 'application/json'],
   ['server', 'Tusk'],
+  ...CORS_HEADERS,
 ];
+const TEXT_HEADERS: ResponseHeaders = [
+  ['content-type', 'text/plain; charset=utf-8'],
+  ['server', 'Tusk'],
+  ...CORS_HEADERS,
+];
+/** Served at GET /v1/api; built once. */
+const API_DOCUMENT = JSON.stringify(openApiDocument('1'));
 
 export interface PublisherOptions {
   host: string;
@@ -103,8 +113,14 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
   try {
     const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys);
     switch (route.op) {
+      case 'preflight':
+        ex.send(200, PREFLIGHT_HEADERS);
+        return;
       case 'status':
-        ex.send(200, [['content-type', 'text/plain; charset=utf-8'], ['server', 'Tusk']], 'OK');
+        answer(ex, 200, TEXT_HEADERS, 'OK');
+        return;
+      case 'api':
+        answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
         return;
       case 'storeBlob':
         return await handleStore(h, ex);
@@ -119,7 +135,7 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         if (!query) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}`);
-        ex.send(200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(h.ctx.ledger, query)));
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(h.ctx.ledger, query)));
         return;
       }
     }
@@ -158,8 +174,9 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
     const blob = await openBlob(h.ctx, blobIdText);
     if (byteRange) {
       const { start, length } = byteRange;
-      if (start >= blob.size) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `start ${start} is not inside the blob's ${blob.size} bytes`);
-      body = await blob.range(start, Math.min(start + length, blob.size));
+      // walrus-sdk byte_range_read_client.rs: the whole range must lie inside the blob (400, not a short body).
+      if (start + length > blob.size) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `bytes ${start}..${start + length} are not inside the blob's ${blob.size} bytes`);
+      body = await blob.range(start, start + length);
       etag = `${blobIdText}-${start}-${length}`;
     } else {
       const range = parseByteRange(ex.head.headers.range, blob.size);
@@ -181,8 +198,14 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
     ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
     ['x-content-type-options', 'nosniff'],
     ['server', 'Tusk'],
+    ...CORS_HEADERS,
     ...extra,
   ];
+  // axum answers HEAD on `get` routes by running the handler and dropping the body.
+  if (ex.head.method === 'HEAD') {
+    ex.sendHead(status, headers, body.length);
+    return;
+  }
   let at = 0;
   await ex.stream(status, headers, body.length, async (max) => {
     const chunk = body.subarray(at, at + Math.min(max, STREAM_CHUNK));
@@ -197,6 +220,12 @@ export function readContentType(headers: Record<string, string | undefined>): st
   const accept = headers.accept?.trim();
   if (accept && !accept.includes('*')) return accept;
   return headers['content-type']?.trim() || 'application/octet-stream';
+}
+
+/** A small complete answer; HEAD gets the headers and the length only. */
+function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: string, close = false): void {
+  if (ex.head.method === 'HEAD') ex.sendHead(status, headers, Buffer.byteLength(body), close);
+  else ex.send(status, headers, body, close);
 }
 
 /** The blob id a live Blob object on the ledger stands for (`/v1/blobs/by-object-id/{id}`). */
@@ -228,5 +257,5 @@ async function answerError(ctx: PublisherContext, ex: Exchange, error: unknown):
     close = remaining === undefined || remaining - ex.received > DRAIN_LIMIT || !(await drainBody(ex, DRAIN_LIMIT).catch(() => false));
   }
   const headers = rendered.httpStatus === 416 ? [...JSON_HEADERS, ['content-range', `bytes */${(error as PublisherError).metadata?.size ?? '*'}`] as const] : JSON_HEADERS;
-  ex.send(rendered.httpStatus, headers, rendered.body, close);
+  answer(ex, rendered.httpStatus, headers, rendered.body, close);
 }

@@ -8,10 +8,18 @@ import { PublisherError } from './errors.js';
 export type PublisherRoute =
   | { op: 'storeBlob' }
   | { op: 'status' }
+  | { op: 'api' }
+  | { op: 'preflight' }
   | { op: 'readBlob'; blobId: string }
   | { op: 'readBlobRange'; blobId: string }
   | { op: 'readBlobByObject'; objectId: string }
   | { op: 'ledger'; rest: string };
+
+/** Every op the router can produce (the OpenAPI test checks the document names each). */
+export const PUBLISHER_OPS = ['storeBlob', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
+// Compile-time: PUBLISHER_OPS lists every op of the union.
+const _everyOp: Exclude<PublisherRoute['op'], (typeof PUBLISHER_OPS)[number]> extends never ? true : never = true;
+void _everyOp;
 
 /** Path segments that begin an unkeyed route, so they can never be endpoint keys. */
 export const RESERVED_SEGMENTS = new Set(['v1', 'status']);
@@ -49,6 +57,8 @@ function digest(key: string): Buffer {
 
 /** The route, or a PublisherError: 401/403 for key problems, 404 for anything unknown. */
 export function classifyPublisherRequest(method: string, rawPath: string, keys: EndpointKeys): PublisherRoute {
+  // The daemon's CORS layer answers every preflight before routing (walrus daemon routes.rs daemon_cors_layer).
+  if (method === 'OPTIONS') return { op: 'preflight' };
   const segments = rawPath.split('/').slice(1);
   if (segments.length === 0 || segments[0] === '') segments.shift();
   const first = segments[0];
@@ -64,18 +74,21 @@ export function classifyPublisherRequest(method: string, rawPath: string, keys: 
 
 function unkeyed(method: string, segments: string[], keyed: boolean): PublisherRoute {
   const [a, b, c, ...more] = segments;
-  if (a === 'status' && b === undefined && method === 'GET') return { op: 'status' };
+  // axum's `get` routes answer HEAD as well.
+  const read = method === 'GET' || method === 'HEAD';
+  if (a === 'status' && b === undefined && read) return { op: 'status' };
+  if (a === 'v1' && b === 'api' && c === undefined && read) return { op: 'api' };
   if (a === 'v1' && b === 'blobs') {
     if (c === undefined && method === 'PUT') {
       if (!keyed) throw new PublisherError('MISSING_ENDPOINT_KEY');
       return { op: 'storeBlob' };
     }
-    if (c !== undefined && method === 'GET') {
+    if (c !== undefined && read) {
       if (more.length === 0) return { op: 'readBlob', blobId: c };
       if (c === 'by-object-id' && more.length === 1) return { op: 'readBlobByObject', objectId: more[0]! };
       if (more.length === 1 && more[0] === 'byte-range') return { op: 'readBlobRange', blobId: c };
     }
   }
-  if (a === 'v1' && b === 'ledger' && method === 'GET') return { op: 'ledger', rest: segments.slice(2).join('/') };
+  if (a === 'v1' && b === 'ledger' && read) return { op: 'ledger', rest: segments.slice(2).join('/') };
   throw new PublisherError('ROUTE_NOT_FOUND', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`);
 }

@@ -2,7 +2,7 @@
 // checked before a byte of the body is read, so a bad request leaves no ledger entry and no slivers.
 
 import { PublisherError } from './errors.js';
-import { parseBool, splitQuery } from './query-params.js';
+import { parseBool, refuseUnknown, splitQuery } from './query-params.js';
 
 /** Sui addresses are 0x + 64 hex digits (walrus.md §9.4); shortened forms are not accepted. */
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{64}$/;
@@ -13,7 +13,7 @@ const U32_MAX = 0xffff_ffff;
 export interface StoreQuery {
   /** epochs ahead of the current one (walrus.md §9.3); seed default 1 */
   epochs: number;
-  /** seed default false: the blob is permanent unless `deletable=true` (walrus.md §10.2 note) */
+  /** seed default false: the blob is permanent unless `deletable=true` or `permanent=false` (walrus.md §10.2 note) */
   deletable: boolean;
   /** `send_object_to`, lower-cased; the publisher keeps the object when absent */
   sendObjectTo?: string;
@@ -26,12 +26,12 @@ const KNOWN = new Set(['epochs', 'deletable', 'permanent', 'send_object_to', 'sh
 
 export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): StoreQuery {
   const params = splitQuery(rawQuery);
-  for (const name of params.keys()) {
-    if (!KNOWN.has(name)) throw new PublisherError('MALFORMED_REQUEST', `unknown query parameter '${name}'`, { parameter: name });
-  }
+  refuseUnknown(params, KNOWN);
   const epochs = parseEpochs(params.get('epochs'), maxEpochsAhead);
-  const deletable = parseBool(params, 'deletable') ?? false;
   const permanent = parseBool(params, 'permanent');
+  // Seed default: permanent unless asked otherwise, by `deletable=true` or, as on Walrus since
+  // v1.33, by `permanent=false` (walrus.md §10.2 note; README "Differences from Walrus").
+  const deletable = (parseBool(params, 'deletable') ?? false) || permanent === false;
   if (deletable && permanent === true) throw new PublisherError('INVALID_BLOB_PERSISTENCE');
   const force = parseBool(params, 'force') ?? false;
   // Shared blob objects do not exist on Tusk's ledger; refusing beats silently ignoring.

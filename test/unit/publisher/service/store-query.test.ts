@@ -27,6 +27,9 @@ describe('PUT /v1/blobs query (walrus.md §10.2, seed interface B)', () => {
       force: true,
     });
     expect(parseStoreQuery('permanent=true&deletable=false', 53).deletable).toBe(false);
+    // permanent=false is honoured: a deletable blob, as on Walrus since v1.33.
+    expect(parseStoreQuery('permanent=false', 53).deletable).toBe(true);
+    expect(parseStoreQuery('permanent=false&deletable=true', 53).deletable).toBe(true);
     expect(parseStoreQuery('epochs=%35', 53).epochs).toBe(5);
   });
 
