@@ -56,6 +56,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         nodeUrls: p.nodeUrls,
         epochLengthMs: p.epochLengthMs,
         maxBodyBytes: p.maxBodyBytes,
+        jwt: p.jwt,
         durability: config.durability,
         log,
       }).catch(async (e) => {

@@ -16,6 +16,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
@@ -59,6 +60,8 @@ export interface PublisherOptions {
   maxConcurrent?: number;
   queue?: number;
   reclaimIntervalMs?: number;
+  /** JWT authentication of stores at /v1/blobs, alongside the endpoint keys (walrus.md §10.5) */
+  jwt?: JwtConfig;
   log?: Logger;
 }
 
@@ -84,7 +87,8 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   };
   const stores = new AdmissionLimiter(opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, opts.queue ?? DEFAULT_QUEUE);
   const reads = new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE);
-  const handler: Handler = { ctx, keys, stores, reads, maxBodyBytes: opts.maxBodyBytes };
+  const jwt = opts.jwt ? new JwtAuthenticator(opts.jwt) : undefined;
+  const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes };
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
   const server = await listen(opts.host, opts.port, (ex) => handle(handler, ex));
@@ -104,6 +108,7 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
 interface Handler {
   ctx: PublisherContext;
   keys: EndpointKeys;
+  jwt: JwtAuthenticator | undefined;
   stores: AdmissionLimiter;
   reads: AdmissionLimiter;
   maxBodyBytes: number;
@@ -111,7 +116,7 @@ interface Handler {
 
 async function handle(h: Handler, ex: Exchange): Promise<void> {
   try {
-    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys);
+    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwt !== undefined);
     switch (route.op) {
       case 'preflight':
         ex.send(200, PREFLIGHT_HEADERS);
@@ -123,7 +128,7 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
         answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
         return;
       case 'storeBlob':
-        return await handleStore(h, ex);
+        return await handleStore(h, ex, route.jwt === true);
       case 'readBlob':
         parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, route.blobId);
@@ -145,16 +150,21 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
   }
 }
 
-async function handleStore(h: Handler, ex: Exchange): Promise<void> {
+async function handleStore(h: Handler, ex: Exchange, jwt: boolean): Promise<void> {
   // Everything a request can get wrong is checked before its body is read or encoded.
   const query = parseStoreQuery(ex.head.rawQuery, h.ctx.ledger.maxEpochsAhead);
   checkDeclaredLength(ex, h.maxBodyBytes);
   const declared = declaredLength(ex);
+  // As the daemon's auth layer: after the query parses, before the body is read.
+  const checkBodyLength = jwt
+    ? await h.jwt!.authorize(ex.head.headers.authorization, { epochs: query.epochs, sendObjectTo: query.sendObjectTo, size: declared })
+    : undefined;
   if (declared !== undefined) checkEncodable(declared, h.ctx.nShards);
   const release = await h.stores.admit();
   try {
     if (ex.aborted) return;
     const body = await readBody(ex, h.maxBodyBytes);
+    checkBodyLength?.(body.length);
     const result = await storeBlob(h.ctx, body, query);
     ex.send(200, JSON_HEADERS, JSON.stringify(result));
   } finally {

@@ -6,7 +6,7 @@ import { percentDecode } from '../../http/query.js';
 import { PublisherError } from './errors.js';
 
 export type PublisherRoute =
-  | { op: 'storeBlob' }
+  | { op: 'storeBlob'; jwt?: true }
   | { op: 'status' }
   | { op: 'api' }
   | { op: 'preflight' }
@@ -55,8 +55,11 @@ function digest(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-/** The route, or a PublisherError: 401/403 for key problems, 404 for anything unknown. */
-export function classifyPublisherRequest(method: string, rawPath: string, keys: EndpointKeys): PublisherRoute {
+/**
+ * The route, or a PublisherError: 401/403 for key problems, 404 for anything unknown. With `jwt`, a
+ * store without an endpoint key is routed for JWT authentication (`jwt: true`) instead of refused.
+ */
+export function classifyPublisherRequest(method: string, rawPath: string, keys: EndpointKeys, jwt = false): PublisherRoute {
   // The daemon's CORS layer answers every preflight before routing (walrus daemon routes.rs daemon_cors_layer).
   if (method === 'OPTIONS') return { op: 'preflight' };
   const segments = rawPath.split('/').slice(1);
@@ -64,15 +67,15 @@ export function classifyPublisherRequest(method: string, rawPath: string, keys: 
   const first = segments[0];
   if (first !== undefined && !RESERVED_SEGMENTS.has(first)) {
     // An unknown route is a 404 whatever the key; a known one under a wrong key is refused.
-    const route = unkeyed(method, segments.slice(1), true);
+    const route = unkeyed(method, segments.slice(1), true, jwt);
     const key = percentDecode(first, false);
     if (key === undefined || !keys.has(key)) throw new PublisherError('INVALID_ENDPOINT_KEY');
     return route;
   }
-  return unkeyed(method, segments, false);
+  return unkeyed(method, segments, false, jwt);
 }
 
-function unkeyed(method: string, segments: string[], keyed: boolean): PublisherRoute {
+function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolean): PublisherRoute {
   const [a, b, c, ...more] = segments;
   // axum's `get` routes answer HEAD as well.
   const read = method === 'GET' || method === 'HEAD';
@@ -80,8 +83,9 @@ function unkeyed(method: string, segments: string[], keyed: boolean): PublisherR
   if (a === 'v1' && b === 'api' && c === undefined && read) return { op: 'api' };
   if (a === 'v1' && b === 'blobs') {
     if (c === undefined && method === 'PUT') {
-      if (!keyed) throw new PublisherError('MISSING_ENDPOINT_KEY');
-      return { op: 'storeBlob' };
+      if (keyed) return { op: 'storeBlob' };
+      if (jwt) return { op: 'storeBlob', jwt: true };
+      throw new PublisherError('MISSING_ENDPOINT_KEY');
     }
     if (c !== undefined && read) {
       if (more.length === 0) return { op: 'readBlob', blobId: c };
