@@ -40,9 +40,10 @@ function read(route: Op, summary: string, parameters: unknown[], okStatus = '200
   };
 }
 
-const STORE_OP = (route: Op, operationId: string, description: string): Json => ({
+const STORE_OP = (route: Op, operationId: string, description: string, security?: Json[]): Json => ({
   put: {
     operationId,
+    ...(security ? { security } : {}),
     'x-tusk-route': route,
     summary: 'Store the request body as one blob',
     description,
@@ -68,7 +69,7 @@ export function openApiDocument(version: string): Json {
       '/status': { get: { operationId: 'status', 'x-tusk-route': 'status', responses: { '200': { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
       '/v1/api': { get: { operationId: 'api', 'x-tusk-route': 'api', summary: 'This document', responses: { '200': JSON_OK('OpenAPI 3.0 document', { type: 'object' }) } } },
       '/{endpoint_key}/v1/blobs': { parameters: [ENDPOINT_KEY], ...STORE_OP('storeBlob', 'storeBlob', 'Authorized by the endpoint key in the path.') },
-      '/v1/blobs': { ...STORE_OP('storeBlob', 'storeBlobWithJwt', 'Authorized by a JWT (`Authorization: Bearer`), when the publisher is configured with a JWT secret; else 401.') },
+      '/v1/blobs': { ...STORE_OP('storeBlob', 'storeBlobWithJwt', 'Authorized by a JWT (`Authorization: Bearer`), when the publisher is configured with a JWT secret; else 401.', [{ jwt: [] }]) },
       '/v1/blobs/{blob_id}': { parameters: [BLOB_ID], ...read('readBlob', 'Read a blob (206 with a Range)', [...READ_OPTIONS, RANGE_HEADER]) },
       '/v1/blobs/{blob_id}/byte-range': {
         parameters: [BLOB_ID],
@@ -87,6 +88,7 @@ export function openApiDocument(version: string): Json {
       '/v1/ledger/verify': ledger('verify', []),
     },
     components: {
+      securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       schemas: {
         ApiError: {
           type: 'object',
