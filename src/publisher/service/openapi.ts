@@ -10,6 +10,7 @@ type Json = Record<string, unknown>;
 
 const BLOB_ID = { name: 'blob_id', in: 'path', required: true, description: 'blob id: 43 characters of unpadded base64url', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } };
 const OBJECT_ID = { name: 'object_id', in: 'path', required: true, description: 'Sui object id of a Blob object', schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' } };
+const QUILT_ID = { name: 'quilt_id', in: 'path', required: true, description: 'blob id of the quilt', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } };
 const ENDPOINT_KEY = { name: 'endpoint_key', in: 'path', required: true, description: 'one of the publisher endpoint keys (seed interface B)', schema: { type: 'string' } };
 const bool = (name: string, description: string) => ({ name, in: 'query', required: false, description, schema: { type: 'boolean' } });
 const READ_OPTIONS = [
@@ -79,6 +80,25 @@ export function openApiDocument(version: string): Json {
         ]),
       },
       '/v1/blobs/by-object-id/{object_id}': { parameters: [OBJECT_ID], ...read('readBlobByObject', 'Read the blob of a Blob object', [...READ_OPTIONS, RANGE_HEADER]) },
+      '/{endpoint_key}/v1/quilts': { parameters: [ENDPOINT_KEY], ...QUILT_OP('storeQuilt', 'Authorized by the endpoint key in the path.') },
+      '/v1/quilts': { ...QUILT_OP('storeQuiltWithJwt', 'Authorized by a JWT, when the publisher is configured with a JWT secret; else 401.', [{ jwt: [] }]) },
+      '/v1/blobs/by-quilt-patch-id/{quilt_patch_id}': {
+        parameters: [{ name: 'quilt_patch_id', in: 'path', required: true, description: 'base64url of quilt id ‖ 1 ‖ u16 start ‖ u16 end', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{50}$' } }],
+        ...read('readQuiltPatch', 'Read one file of a quilt by its patch id (identifier in X-Quilt-Patch-Identifier)', READ_OPTIONS),
+      },
+      '/v1/blobs/by-quilt-id/{quilt_id}/{identifier}': {
+        parameters: [QUILT_ID, { name: 'identifier', in: 'path', required: true, schema: { type: 'string' } }],
+        ...read('readQuiltPatchByIdentifier', 'Read one file of a quilt by its identifier', READ_OPTIONS),
+      },
+      '/v1/quilts/{quilt_id}/patches': {
+        parameters: [QUILT_ID],
+        get: {
+          operationId: 'listQuiltPatches',
+          'x-tusk-route': 'listQuiltPatches',
+          summary: 'The files of a quilt: identifier, patch_id, tags',
+          responses: { '200': JSON_OK('the patches', { type: 'array', items: { $ref: '#/components/schemas/QuiltPatchItem' } }), ...errors(400, 404, 503) },
+        },
+      },
       '/v1/ledger/transactions/{digest}': ledger('transaction', [pathParam('digest')]),
       '/v1/ledger/events/{digest}/{eventSeq}': ledger('event', [pathParam('digest'), pathParam('eventSeq')]),
       '/v1/ledger/objects/{object_id}': ledger('object', [OBJECT_ID]),
@@ -101,6 +121,17 @@ export function openApiDocument(version: string): Json {
             },
           },
         },
+        QuiltStoreResult: {
+          type: 'object',
+          properties: {
+            blobStoreResult: { $ref: '#/components/schemas/BlobStoreResult' },
+            storedQuiltBlobs: { type: 'array', items: { type: 'object', properties: { identifier: { type: 'string' }, quiltPatchId: { type: 'string' } } } },
+          },
+        },
+        QuiltPatchItem: {
+          type: 'object',
+          properties: { identifier: { type: 'string' }, patch_id: { type: 'string' }, tags: { type: 'object', additionalProperties: { type: 'string' } } },
+        },
         BlobStoreResult: {
           type: 'object',
           description: 'exactly one of newlyCreated, alreadyCertified (walrus.md §10.3)',
@@ -116,6 +147,21 @@ export function openApiDocument(version: string): Json {
           },
         },
       },
+    },
+  };
+}
+
+function QUILT_OP(operationId: string, description: string, security?: Json[]): Json {
+  return {
+    put: {
+      operationId,
+      'x-tusk-route': 'storeQuilt',
+      ...(security ? { security } : {}),
+      summary: 'Store several files as one quilt',
+      description: `${description} Each form field is a file named by its field name; an optional \`_metadata\` field holds a JSON array of {identifier, tags}.`,
+      parameters: [...STORE_QUERY, { name: 'quilt_version', in: 'query', schema: { type: 'string', enum: ['v1', 'V1', '1'] } }],
+      requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } } } } },
+      responses: { '200': JSON_OK('blobStoreResult and storedQuiltBlobs', { $ref: '#/components/schemas/QuiltStoreResult' }), ...errors(400, 401, 403, 413, 429, 504) },
     },
   };
 }

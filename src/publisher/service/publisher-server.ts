@@ -16,6 +16,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import { listPatches, parseQuiltForm, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
@@ -24,6 +25,8 @@ import { parseStoreQuery } from './store-query.js';
 
 /** walrus.md §10.4: 10 MiB, the Walrus publisher's default `--max-body-size`. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** walrus.md §10.4: the Walrus publisher's default `--max-quilt-body-size`, 100 MiB. */
+export const DEFAULT_MAX_QUILT_BODY_BYTES = 100 * 1024 * 1024;
 /** walrus.md §10.4: 8 in flight and 8 buffered per route. */
 export const DEFAULT_MAX_CONCURRENT = 8;
 export const DEFAULT_QUEUE = 8;
@@ -54,6 +57,8 @@ export interface PublisherOptions {
   endpointKeys: string[];
   nShards: number;
   maxBodyBytes: number;
+  /** default DEFAULT_MAX_QUILT_BODY_BYTES */
+  maxQuiltBodyBytes?: number;
   ledger: Ledger;
   network: StorageNetwork;
   codec: BlobCodec;
@@ -88,7 +93,7 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const stores = new AdmissionLimiter(opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, opts.queue ?? DEFAULT_QUEUE);
   const reads = new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE);
   const jwt = opts.jwt ? new JwtAuthenticator(opts.jwt) : undefined;
-  const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes };
+  const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes, maxQuiltBodyBytes: opts.maxQuiltBodyBytes ?? DEFAULT_MAX_QUILT_BODY_BYTES };
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
   const server = await listen(opts.host, opts.port, (ex) => handle(handler, ex));
@@ -112,6 +117,7 @@ interface Handler {
   stores: AdmissionLimiter;
   reads: AdmissionLimiter;
   maxBodyBytes: number;
+  maxQuiltBodyBytes: number;
 }
 
 async function handle(h: Handler, ex: Exchange): Promise<void> {
@@ -128,7 +134,8 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
         answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
         return;
       case 'storeBlob':
-        return await handleStore(h, ex, route.jwt === true);
+      case 'storeQuilt':
+        return await handleStore(h, ex, route.jwt === true, route.op === 'storeQuilt');
       case 'readBlob':
         parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, route.blobId);
@@ -137,6 +144,25 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
       case 'readBlobByObject':
         parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, blobIdOfObject(h.ctx.ledger, route.objectId));
+      case 'readQuiltPatch':
+        parseReadQuery(ex.head.rawQuery);
+        return await handlePatchRead(h, ex, async () => {
+          const patch = await readPatchById(h.ctx, route.patchId);
+          return { ...patch, etag: patch.quiltId };
+        });
+      case 'readQuiltPatchByIdentifier':
+        parseReadQuery(ex.head.rawQuery);
+        return await handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.ctx, route.quiltId, route.identifier)), etag: route.quiltId }));
+      case 'listQuiltPatches': {
+        parseReadQuery(ex.head.rawQuery);
+        const release = await h.reads.admit();
+        try {
+          answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.ctx, route.quiltId)));
+        } finally {
+          release();
+        }
+        return;
+      }
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         if (!query) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}`);
@@ -150,22 +176,26 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
   }
 }
 
-async function handleStore(h: Handler, ex: Exchange, jwt: boolean): Promise<void> {
+/** PUT /v1/blobs (the body is the blob) or PUT /v1/quilts (the body is a multipart form of files). */
+async function handleStore(h: Handler, ex: Exchange, jwt: boolean, quilt: boolean): Promise<void> {
   // Everything a request can get wrong is checked before its body is read or encoded.
   const query = parseStoreQuery(ex.head.rawQuery, h.ctx.ledger.maxEpochsAhead);
-  checkDeclaredLength(ex, h.maxBodyBytes);
+  const maxBytes = quilt ? h.maxQuiltBodyBytes : h.maxBodyBytes;
+  checkDeclaredLength(ex, maxBytes);
   const declared = declaredLength(ex);
   // As the daemon's auth layer: after the query parses, before the body is read.
   const checkBodyLength = jwt
     ? await h.jwt!.authorize(ex.head.headers.authorization, { epochs: query.epochs, sendObjectTo: query.sendObjectTo, size: declared })
     : undefined;
-  if (declared !== undefined) checkEncodable(declared, h.ctx.nShards);
+  if (declared !== undefined && !quilt) checkEncodable(declared, h.ctx.nShards);
   const release = await h.stores.admit();
   try {
     if (ex.aborted) return;
-    const body = await readBody(ex, h.maxBodyBytes);
+    const body = await readBody(ex, maxBytes);
     checkBodyLength?.(body.length);
-    const result = await storeBlob(h.ctx, body, query);
+    const result = quilt
+      ? await storeQuilt(h.ctx, await parseQuiltForm(body, ex.head.headers['content-type']), query)
+      : await storeBlob(h.ctx, body, query);
     ex.send(200, JSON_HEADERS, JSON.stringify(result));
   } finally {
     release();
@@ -201,6 +231,25 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
   } finally {
     release();
   }
+  await sendBytes(ex, status, body, etag, extra);
+}
+
+/** A quilt patch read (walrus daemon routes.rs build_quilt_patch_response): the file's bytes, the
+ * quilt id as ETag, and its identifier in X-Quilt-Patch-Identifier. */
+async function handlePatchRead(h: Handler, ex: Exchange, read: () => Promise<PatchRead & { etag: string }>): Promise<void> {
+  const release = await h.reads.admit();
+  let patch: PatchRead & { etag: string };
+  try {
+    patch = await read();
+  } finally {
+    release();
+  }
+  // Header values must be visible ASCII; the daemon leaves the header out otherwise.
+  const identifierHeader = /^[\x20-\x7e]*$/.test(patch.identifier) ? [['x-quilt-patch-identifier', patch.identifier] as const] : [];
+  await sendBytes(ex, 200, patch.contents, patch.etag, identifierHeader);
+}
+
+async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: string, extra: ResponseHeaders): Promise<void> {
   // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
   const headers: Array<readonly [string, string]> = [
     ['content-type', readContentType(ex.head.headers)],

@@ -7,6 +7,10 @@ import { PublisherError } from './errors.js';
 
 export type PublisherRoute =
   | { op: 'storeBlob'; jwt?: true }
+  | { op: 'storeQuilt'; jwt?: true }
+  | { op: 'readQuiltPatch'; patchId: string }
+  | { op: 'readQuiltPatchByIdentifier'; quiltId: string; identifier: string }
+  | { op: 'listQuiltPatches'; quiltId: string }
   | { op: 'status' }
   | { op: 'api' }
   | { op: 'preflight' }
@@ -16,7 +20,7 @@ export type PublisherRoute =
   | { op: 'ledger'; rest: string };
 
 /** Every op the router can produce (the OpenAPI test checks the document names each). */
-export const PUBLISHER_OPS = ['storeBlob', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
+export const PUBLISHER_OPS = ['storeBlob', 'storeQuilt', 'readQuiltPatch', 'readQuiltPatchByIdentifier', 'listQuiltPatches', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
 // Compile-time: PUBLISHER_OPS lists every op of the union.
 const _everyOp: Exclude<PublisherRoute['op'], (typeof PUBLISHER_OPS)[number]> extends never ? true : never = true;
 void _everyOp;
@@ -81,15 +85,25 @@ function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolea
   const read = method === 'GET' || method === 'HEAD';
   if (a === 'status' && b === undefined && read) return { op: 'status' };
   if (a === 'v1' && b === 'api' && c === undefined && read) return { op: 'api' };
+  if (a === 'v1' && (b === 'blobs' || b === 'quilts') && c === undefined && method === 'PUT') {
+    const op = b === 'blobs' ? 'storeBlob' : 'storeQuilt';
+    if (keyed) return { op };
+    if (jwt) return { op, jwt: true };
+    throw new PublisherError('MISSING_ENDPOINT_KEY');
+  }
+  if (a === 'v1' && b === 'quilts' && c !== undefined && more.length === 1 && more[0] === 'patches' && read) {
+    return { op: 'listQuiltPatches', quiltId: c };
+  }
   if (a === 'v1' && b === 'blobs') {
-    if (c === undefined && method === 'PUT') {
-      if (keyed) return { op: 'storeBlob' };
-      if (jwt) return { op: 'storeBlob', jwt: true };
-      throw new PublisherError('MISSING_ENDPOINT_KEY');
-    }
     if (c !== undefined && read) {
       if (more.length === 0) return { op: 'readBlob', blobId: c };
       if (c === 'by-object-id' && more.length === 1) return { op: 'readBlobByObject', objectId: more[0]! };
+      if (c === 'by-quilt-patch-id' && more.length === 1) return { op: 'readQuiltPatch', patchId: more[0]! };
+      if (c === 'by-quilt-id' && more.length === 2) {
+        const identifier = percentDecode(more[1]!, false);
+        if (identifier === undefined) throw new PublisherError('MALFORMED_REQUEST', 'invalid percent-encoding in the identifier');
+        return { op: 'readQuiltPatchByIdentifier', quiltId: more[0]!, identifier };
+      }
       if (more.length === 1 && more[0] === 'byte-range') return { op: 'readBlobRange', blobId: c };
     }
   }

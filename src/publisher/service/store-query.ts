@@ -22,7 +22,9 @@ export interface StoreQuery {
 }
 
 /** Parameters Walrus knows (walrus.md §10.2); anything else is denied as there. */
-const KNOWN = new Set(['epochs', 'deletable', 'permanent', 'send_object_to', 'share', 'force', 'reuse_resources', 'encoding_type']);
+const KNOWN = new Set(['epochs', 'deletable', 'permanent', 'send_object_to', 'share', 'force', 'reuse_resources', 'encoding_type', 'quilt_version']);
+/** quilt_encoding.rs `From<String> for QuiltVersionEnum`: the spellings of V1, the only version (others are refused here, not read as V1). */
+const QUILT_V1_SPELLINGS = new Set(['v1', 'V1', '1']);
 
 export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): StoreQuery {
   const params = splitQuery(rawQuery);
@@ -41,6 +43,10 @@ export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): Store
   const encoding = params.get('encoding_type');
   if (encoding !== undefined && encoding !== 'RS2') {
     throw new PublisherError('MALFORMED_REQUEST', `encoding_type must be RS2, got '${encoding}'`, { parameter: 'encoding_type' });
+  }
+  const quiltVersion = params.get('quilt_version');
+  if (quiltVersion !== undefined && !QUILT_V1_SPELLINGS.has(quiltVersion)) {
+    throw new PublisherError('MALFORMED_REQUEST', `quilt_version must be v1, V1 or 1, got '${quiltVersion}'`, { parameter: 'quilt_version' });
   }
   const target = params.get('send_object_to');
   if (target !== undefined && !ADDRESS_PATTERN.test(target)) {

@@ -143,7 +143,7 @@ describe('GET /v1/api', () => {
         } catch (e) {
           routed = (e as PublisherError).code;
         }
-        const expected = template === '/v1/blobs' && method === 'put' ? 'MISSING_ENDPOINT_KEY' : op['x-tusk-route'];
+        const expected = (template === '/v1/blobs' || template === '/v1/quilts') && method === 'put' ? 'MISSING_ENDPOINT_KEY' : op['x-tusk-route'];
         expect(routed, `${method} ${template}`).toBe(expected);
         documented.add(op['x-tusk-route']);
       }
@@ -159,4 +159,7 @@ const SAMPLES: Record<string, string> = {
   object_id: `0x${'ab'.repeat(32)}`,
   digest: '4XQHFa9S324wTzYHF3vsBSwpUZuLpmwTHYMFv9nsttSs',
   eventSeq: '0',
+  quilt_id: 'M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BUk',
+  quilt_patch_id: 'DJHLsgUoKQKEPcw3uehNQwuJjMu5a2sRdn8r-f7iWSAAC8Pw',
+  identifier: 'my-file.txt',
 };

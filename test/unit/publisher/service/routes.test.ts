@@ -50,7 +50,13 @@ describe('publisher routes (walrus.md §10.1, §11; seed interface B)', () => {
     ['GET', `/v1/blobs/${BLOB}/extra`, 'ROUTE_NOT_FOUND'],
     ['GET', '/', 'ROUTE_NOT_FOUND'],
     ['GET', '/favicon.ico', 'ROUTE_NOT_FOUND'],
-    ['PUT', `/${KEY}/v1/quilts`, 'ROUTE_NOT_FOUND'],
+    ['PUT', `/${KEY}/v1/quilts`, { op: 'storeQuilt' }],
+    ['PUT', '/v1/quilts', 'MISSING_ENDPOINT_KEY'],
+    ['GET', `/v1/blobs/by-quilt-patch-id/abc`, { op: 'readQuiltPatch', patchId: 'abc' }],
+    ['HEAD', `/${KEY}/v1/blobs/by-quilt-id/${BLOB}/a%20b.txt`, { op: 'readQuiltPatchByIdentifier', quiltId: BLOB, identifier: 'a b.txt' }],
+    ['GET', `/v1/blobs/by-quilt-id/${BLOB}`, 'ROUTE_NOT_FOUND'],
+    ['GET', `/v1/quilts/${BLOB}/patches`, { op: 'listQuiltPatches', quiltId: BLOB }],
+    ['GET', `/v1/quilts/${BLOB}`, 'ROUTE_NOT_FOUND'],
   ])('%s %s', (method, path, expected) => {
     expect(classify(method, path)).toEqual(expected);
   });
