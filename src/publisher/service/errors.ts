@@ -44,6 +44,9 @@ export const PUBLISHER_ERRORS = {
   // The byte-range route's own refusals: 400, same reason (a fourth entry overrides the reason).
   INVALID_BYTE_RANGE_QUERY: [400, 'INVALID_ARGUMENT', 'start and length must be unsigned integers, length above 0 and start inside the blob', 'INVALID_BYTE_RANGE'],
   INVALID_OBJECT_ID: [400, 'INVALID_ARGUMENT', 'an object id is 0x followed by 64 hexadecimal digits'],
+  // Upload relay (walrus-upload-relay error.rs: a mismatching id is a 400).
+  BLOB_ID_MISMATCH: [400, 'INVALID_ARGUMENT', 'the provided blob ID and the blob ID resulting from the blob encoding do not match'],
+  BLOB_NOT_REGISTERED: [400, 'FAILED_PRECONDITION', 'the blob must be registered before its slivers are uploaded'],
   // Quilts (walrus daemon routes.rs GetBlobError::QuiltPatchNotFound).
   QUILT_PATCH_NOT_FOUND: [404, 'NOT_FOUND', 'the requested quilt patch does not exist on Walrus'],
   INVALID_QUILT_PATCH_ID: [400, 'INVALID_ARGUMENT', 'a quilt patch id is 50 characters of unpadded base64url (37 bytes, version 1)'],

@@ -99,6 +99,25 @@ export function openApiDocument(version: string): Json {
           responses: { '200': JSON_OK('the patches', { type: 'array', items: { $ref: '#/components/schemas/QuiltPatchItem' } }), ...errors(400, 404, 503) },
         },
       },
+      '/v1/blob-upload-relay': {
+        post: {
+          operationId: 'uploadRelay',
+          'x-tusk-route': 'uploadRelay',
+          summary: 'Upload relay: encode a registered blob, store its slivers, answer the confirmation certificate',
+          parameters: [
+            { name: 'blob_id', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+            { name: 'tx_id', in: 'query', schema: { type: 'string' }, description: 'tip transaction (no tip is asked here)' },
+            { name: 'nonce', in: 'query', schema: { type: 'string' } },
+            { name: 'deletable_blob_object', in: 'query', schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' } },
+            { name: 'encoding_type', in: 'query', schema: { type: 'string', enum: ['RS2'] } },
+          ],
+          requestBody: { required: true, ...BYTES },
+          responses: { '200': JSON_OK('blob_id and confirmation_certificate', { type: 'object' }), ...errors(400, 413, 429, 504) },
+        },
+      },
+      '/v1/tip-config': {
+        get: { operationId: 'tipConfig', 'x-tusk-route': 'tipConfig', summary: 'The relay tip configuration', responses: { '200': JSON_OK('no_tip', { type: 'string' }) } },
+      },
       '/v1/ledger/transactions/{digest}': ledger('transaction', [pathParam('digest')]),
       '/v1/ledger/events/{digest}/{eventSeq}': ledger('event', [pathParam('digest'), pathParam('eventSeq')]),
       '/v1/ledger/objects/{object_id}': ledger('object', [OBJECT_ID]),

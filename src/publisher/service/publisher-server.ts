@@ -17,6 +17,7 @@ import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
 import { listPatches, parseQuiltForm, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
+import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
@@ -153,6 +154,11 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
       case 'readQuiltPatchByIdentifier':
         parseReadQuery(ex.head.rawQuery);
         return await handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.ctx, route.quiltId, route.identifier)), etag: route.quiltId }));
+      case 'tipConfig':
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(TIP_CONFIG));
+        return;
+      case 'uploadRelay':
+        return await handleRelay(h, ex);
       case 'listQuiltPatches': {
         parseReadQuery(ex.head.rawQuery);
         const release = await h.reads.admit();
@@ -197,6 +203,22 @@ async function handleStore(h: Handler, ex: Exchange, jwt: boolean, quilt: boolea
       ? await storeQuilt(h.ctx, await parseQuiltForm(body, ex.head.headers['content-type']), query)
       : await storeBlob(h.ctx, body, query);
     ex.send(200, JSON_HEADERS, JSON.stringify(result));
+  } finally {
+    release();
+  }
+}
+
+/** POST /v1/blob-upload-relay: checked like a store (query, size) before the body is read. */
+async function handleRelay(h: Handler, ex: Exchange): Promise<void> {
+  const query = parseRelayQuery(ex.head.rawQuery);
+  checkDeclaredLength(ex, h.maxBodyBytes);
+  const declared = declaredLength(ex);
+  if (declared !== undefined) checkEncodable(declared, h.ctx.nShards);
+  const release = await h.stores.admit();
+  try {
+    if (ex.aborted) return;
+    const body = await readBody(ex, h.maxBodyBytes);
+    ex.send(200, JSON_HEADERS, JSON.stringify(await relayBlob(h.ctx, body, query)));
   } finally {
     release();
   }

@@ -11,6 +11,8 @@ export type PublisherRoute =
   | { op: 'readQuiltPatch'; patchId: string }
   | { op: 'readQuiltPatchByIdentifier'; quiltId: string; identifier: string }
   | { op: 'listQuiltPatches'; quiltId: string }
+  | { op: 'uploadRelay' }
+  | { op: 'tipConfig' }
   | { op: 'status' }
   | { op: 'api' }
   | { op: 'preflight' }
@@ -20,7 +22,7 @@ export type PublisherRoute =
   | { op: 'ledger'; rest: string };
 
 /** Every op the router can produce (the OpenAPI test checks the document names each). */
-export const PUBLISHER_OPS = ['storeBlob', 'storeQuilt', 'readQuiltPatch', 'readQuiltPatchByIdentifier', 'listQuiltPatches', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
+export const PUBLISHER_OPS = ['storeBlob', 'storeQuilt', 'readQuiltPatch', 'readQuiltPatchByIdentifier', 'listQuiltPatches', 'uploadRelay', 'tipConfig', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
 // Compile-time: PUBLISHER_OPS lists every op of the union.
 const _everyOp: Exclude<PublisherRoute['op'], (typeof PUBLISHER_OPS)[number]> extends never ? true : never = true;
 void _everyOp;
@@ -85,6 +87,9 @@ function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolea
   const read = method === 'GET' || method === 'HEAD';
   if (a === 'status' && b === undefined && read) return { op: 'status' };
   if (a === 'v1' && b === 'api' && c === undefined && read) return { op: 'api' };
+  // The upload relay's routes (walrus-upload-relay controller.rs): no key, as Walrus's relay asks none.
+  if (a === 'v1' && b === 'blob-upload-relay' && c === undefined && method === 'POST') return { op: 'uploadRelay' };
+  if (a === 'v1' && b === 'tip-config' && c === undefined && read) return { op: 'tipConfig' };
   if (a === 'v1' && (b === 'blobs' || b === 'quilts') && c === undefined && method === 'PUT') {
     const op = b === 'blobs' ? 'storeBlob' : 'storeQuilt';
     if (keyed) return { op };

@@ -2,12 +2,12 @@
 // the layout of walrus-core quilt_encoding.rs) for the bytes, and @mysten/walrus-wasm for the quilt
 // blob id, so that patch ids match what Walrus gives for the same files.
 import { encodeQuilt as sdkEncodeQuilt } from '@mysten/walrus';
-import { BlobEncoder } from '@mysten/walrus-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
 import { encodeQuiltPatchId, parseQuiltPatchId } from '../../../../src/publisher/quilt/patch-id.js';
 import { encodeQuilt, QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltFile } from '../../../../src/publisher/quilt/quilt-format.js';
 import { randomBytes, rng } from '../codec/vector-input.js';
+import { wasmBlobId } from '../service/native-publisher.js';
 
 let codec: NativeBlobCodec;
 beforeAll(async () => {
@@ -17,15 +17,6 @@ afterAll(async () => {
   await codec.close();
 });
 
-function wasmBlobId(data: Uint8Array, n: number): string {
-  const wasm = new BlobEncoder(n);
-  try {
-    const [blobId] = wasm.compute_metadata(data) as [number[]];
-    return Buffer.from(blobId).toString('base64url');
-  } finally {
-    wasm.free();
-  }
-}
 
 const random = rng(0x9017);
 const CASES: Array<{ n: number; files: QuiltFile[] }> = [

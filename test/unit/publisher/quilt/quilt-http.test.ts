@@ -3,24 +3,13 @@
 // layout, @mysten/walrus-wasm's blob id), and every file reads back byte-identical by patch id and
 // by identifier.
 import { encodeQuilt as sdkEncodeQuilt } from '@mysten/walrus';
-import { BlobEncoder } from '@mysten/walrus-wasm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
-import { KEY, N_SHARDS, startFixture, type PublisherFixture } from '../service/publisher-fixture.js';
+import { describe, expect, it } from 'vitest';
 import { randomBytes } from '../codec/vector-input.js';
+import { nativePublisher, wasmBlobId } from '../service/native-publisher.js';
+import { KEY, N_SHARDS, type PublisherFixture } from '../service/publisher-fixture.js';
 
-let codec: NativeBlobCodec;
+const publisher = nativePublisher();
 let fx: PublisherFixture | undefined;
-beforeAll(async () => {
-  codec = await openBlobCodec({ threads: 2 });
-});
-afterEach(async () => {
-  await fx?.cleanup();
-  fx = undefined;
-});
-afterAll(async () => {
-  await codec.close();
-});
 
 const FILES: Array<{ identifier: string; contents: Buffer; tags?: Record<string, string> }> = [
   { identifier: 'walrus.jpeg', contents: randomBytes(7, 20_000), tags: { 'content-type': 'image/jpeg', creator: 'walrus' } },
@@ -31,13 +20,7 @@ const FILES: Array<{ identifier: string; contents: Buffer; tags?: Record<string,
 /** What Walrus gives for these files: the SDK's quilt bytes, wasm's blob id, patch ids from the SDK's index. */
 function reference(): { quiltId: string; patchIds: Map<string, string> } {
   const { quilt, index } = sdkEncodeQuilt({ blobs: FILES.map((f) => ({ contents: new Uint8Array(f.contents), identifier: f.identifier, tags: f.tags })), numShards: N_SHARDS });
-  const wasm = new BlobEncoder(N_SHARDS);
-  let idBytes: Buffer;
-  try {
-    idBytes = Buffer.from((wasm.compute_metadata(quilt) as [number[]])[0]);
-  } finally {
-    wasm.free();
-  }
+  const idBytes = Buffer.from(wasmBlobId(quilt, N_SHARDS), 'base64url');
   const patchIds = new Map(
     index.patches.map((p) => {
       const internal = Buffer.alloc(5);
@@ -59,7 +42,7 @@ function form(files = FILES, metadata = true): FormData {
 
 describe('quilts over HTTP (walrus.md §10.1, §11)', () => {
   it('stores a quilt of several files; ids match the references; each file reads back by patch id and by identifier', async () => {
-    fx = await startFixture({ codec, maxBodyBytes: 1 << 20 });
+    fx = await publisher.start();
     const res = await fetch(`${fx.url}/${KEY}/v1/quilts?epochs=2&quilt_version=V1`, { method: 'PUT', body: form() });
     expect(res.status).toBe(200);
     const json = (await res.json()) as any;
@@ -89,7 +72,7 @@ describe('quilts over HTTP (walrus.md §10.1, §11)', () => {
   });
 
   it('answers quilt mistakes with clear JSON errors', async () => {
-    fx = await startFixture({ codec, maxBodyBytes: 1 << 20 });
+    fx = await publisher.start();
     const put = (body: string | FormData, query = '', headers: Record<string, string> = {}) => fetch(`${fx!.url}/${KEY}/v1/quilts${query}`, { method: 'PUT', body, headers });
     const reasonOf = async (res: Response) => [res.status, ((await res.json()) as any).error.details[0].reason];
     expect(await reasonOf(await put('not a form', '', { 'content-type': 'text/plain' }))).toEqual([400, 'MALFORMED_REQUEST']);
