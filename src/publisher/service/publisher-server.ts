@@ -312,7 +312,9 @@ function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: st
 /** The blob id a live Blob object on the ledger stands for (`/v1/blobs/by-object-id/{id}`). */
 function blobIdOfObject(ledger: Ledger, objectId: string): string {
   if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
-  const view = ledger.getObject(objectId);
+  const found = ledger.getObject(objectId);
+  // walrus.md §11: the route resolves a Blob or a shared blob object.
+  const view = found?.type === 'SharedBlob' ? ledger.getObject(found.object.blobObjectId) : found;
   if (view?.type !== 'Blob' || view.deleted || view.reclaimedEpoch !== null) {
     throw new PublisherError('BLOB_NOT_FOUND', `no live Blob object ${objectId.toLowerCase()} on the ledger`);
   }

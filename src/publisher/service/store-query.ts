@@ -19,6 +19,8 @@ export interface StoreQuery {
   sendObjectTo?: string;
   /** skip the already-certified check (walrus.md §10.3) */
   force: boolean;
+  /** wrap the certified Blob object in a shared object (exclusive with sendObjectTo) */
+  share: boolean;
 }
 
 /** Parameters Walrus knows (walrus.md §10.2); anything else is denied as there. */
@@ -36,8 +38,11 @@ export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): Store
   const deletable = (parseBool(params, 'deletable') ?? false) || permanent === false;
   if (deletable && permanent === true) throw new PublisherError('INVALID_BLOB_PERSISTENCE');
   const force = parseBool(params, 'force') ?? false;
-  // Shared blob objects do not exist on Tusk's ledger; refusing beats silently ignoring.
-  if (parseBool(params, 'share') === true) throw new PublisherError('MALFORMED_REQUEST', 'share=true is not supported by this publisher', { parameter: 'share' });
+  const share = parseBool(params, 'share') ?? false;
+  // routes.rs SendOrShare: one of the two, a request with both does not deserialize.
+  if (share && params.has('send_object_to')) {
+    throw new PublisherError('MALFORMED_REQUEST', 'share and send_object_to exclude each other', { parameter: 'share' });
+  }
   // Tusk never holds reusable Storage objects: "try to reuse" always falls back to a fresh registration.
   parseBool(params, 'reuse_resources');
   const encoding = params.get('encoding_type');
@@ -52,7 +57,7 @@ export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): Store
   if (target !== undefined && !ADDRESS_PATTERN.test(target)) {
     throw new PublisherError('MALFORMED_REQUEST', 'send_object_to must be 0x followed by 64 hexadecimal digits', { parameter: 'send_object_to' });
   }
-  return { epochs, deletable, sendObjectTo: target?.toLowerCase(), force };
+  return { epochs, deletable, sendObjectTo: target?.toLowerCase(), force, share };
 }
 
 function parseEpochs(value: string | undefined, maxEpochsAhead: number): number {

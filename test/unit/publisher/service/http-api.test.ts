@@ -120,6 +120,27 @@ describe('permanent=false (walrus.md §10.2)', () => {
   });
 });
 
+describe('share=true (walrus.md §10.2, §10.3)', () => {
+  it('wraps the certified Blob object in a SharedBlob object, named in sharedBlobObject; reads follow it', async () => {
+    fx = await startFixture();
+    const put = await fx.put('share=true', BLOB);
+    expect(put.status).toBe(200);
+    const created = put.json.newlyCreated;
+    expect(Object.keys(created)).toEqual(['blobObject', 'resourceOperation', 'cost', 'sharedBlobObject']);
+    expect(created.sharedBlobObject).toMatch(/^0x[0-9a-f]{64}$/);
+    const shared = fx.ledger.getObject(created.sharedBlobObject);
+    expect(shared).toMatchObject({ type: 'SharedBlob', object: { id: created.sharedBlobObject, blobObjectId: created.blobObject.id } });
+    const blob = fx.ledger.getObject(created.blobObject.id);
+    expect(blob?.type === 'Blob' && blob.object.owner).toBe(created.sharedBlobObject);
+    const read = await fx.get(`/v1/blobs/by-object-id/${created.sharedBlobObject}`);
+    expect(read.status).toBe(200);
+    expect(Buffer.from(await read.arrayBuffer()).equals(BLOB)).toBe(true);
+    // Without share the answer has no such field.
+    expect(Object.keys((await fx.put('force=true', BLOB)).json.newlyCreated)).toEqual(['blobObject', 'resourceOperation', 'cost']);
+    expect((await fx.put(`share=true&send_object_to=0x${'11'.repeat(32)}`, BLOB)).status).toBe(400);
+  });
+});
+
 describe('GET /v1/api', () => {
   it('serves an OpenAPI document that validates and names a route for every router op', async () => {
     fx = await startFixture();
