@@ -54,12 +54,19 @@ export function headerLength(head: Buffer): number {
   return PREAMBLE + ENTRY * head.readUInt32LE(4);
 }
 
-/** The bundle body as chunks: the header, then views of the caller's buffers (nothing is copied). */
+/**
+ * The bundle body as chunks: the header, then the parts as views of the caller's buffers, nothing
+ * copied. Primaries go in ascending and secondaries in descending pair order, and neighbouring views
+ * of one buffer are joined: in the encoder's result primary p sits before p + 1 and secondary
+ * n − 1 − p after it (encoded-blob.ts), so a node's share is a handful of chunks, not 2·pairs + 1.
+ */
 export function bundleChunks(metadataBcs: Buffer, pairs: readonly IndexedSliverPair[]): Buffer[] {
-  const parts: Array<[number, Buffer]> = [[METADATA_PART, metadataBcs]];
-  for (const { pairIndex, primary, secondary } of pairs) {
-    parts.push([sliverPart(pairIndex, 'primary'), primary], [sliverPart(pairIndex, 'secondary'), secondary]);
-  }
+  const ascending = [...pairs].sort((a, b) => a.pairIndex - b.pairIndex);
+  const parts: Array<[number, Buffer]> = [
+    [METADATA_PART, metadataBcs],
+    ...ascending.map((p): [number, Buffer] => [sliverPart(p.pairIndex, 'primary'), p.primary]),
+    ...ascending.reverse().map((p): [number, Buffer] => [sliverPart(p.pairIndex, 'secondary'), p.secondary]),
+  ];
   const header = Buffer.alloc(PREAMBLE + ENTRY * parts.length);
   BUNDLE_MAGIC.copy(header, 0);
   header.writeUInt32LE(parts.length, 4);
@@ -71,7 +78,21 @@ export function bundleChunks(metadataBcs: Buffer, pairs: readonly IndexedSliverP
     header.writeBigUInt64LE(BigInt(offset), at + 8);
     offset += body.length;
   });
-  return [header, ...parts.map(([, body]) => body)];
+  return [header, ...joinAdjacent(parts.map(([, body]) => body))];
+}
+
+/** Views that continue one another in the same memory become one view. */
+function joinAdjacent(views: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (const view of views) {
+    const last = out.at(-1);
+    if (last && last.buffer === view.buffer && last.byteOffset + last.length === view.byteOffset) {
+      out[out.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + view.length);
+    } else {
+      out.push(view);
+    }
+  }
+  return out;
 }
 
 /** Parses the index from the first bytes of a bundle of `bodySize` bytes; throws on anything malformed. */

@@ -52,14 +52,16 @@ export class SliverStore {
   /** Stores `body` (one buffer, or chunks written as one record) under `key` unless something is already there (the first write wins). */
   async putIfAbsent(key: string, body: Buffer | readonly Buffer[]): Promise<PutOutcome> {
     if (this.has(key)) return 'already-stored';
-    // One write of one buffer: a large body's chunks would each be a separate positioned write.
-    const bytes = Buffer.isBuffer(body) ? body : Buffer.concat(body);
-    const writer = this.store.beginWrite(bytes.length);
+    const chunks = Buffer.isBuffer(body) ? [body] : body;
+    const size = chunks.reduce((n, c) => n + c.length, 0);
+    const writer = this.store.beginWrite(size);
     try {
-      await writer.write(bytes);
+      // The chunks as they are, not concatenated: copying a node's share of a large blob on the
+      // event loop stalled every other request (test/e2e/publisher-event-loop.test.ts).
+      for (const chunk of chunks) await writer.write(chunk);
       // The condition is evaluated inside the index transaction, so concurrent puts of one key cannot both win.
       // A fresh etag per write names this body, so readers holding a parsed index notice a replacement.
-      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(bytes.length, randomBytes(16).toString('hex')), { ifNoneMatchStar: true });
+      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(size, randomBytes(16).toString('hex')), { ifNoneMatchStar: true });
       return 'stored';
     } catch (e) {
       await writer.abort();

@@ -31,4 +31,24 @@ describe('blob bundle format', () => {
     expect(() => parseBundleIndex(body.subarray(0, 20), body.length)).toThrow(/needs 88 bytes/);
     expect(() => parseBundleIndex(body.subarray(0, 88), body.length - 1)).toThrow(/outside the body/);
   });
+
+  it("joins a node's slivers that lie side by side in the encoder's buffer into few chunks", () => {
+    // The encoder's layout (encoded-blob.ts): metadata, primaries 0..n−1, secondaries n−1..0 by pair.
+    const n = 10;
+    const all = Buffer.from(Array.from({ length: 8 + n * 6 + n * 4 }, (_, i) => i & 0xff));
+    const metadata = all.subarray(0, 8);
+    const primary = (p: number) => all.subarray(8 + 6 * p, 14 + 6 * p);
+    const secondary = (p: number) => all.subarray(8 + 6 * n + 4 * (n - 1 - p), 8 + 6 * n + 4 * (n - p));
+    const own = [5, 3, 6, 4].map((pairIndex) => ({ pairIndex, primary: primary(pairIndex), secondary: secondary(pairIndex) }));
+    const chunks = bundleChunks(metadata, own);
+    expect(chunks).toHaveLength(4); // header, metadata, primaries 3..6, secondaries 6..3
+    const body = Buffer.concat(chunks);
+    const index = parseBundleIndex(body.subarray(0, headerLength(body)), body.length);
+    for (const p of [3, 4, 5, 6]) {
+      const at = index.sliver(p, 'secondary')!;
+      expect(body.subarray(at.offset, at.offset + at.length).equals(secondary(p))).toBe(true);
+      const pa = index.sliver(p, 'primary')!;
+      expect(body.subarray(pa.offset, pa.offset + pa.length).equals(primary(p))).toBe(true);
+    }
+  });
 });
