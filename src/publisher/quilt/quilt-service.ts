@@ -120,6 +120,29 @@ export async function listPatches(ctx: PublisherContext, quiltId: string): Promi
   }));
 }
 
+/** walrus daemon args.rs `allowed_headers` default: the tags that become response headers. */
+const ALLOWED_TAG_HEADERS: ReadonlySet<string> = new Set(['content-type', 'authorization', 'content-disposition', 'content-encoding', 'content-language', 'content-location', 'link']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+/**
+ * routes.rs build_quilt_patch_response: the identifier in X-Quilt-Patch-Identifier, and the patch's
+ * allowed tags as headers (`content-type` only where the request names no type). Names or values a
+ * header cannot carry are left out, as the daemon leaves them out.
+ */
+export function patchHeaders(patch: PatchRead): { contentType?: string; headers: Array<readonly [string, string]> } {
+  const headers: Array<readonly [string, string]> = [];
+  let contentType: string | undefined;
+  for (const [rawName, value] of Object.entries(patch.tags)) {
+    const name = rawName.toLowerCase();
+    if (!ALLOWED_TAG_HEADERS.has(name) || !HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) continue;
+    if (name === 'content-type') contentType = value;
+    else headers.push([name, value]);
+  }
+  if (HEADER_VALUE.test(patch.identifier)) headers.push(['x-quilt-patch-identifier', patch.identifier]);
+  return { contentType, headers };
+}
+
 async function readQuilt(ctx: PublisherContext, quiltId: string): Promise<Buffer> {
   return (await openBlob(ctx, quiltId)).whole();
 }

@@ -16,7 +16,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
-import { listPatches, parseQuiltForm, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
+import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
 import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
@@ -266,15 +266,15 @@ async function handlePatchRead(h: Handler, ex: Exchange, read: () => Promise<Pat
   } finally {
     release();
   }
-  // Header values must be visible ASCII; the daemon leaves the header out otherwise.
-  const identifierHeader = /^[\x20-\x7e]*$/.test(patch.identifier) ? [['x-quilt-patch-identifier', patch.identifier] as const] : [];
-  await sendBytes(ex, 200, patch.contents, patch.etag, identifierHeader);
+  const { contentType, headers } = patchHeaders(patch);
+  await sendBytes(ex, 200, patch.contents, patch.etag, headers, contentType);
 }
 
-async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: string, extra: ResponseHeaders): Promise<void> {
+/** `fallbackType`: the type when the request names none (a quilt patch's `content-type` tag). */
+async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: string, extra: ResponseHeaders, fallbackType?: string): Promise<void> {
   // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
   const headers: Array<readonly [string, string]> = [
-    ['content-type', readContentType(ex.head.headers)],
+    ['content-type', readContentType(ex.head.headers, fallbackType)],
     ['etag', etag],
     ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
     ['x-content-type-options', 'nosniff'],
@@ -297,10 +297,10 @@ async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: strin
 
 /** walrus.md §11: the type the request names in `Accept` (when it names one, without `*`), else
  * its own `Content-Type`, else bytes. */
-export function readContentType(headers: Record<string, string | undefined>): string {
+export function readContentType(headers: Record<string, string | undefined>, fallback = 'application/octet-stream'): string {
   const accept = headers.accept?.trim();
   if (accept && !accept.includes('*')) return accept;
-  return headers['content-type']?.trim() || 'application/octet-stream';
+  return headers['content-type']?.trim() || fallback;
 }
 
 /** A small complete answer; HEAD gets the headers and the length only. */

@@ -62,6 +62,13 @@ describe('quilts over HTTP (walrus.md §10.1, §11)', () => {
       expect(byName.status).toBe(200);
       expect(Buffer.from(await byName.arrayBuffer()).equals(file.contents)).toBe(true);
     }
+    // Allowed tags become headers (walrus daemon allowed_headers); others do not.
+    const jpeg = await fetch(`${fx.url}/v1/blobs/by-quilt-patch-id/${ref.patchIds.get('walrus.jpeg')}`);
+    expect(jpeg.headers.get('content-type')).toBe('image/jpeg');
+    expect(jpeg.headers.get('creator')).toBeNull();
+    const asked = await fetch(`${fx.url}/v1/blobs/by-quilt-patch-id/${ref.patchIds.get('walrus.jpeg')}`, { headers: { accept: 'application/x-mine' } });
+    expect(asked.headers.get('content-type')).toBe('application/x-mine');
+    expect((await fetch(`${fx.url}/v1/blobs/by-quilt-patch-id/${ref.patchIds.get('notes.txt')}`)).headers.get('content-type')).toBe('application/octet-stream');
     const list = await fetch(`${fx.url}/v1/quilts/${ref.quiltId}/patches`);
     expect(list.status).toBe(200);
     expect(await list.json()).toEqual(
