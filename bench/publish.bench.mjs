@@ -3,7 +3,9 @@
 // default, 10 in-process storage nodes, strict durability) takes `PUT /<key>/v1/blobs` of fresh
 // random blobs — encode, pay, store slivers, collect confirmations, certify — first one at a time
 // (latency), then with several in flight (throughput). Each stored blob is read back once through
-// the aggregator and compared before anything is reported.
+// the aggregator and compared before anything is reported. Afterwards, with the server stopped, the
+// same codec (dist/, its worker pool) encodes fresh blobs of each size alone, so the table shows
+// publish next to encode (issue 14: publish p50 at most 1.3x the encode time).
 //
 // usage: npm run build && node bench/publish.bench.mjs [--sizes 1,10] [--count 5] [--concurrency 4]
 //          [--n-shards 1000] [--durability strict|relaxed]
@@ -110,10 +112,33 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
+// Encode alone: the server's codec, in this process now that the server is gone.
+const { openBlobCodec } = await import(new URL('../dist/publisher/codec.js', import.meta.url).href);
+const codec = await openBlobCodec();
+try {
+  for (const [i, size] of sizes.entries()) {
+    await codec.encode(randomBytes(size), Number(args['n-shards'])); // warm-up
+    const times = [];
+    for (let k = 0; k < count; k++) {
+      const blob = randomBytes(size);
+      const t0 = performance.now();
+      const encoded = await codec.encode(blob, Number(args['n-shards']));
+      times.push(performance.now() - t0);
+      if (encoded.unencodedLength !== size) throw new Error('encode returned another length');
+    }
+    rows[i].encodeP50 = median(times);
+  }
+} finally {
+  await codec.close();
+}
+
 console.log(`# Publish end to end: n = ${args['n-shards']}, 10 in-process storage nodes, durability ${args.durability}`);
 console.log(`\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length} cores (${cpus()[0]?.model.trim()}) · every blob read back and compared\n`);
-console.log(`| blob | latency p50 (1 in flight) | latency max | throughput (${concurrency} in flight) |`);
-console.log('|---|---:|---:|---:|');
+console.log(`| blob | encode alone p50 | publish latency p50 (1 in flight) | publish / encode | latency max | throughput (${concurrency} in flight) |`);
+console.log('|---|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.size} | ${r.p50.toFixed(0)} ms | ${r.max.toFixed(0)} ms | ${r.blobsPerS.toFixed(2)} blobs/s, ${r.mbPerS.toFixed(1)} MB/s |`);
+  console.log(
+    `| ${r.size} | ${r.encodeP50.toFixed(0)} ms | ${r.p50.toFixed(0)} ms | ${(r.p50 / r.encodeP50).toFixed(2)}x | ${r.max.toFixed(0)} ms | ${r.blobsPerS.toFixed(2)} blobs/s, ${r.mbPerS.toFixed(1)} MB/s |`,
+  );
 }
+console.log(`\n${JSON.stringify({ nShards: Number(args['n-shards']), durability: args.durability, rows })}`);

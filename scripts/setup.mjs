@@ -49,7 +49,8 @@ function ensureTypeScript() {
 }
 
 /** The command-line clients the end-to-end tests drive. */
-const TEST_PACKAGES = ['awscli'];
+// chromium: the publisher's browser test (test/e2e/publisher-browser.test.ts).
+const TEST_PACKAGES = ['awscli', 'chromium'];
 
 try {
   checkNode();

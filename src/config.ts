@@ -52,6 +52,8 @@ export interface PublisherConfig {
   nodeUrls: string[];
   epochLengthMs: number;
   maxBodyBytes: number;
+  /** JWT authentication of stores at /v1/blobs (walrus.md §10.5), when a secret is given */
+  jwt?: { secret: string; algorithm?: 'HS256' | 'HS384' | 'HS512'; expiringSec: number; verifyUpload: boolean };
 }
 
 export const VERSION = '1.0.0';
@@ -102,6 +104,10 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --storage-nodes U[,U]    storage node URLs (TUSK_STORAGE_NODES; default: 10 nodes inside the process)
   --epoch-length D         epoch length, e.g. 1d, 2h, 90s (TUSK_EPOCH_LENGTH, default 1d)
   --max-blob-size B        largest accepted blob body, e.g. 10MiB (TUSK_MAX_BLOB_SIZE, default 10MiB)
+  --jwt-decode-secret S    also accept stores at /v1/blobs with a JWT signed with S (text, or 0x + hex;
+                           TUSK_JWT_DECODE_SECRET); --jwt-algorithm HS256|HS384|HS512 (default HS256),
+                           --jwt-expiring-sec N (exp − iat must be N), --jwt-verify-upload (check
+                           epochs, size and send_object_to against the claims), as the Walrus publisher
 
   TUSK_ACCESS_KEY_ID / TUSK_SECRET_ACCESS_KEY set the root credentials instead of generated ones.
   More accounts: <data-dir>/accounts.json (see README).`;
@@ -129,6 +135,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'storage-nodes': { type: 'string', multiple: true },
       'epoch-length': { type: 'string' },
       'max-blob-size': { type: 'string' },
+      'jwt-decode-secret': { type: 'string' },
+      'jwt-algorithm': { type: 'string' },
+      'jwt-expiring-sec': { type: 'string' },
+      'jwt-verify-upload': { type: 'boolean' },
     },
     strict: true,
   });
@@ -161,8 +171,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       nodeUrls: list(values['storage-nodes'] ?? env.TUSK_STORAGE_NODES),
       epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
       maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
+      jwt: parseJwt(values, env),
     },
   };
+}
+
+function parseJwt(
+  values: { 'jwt-decode-secret'?: string; 'jwt-algorithm'?: string; 'jwt-expiring-sec'?: string; 'jwt-verify-upload'?: boolean },
+  env: NodeJS.ProcessEnv,
+): PublisherConfig['jwt'] {
+  const secret = values['jwt-decode-secret'] ?? env.TUSK_JWT_DECODE_SECRET;
+  if (!secret) return undefined;
+  const algorithm = values['jwt-algorithm'] ?? 'HS256';
+  if (algorithm !== 'HS256' && algorithm !== 'HS384' && algorithm !== 'HS512') throw new Error(`jwt-algorithm: expected HS256, HS384 or HS512, got '${algorithm}'`);
+  const expiring = values['jwt-expiring-sec'];
+  return { secret, algorithm, expiringSec: expiring === undefined ? 0 : parsePositive(expiring, 'jwt-expiring-sec'), verifyUpload: values['jwt-verify-upload'] ?? false };
 }
 
 function parsePublisherListen(value: string): HostPort | undefined {

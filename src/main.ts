@@ -73,6 +73,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         nodeUrls: p.nodeUrls,
         epochLengthMs: p.epochLengthMs,
         maxBodyBytes: p.maxBodyBytes,
+        jwt: p.jwt,
         durability: config.durability,
         diskReserve: config.storage.diskReserve,
         log,

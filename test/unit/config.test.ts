@@ -30,6 +30,14 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect([f.region, f.durability, f.publisher.nShards]).toEqual(['us-west-2', 'strict', 7]);
   });
 
+  it('takes the publisher JWT settings (walrus.md §10.5)', () => {
+    expect(loadConfig([], {}).publisher.jwt).toBeUndefined();
+    expect(loadConfig([], { TUSK_JWT_DECODE_SECRET: 's3cret' }).publisher.jwt).toEqual({ secret: 's3cret', algorithm: 'HS256', expiringSec: 0, verifyUpload: false });
+    const c = loadConfig(['--jwt-decode-secret', '0xabcd', '--jwt-algorithm', 'HS512', '--jwt-expiring-sec', '300', '--jwt-verify-upload'], {});
+    expect(c.publisher.jwt).toEqual({ secret: '0xabcd', algorithm: 'HS512', expiringSec: 300, verifyUpload: true });
+    expect(() => loadConfig(['--jwt-decode-secret', 'x', '--jwt-algorithm', 'RS256'], {})).toThrow(/jwt-algorithm/);
+  });
+
   it('rejects bad values with a message naming the setting', () => {
     expect(() => loadConfig(['--durability', 'sometimes'], {})).toThrow(/durability/);
     expect(() => loadConfig(['--listen', 'nope'], {})).toThrow(/listen/);

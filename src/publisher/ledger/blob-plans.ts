@@ -6,7 +6,7 @@ import type { JsonObject } from './canonical-json.js';
 import { registrationCost } from './costs.js';
 import { LedgerError } from './errors.js';
 import { assertBlobId, isObjectId, normalizeAddress } from './ids.js';
-import type { LedgerDb, StoredBlob, StoredStorage } from './ledger-db.js';
+import type { LedgerDb, StoredBlob, StoredSharedBlob, StoredStorage } from './ledger-db.js';
 import type { Plan, PlanContext } from './transaction-log.js';
 import type { BlobObject, StorageObject } from './types.js';
 import { blobObjectOf, readBlob, storageObjectOf } from './views.js';
@@ -51,6 +51,13 @@ export interface CertifyBlobResult {
   txDigest: string;
   eventSeq: string;
   certifiedEpoch: number;
+  blobObject: BlobObject;
+}
+
+export interface ShareBlobResult {
+  txDigest: string;
+  /** the new SharedBlob object (`sharedBlobObject` in the store answer) */
+  sharedBlobObjectId: string;
   blobObject: BlobObject;
 }
 
@@ -199,6 +206,36 @@ export function planCertifyBlob(blobObjectId: string, cert: BlobCertificate, ctx
           if (!blob.deletable) tx.db.certifiedIndex.put([blob.blobId, storage.endEpoch, blob.id], 1);
         },
         result: { ...certifiedBy, certifiedEpoch: epoch, blobObject: blobObjectOf(next, storage) },
+      };
+    },
+  };
+}
+
+/**
+ * Walrus's `shared_blob::new`: the certified Blob object moves into a new shared object, which
+ * anyone may fund or extend; the Blob's owner becomes that object. Only a certified, unshared blob.
+ */
+export function planShareBlob(blobObjectId: string, ctx: PlanContext): Plan<ShareBlobResult> {
+  const { blob, storage } = liveBlob(ctx.db, blobObjectId);
+  if (blob.certifiedEpoch === null) throw new LedgerError('InvalidArgument', { blobObjectId }, 'only a certified blob can be shared');
+  if (ctx.db.objects.get(blob.owner)?.type === 'SharedBlob') throw new LedgerError('InvalidArgument', { blobObjectId }, 'the blob is already shared');
+
+  return {
+    kind: 'ShareBlob',
+    inputs: { blobObjectId: blob.id },
+    balanceChange: 0n,
+    apply(tx) {
+      const shared: StoredSharedBlob = { type: 'SharedBlob', id: tx.newObjectId(), blobObjectId: blob.id, createdBy: tx.digest, previousTransaction: tx.digest };
+      const next: StoredBlob = { ...blob, owner: shared.id, previousTransaction: tx.digest };
+      return {
+        created: [shared.id],
+        mutated: [blob.id],
+        events: [],
+        write() {
+          tx.db.objects.put(shared.id, shared);
+          tx.db.objects.put(blob.id, next);
+        },
+        result: { txDigest: tx.digest, sharedBlobObjectId: shared.id, blobObject: blobObjectOf(next, storage) },
       };
     },
   };

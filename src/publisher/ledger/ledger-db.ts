@@ -4,7 +4,7 @@
 //   meta                  'format' → LEDGER_FORMAT_VERSION, 'state' → LedgerState, 'head' → ChainHead
 //   transactions          seq (number) → StoredTransaction {body, digest, effects, effectsDigest}
 //   digests               Base58 tx digest → seq
-//   objects               0x… object id → StoredBlob | StoredStorage
+//   objects               0x… object id → StoredBlob | StoredStorage | StoredSharedBlob
 //   blob-index            [blobId, objectId] → 1
 //   reclaim-index         [due epoch, objectId] → 1 (endEpoch; 0 once deleted) until reclaimed
 //   certified-permanent-index  [blobId, endEpoch, objectId] → 1 until reclaimed
@@ -14,7 +14,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { observeLmdbCommitFailures } from '../../storage-failures.js';
 import type { EpochClock } from './epoch-clock.js';
-import type { BlobHistory, BlobObject, StorageHistory, StorageObject, TransactionBody, TransactionEffects } from './types.js';
+import type { BlobHistory, BlobObject, SharedBlobObject, StorageHistory, StorageObject, TransactionBody, TransactionEffects } from './types.js';
 
 /** Version of the ledger layout, stored under `meta`/`format`; a layout change bumps it. */
 export const LEDGER_FORMAT_VERSION = 1;
@@ -63,7 +63,14 @@ export interface StoredStorage extends StorageObject, StorageHistory {
   type: 'Storage';
 }
 
-export type StoredObject = StoredBlob | StoredStorage;
+/** A shared object wrapping a Blob object; the Blob's `owner` is then this object's id. */
+export interface StoredSharedBlob extends SharedBlobObject {
+  type: 'SharedBlob';
+  createdBy: string;
+  previousTransaction: string;
+}
+
+export type StoredObject = StoredBlob | StoredStorage | StoredSharedBlob;
 
 export interface LedgerDb {
   env: RootDatabase;
@@ -72,7 +79,7 @@ export interface LedgerDb {
   transactions: Database<StoredTransaction, number>;
   /** Base58 digest → seq */
   digests: Database<number, string>;
-  /** object id → Blob or Storage object */
+  /** object id → Blob, Storage or SharedBlob object */
   objects: Database<StoredObject, string>;
   /** [blobId, objectId] → 1: every Blob object of one blob id is one range */
   blobIndex: Database<number, [string, string]>;

@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import {
   planCertifyBlob,
+  planShareBlob,
+  type ShareBlobResult,
   planDeleteBlob,
   planReclaim,
   planRegisterBlob,
@@ -23,7 +25,7 @@ import { parameterChanges, planConfigure, planFund, planGenesis, type LedgerPara
 import { appendTransaction, FORMAT_KEY, readHead, readState, type Plan, type PlanContext } from './transaction-log.js';
 import type { BlobObject, BlobObjectView, ChainReport, EventId, LedgerEvent, LedgerObjectView, LedgerStatus, TransactionRecord } from './types.js';
 import { verifyChain } from './verify-chain.js';
-import { blobObjectOf, blobViewOf, eventsOf, readBlob, storageViewOf, transactionRecordOf } from './views.js';
+import { blobObjectOf, blobViewOf, eventsOf, readBlob, sharedBlobViewOf, storageViewOf, transactionRecordOf } from './views.js';
 
 /** Mainnet and Testnet value (walrus.md §9.3). */
 export const DEFAULT_MAX_EPOCHS_AHEAD = 53;
@@ -164,6 +166,11 @@ export class Ledger {
     return this.append((ctx) => planCertifyBlob(blobObjectId, certificate, ctx));
   }
 
+  /** Wraps a certified Blob object into a new SharedBlob object (`share=true`). */
+  shareBlob(blobObjectId: string): Promise<ShareBlobResult> {
+    return this.append((ctx) => planShareBlob(blobObjectId, ctx));
+  }
+
   /** Deletes a deletable blob; its slivers become due for reclaiming at once. */
   deleteBlob(blobObjectId: string): Promise<DeleteBlobResult> {
     return this.append((ctx) => planDeleteBlob(blobObjectId, ctx));
@@ -222,6 +229,7 @@ export class Ledger {
     const stored = this.db.objects.get(id.toLowerCase());
     if (stored === undefined) return undefined;
     if (stored.type === 'Storage') return storageViewOf(stored);
+    if (stored.type === 'SharedBlob') return sharedBlobViewOf(stored);
     const found = readBlob(this.db, stored.id);
     return found && blobViewOf(found.blob, found.storage, this.currentEpoch());
   }

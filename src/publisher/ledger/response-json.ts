@@ -9,6 +9,8 @@ export interface NewlyCreatedJson {
     blobObject: Omit<BlobObject, 'owner'>;
     resourceOperation: { registerFromScratch: { encodedLength: number; epochsAhead: number } };
     cost: number;
+    /** walrus-sdk responses.rs: the SharedBlob object, after `cost`, only when `share=true` */
+    sharedBlobObject?: string;
   };
 }
 
@@ -17,7 +19,7 @@ export interface AlreadyCertifiedJson {
 }
 
 /** `blobObject` is the certified object (`certifyBlob(...).blobObject`); the rest comes from `registerBlob`. */
-export function newlyCreatedJson(result: { blobObject: BlobObject; encodedLength: number; epochsAhead: number; cost: bigint }): NewlyCreatedJson {
+export function newlyCreatedJson(result: { blobObject: BlobObject; encodedLength: number; epochsAhead: number; cost: bigint; sharedBlobObject?: string }): NewlyCreatedJson {
   const b = result.blobObject;
   return {
     newlyCreated: {
@@ -33,6 +35,7 @@ export function newlyCreatedJson(result: { blobObject: BlobObject; encodedLength
       },
       resourceOperation: { registerFromScratch: { encodedLength: result.encodedLength, epochsAhead: result.epochsAhead } },
       cost: jsonInteger(result.cost),
+      ...(result.sharedBlobObject === undefined ? {} : { sharedBlobObject: result.sharedBlobObject }),
     },
   };
 }

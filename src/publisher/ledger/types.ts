@@ -62,9 +62,23 @@ export interface StorageObjectView extends StorageHistory {
   object: StorageObject;
 }
 
-export type LedgerObjectView = BlobObjectView | StorageObjectView;
+/** A certified Blob object wrapped into a shared object (walrus.md §10.2 `share`; Walrus's `shared_blob::SharedBlob`). */
+export interface SharedBlobObject {
+  id: string;
+  /** the wrapped Blob object */
+  blobObjectId: string;
+}
 
-export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'DeleteBlob' | 'ReclaimBlobs';
+export interface SharedBlobObjectView {
+  type: 'SharedBlob';
+  object: SharedBlobObject;
+  createdBy: string;
+  previousTransaction: string;
+}
+
+export type LedgerObjectView = BlobObjectView | StorageObjectView | SharedBlobObjectView;
+
+export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'ShareBlob' | 'DeleteBlob' | 'ReclaimBlobs';
 
 export type LedgerEventBody =
   | { type: 'LedgerCreated'; data: JsonObject }

@@ -1,7 +1,7 @@
 // Stored records → the public shapes of types.ts.
 
-import type { LedgerDb, StoredBlob, StoredStorage, StoredTransaction } from './ledger-db.js';
-import type { BlobObject, BlobObjectView, BlobState, LedgerEvent, StorageObject, StorageObjectView, TransactionRecord } from './types.js';
+import type { LedgerDb, StoredBlob, StoredSharedBlob, StoredStorage, StoredTransaction } from './ledger-db.js';
+import type { BlobObject, BlobObjectView, BlobState, LedgerEvent, SharedBlobObjectView, StorageObject, StorageObjectView, TransactionRecord } from './types.js';
 
 export function storageObjectOf(storage: StoredStorage): StorageObject {
   return { id: storage.id, startEpoch: storage.startEpoch, endEpoch: storage.endEpoch, storageSize: storage.storageSize };
@@ -50,6 +50,10 @@ export function storageViewOf(storage: StoredStorage): StorageObjectView {
     createdBy: storage.createdBy,
     previousTransaction: storage.previousTransaction,
   };
+}
+
+export function sharedBlobViewOf(shared: StoredSharedBlob): SharedBlobObjectView {
+  return { type: 'SharedBlob', object: { id: shared.id, blobObjectId: shared.blobObjectId }, createdBy: shared.createdBy, previousTransaction: shared.previousTransaction };
 }
 
 export function eventsOf(tx: StoredTransaction): LedgerEvent[] {

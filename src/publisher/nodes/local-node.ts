@@ -10,13 +10,23 @@ import { StorageNodeError } from './errors.js';
 import { assertBlobId } from './identifiers.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { pairToShard, shardToPair } from './rotation.js';
-import { blobPrefix, metadataKey, sliverKey, SliverStore } from './sliver-store.js';
-import type { BlobType, NodeHealth, NodeInfo, PutOutcome, SignedConfirmation, SliverAxis, StorageNodeClient } from './types.js';
+import { bundleChunks, headerLength, maxHeaderLength, parseBundleIndex, type BundleIndex, type PartLocation } from './blob-bundle.js';
+import { RecentMap } from './recent-map.js';
+import { blobPrefix, bundleKey, metadataKey, sliverKey, SliverStore } from './sliver-store.js';
+import type { BlobType, IndexedSliverPair, NodeHealth, NodeInfo, PutOutcome, SignedConfirmation, SliverAxis, StorageNodeClient } from './types.js';
 import { structuralOnlyVerifier, type BlobVerifier } from './verifier.js';
 
 export const NODE_CONFIG_FILE = 'node.json';
 /** Parsed metadata kept per node: a blob's slivers arrive together, each needs the metadata. */
 const METADATA_CACHE_ENTRIES = 256;
+/** Parsed bundle indexes kept per node: an aggregator read asks for a blob's slivers together. */
+const BUNDLE_CACHE_ENTRIES = 256;
+
+interface OpenBundle {
+  /** the stored body's identity: a re-stored bundle has another */
+  identity: string;
+  index: BundleIndex;
+}
 
 export interface LocalNodeOptions {
   dir: string;
@@ -56,7 +66,8 @@ function checkNodeConfig(dir: string, nodeId: string, nShards: number): void {
 
 export class LocalNode implements StorageNodeClient {
   private readonly shardSet: ReadonlySet<number>;
-  private readonly metadataCache = new Map<string, BlobMetadata>();
+  private readonly metadataCache = new RecentMap<string, BlobMetadata>(METADATA_CACHE_ENTRIES);
+  private readonly bundleCache = new RecentMap<string, OpenBundle>(BUNDLE_CACHE_ENTRIES);
   private readonly openedAt = Date.now();
   private inFlight = 0;
   private idle: (() => void) | undefined;
@@ -91,14 +102,9 @@ export class LocalNode implements StorageNodeClient {
 
   putMetadata(blobId: Buffer, metadataBcs: Buffer): Promise<PutOutcome> {
     return this.run(async () => {
-      assertBlobId(blobId);
-      const metadata = parseBlobMetadata(metadataBcs);
-      if (metadata.hashes.length !== this.nShards) {
-        throw new StorageNodeError('INVALID_METADATA', `${metadata.hashes.length} sliver pairs, this network has ${this.nShards} shards`);
-      }
-      await this.verifier.verifyMetadata(blobId, metadataBcs, metadata);
+      const metadata = await this.checkMetadata(blobId, metadataBcs);
       const outcome = await this.store.putIfAbsent(metadataKey(blobId), metadataBcs);
-      if (outcome === 'stored') this.remember(blobId, metadata);
+      if (outcome === 'stored') this.metadataCache.set(blobId.toString('hex'), metadata);
       return outcome;
     });
   }
@@ -106,7 +112,34 @@ export class LocalNode implements StorageNodeClient {
   getMetadata(blobId: Buffer): Promise<Buffer | undefined> {
     return this.run(async () => {
       assertBlobId(blobId);
-      return this.store.get(metadataKey(blobId));
+      return (await this.store.get(metadataKey(blobId))) ?? this.readBundlePart(blobId, (index) => index.metadata);
+    });
+  }
+
+  /**
+   * The whole share as one bundle record (blob-bundle.ts): every part is checked as putMetadata and
+   * putSliver check it, and the share must hold both slivers of the pair of every shard of this node.
+   */
+  putShare(blobId: Buffer, metadataBcs: Buffer, pairs: readonly IndexedSliverPair[]): Promise<PutOutcome> {
+    return this.run(async () => {
+      assertBlobId(blobId);
+      if (this.store.has(bundleKey(blobId))) return 'already-stored';
+      const metadata = await this.checkMetadata(blobId, metadataBcs);
+      const missing = new Set(this.shards.map((shard) => shardToPair(shard, blobId, this.nShards)));
+      for (const { pairIndex } of pairs) {
+        this.checkPair(blobId, pairIndex);
+        if (!missing.delete(pairIndex)) throw new StorageNodeError('INVALID_SLIVER', `pair ${pairIndex} appears twice in the share`);
+      }
+      if (missing.size > 0) throw new StorageNodeError('INVALID_SLIVER', `the share lacks pairs ${[...missing].join(', ')}`);
+      await Promise.all(
+        pairs.flatMap(({ pairIndex, primary, secondary }) => [
+          this.verifier.verifySliver(metadata, pairIndex, 'primary', primary),
+          this.verifier.verifySliver(metadata, pairIndex, 'secondary', secondary),
+        ]),
+      );
+      const outcome = await this.store.putIfAbsent(bundleKey(blobId), bundleChunks(metadataBcs, pairs));
+      if (outcome === 'stored') this.metadataCache.set(blobId.toString('hex'), metadata);
+      return outcome;
     });
   }
 
@@ -123,7 +156,7 @@ export class LocalNode implements StorageNodeClient {
   getSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis): Promise<Buffer | undefined> {
     return this.run(async () => {
       this.checkPair(blobId, pairIndex);
-      return this.store.get(sliverKey(blobId, pairIndex, axis));
+      return (await this.readBundlePart(blobId, (index) => index.sliver(pairIndex, axis))) ?? this.store.get(sliverKey(blobId, pairIndex, axis));
     });
   }
 
@@ -131,9 +164,11 @@ export class LocalNode implements StorageNodeClient {
     return this.run(async () => {
       assertBlobId(blobId);
       if (!Number.isInteger(epoch) || epoch < 0 || epoch > 0xffff_ffff) throw new StorageNodeError('INVALID_EPOCH', `${epoch}`);
-      if (!this.store.has(metadataKey(blobId))) throw new StorageNodeError('NOT_FULLY_STORED', 'no metadata');
+      const bundle = await this.openBundle(blobId);
+      if (!bundle?.index.metadata && !this.store.has(metadataKey(blobId))) throw new StorageNodeError('NOT_FULLY_STORED', 'no metadata');
       for (const shard of this.shards) {
         const pair = shardToPair(shard, blobId, this.nShards);
+        if (bundle?.index.hasPair(pair)) continue;
         for (const axis of ['primary', 'secondary'] as const) {
           if (!this.store.has(sliverKey(blobId, pair, axis))) {
             throw new StorageNodeError('NOT_FULLY_STORED', `shard ${shard} lacks the ${axis} sliver of pair ${pair}`);
@@ -148,6 +183,7 @@ export class LocalNode implements StorageNodeClient {
     return this.run(async () => {
       assertBlobId(blobId);
       this.metadataCache.delete(blobId.toString('hex'));
+      this.bundleCache.delete(blobId.toString('hex'));
       return this.store.deletePrefix(blobPrefix(blobId));
     });
   }
@@ -180,20 +216,48 @@ export class LocalNode implements StorageNodeClient {
     if (!this.shardSet.has(shard)) throw new StorageNodeError('SHARD_NOT_ASSIGNED', `pair ${pairIndex} lives on shard ${shard}`);
   }
 
-  private async metadata(blobId: Buffer): Promise<BlobMetadata | undefined> {
-    const cached = this.metadataCache.get(blobId.toString('hex'));
-    if (cached) return cached;
-    const bcs = await this.store.get(metadataKey(blobId));
-    if (!bcs) return undefined;
-    const metadata = parseBlobMetadata(bcs);
-    this.remember(blobId, metadata);
+  /** Parses and verifies metadata addressed to `blobId` (putMetadata's and putShare's checks). */
+  private async checkMetadata(blobId: Buffer, metadataBcs: Buffer): Promise<BlobMetadata> {
+    assertBlobId(blobId);
+    const metadata = parseBlobMetadata(metadataBcs);
+    if (metadata.hashes.length !== this.nShards) {
+      throw new StorageNodeError('INVALID_METADATA', `${metadata.hashes.length} sliver pairs, this network has ${this.nShards} shards`);
+    }
+    await this.verifier.verifyMetadata(blobId, metadataBcs, metadata);
     return metadata;
   }
 
-  private remember(blobId: Buffer, metadata: BlobMetadata): void {
+  private async metadata(blobId: Buffer): Promise<BlobMetadata | undefined> {
     const id = blobId.toString('hex');
-    this.metadataCache.delete(id);
+    const cached = this.metadataCache.get(id);
+    if (cached) return cached;
+    const bcs = (await this.store.get(metadataKey(blobId))) ?? (await this.readBundlePart(blobId, (index) => index.metadata));
+    if (!bcs) return undefined;
+    const metadata = parseBlobMetadata(bcs);
     this.metadataCache.set(id, metadata);
-    if (this.metadataCache.size > METADATA_CACHE_ENTRIES) this.metadataCache.delete(this.metadataCache.keys().next().value!);
+    return metadata;
+  }
+
+  /** The blob's bundle and its parsed index (cached while the stored body stays the same), if there is one. */
+  private async openBundle(blobId: Buffer): Promise<OpenBundle | undefined> {
+    const key = bundleKey(blobId);
+    const stat = this.store.stat(key);
+    if (!stat) return undefined;
+    const id = blobId.toString('hex');
+    const cached = this.bundleCache.get(id);
+    if (cached?.identity === stat.identity) return cached;
+    let head = await this.store.getRange(key, 0, maxHeaderLength(this.shards.length), stat.identity);
+    // A bundle written while this node held more shards has a longer header.
+    if (head && head.length < headerLength(head)) head = await this.store.getRange(key, 0, headerLength(head), stat.identity);
+    if (!head) return undefined;
+    const bundle = { identity: stat.identity, index: parseBundleIndex(head, stat.size) };
+    this.bundleCache.set(id, bundle);
+    return bundle;
+  }
+
+  private async readBundlePart(blobId: Buffer, pick: (index: BundleIndex) => PartLocation | undefined): Promise<Buffer | undefined> {
+    const bundle = await this.openBundle(blobId);
+    const at = bundle && pick(bundle.index);
+    return at && this.store.getRange(bundleKey(blobId), at.offset, at.offset + at.length, bundle.identity);
   }
 }

@@ -29,7 +29,7 @@ export interface NetworkMember {
 }
 
 export interface StorageNetworkOptions {
-  /** Sliver pairs uploaded to one node at a time (default 16: lets the node group its index commits). */
+  /** Sliver pairs uploaded to one node at a time, for nodes without putShare (default 16: lets the node group its index commits). */
   perNodeConcurrency?: number;
   /** Primary slivers requested at a time when reading (default 64). */
   readConcurrency?: number;
@@ -261,13 +261,21 @@ export class StorageNetwork {
     epoch: number,
   ): Promise<SignedConfirmation> {
     const { client } = member;
-    // A node checks each sliver against the metadata, so the metadata goes first.
-    await client.putMetadata(blobId, metadataBcs);
-    await runBounded(member.shards, this.perNodeConcurrency, async (shard) => {
-      const pair = shardToPair(shard, blobId, this.nShards);
-      const { primary, secondary } = slivers(pair);
-      await Promise.all([client.putSliver(blobId, pair, 'primary', primary), client.putSliver(blobId, pair, 'secondary', secondary)]);
-    });
+    if (client.putShare) {
+      const pairs = member.shards.map((shard) => {
+        const pairIndex = shardToPair(shard, blobId, this.nShards);
+        return { pairIndex, ...slivers(pairIndex) };
+      });
+      await client.putShare(blobId, metadataBcs, pairs);
+    } else {
+      // A node checks each sliver against the metadata, so the metadata goes first.
+      await client.putMetadata(blobId, metadataBcs);
+      await runBounded(member.shards, this.perNodeConcurrency, async (shard) => {
+        const pair = shardToPair(shard, blobId, this.nShards);
+        const { primary, secondary } = slivers(pair);
+        await Promise.all([client.putSliver(blobId, pair, 'primary', primary), client.putSliver(blobId, pair, 'secondary', secondary)]);
+      });
+    }
     const confirmation = await client.getConfirmation(blobId, blobType, epoch);
     if (!verifyConfirmation(member.publicKey, { epoch, blobId, blobType }, confirmation)) {
       throw new Error(`${member.nodeId} signed an invalid confirmation`);
@@ -305,8 +313,6 @@ export async function openLocalNetwork(options: LocalNetworkOptions): Promise<St
     throw failed.reason;
   }
   const members = nodes.map((node: LocalNode): NetworkMember => ({ client: node, nodeId: node.nodeId, publicKey: node.publicKey, shards: node.shards }));
-  // In-process nodes take all their shards' slivers at once: there are no connections to bound,
-  // and one group commit (one flush) then covers them, where 16 at a time needed ~7.
-  const perNodeConcurrency = options.perNodeConcurrency ?? Math.max(1, ...assignment.map((shards) => shards.length));
-  return new StorageNetwork(members, options.nShards, { ...options, perNodeConcurrency });
+  // In-process nodes take their whole share through putShare, as one record.
+  return new StorageNetwork(members, options.nShards, options);
 }

@@ -1,7 +1,10 @@
-// A node's blob parts as objects in its own storage engine: bucket `slivers`, keys `<blobIdHex>/m` for
-// metadata and `<blobIdHex>/<pair>/p|s` for slivers, so that one prefix holds everything of a blob.
+// A node's blob parts as objects in its own storage engine, bucket `slivers`: `<blobIdHex>/b` for a
+// bundle of the node's whole share (blob-bundle.ts; in-process nodes store this way), and, for parts
+// that arrive one by one over HTTP, `<blobIdHex>/m` for metadata and `<blobIdHex>/<pair>/p|s` for
+// slivers. One prefix holds everything of a blob.
 
-import { openStore, type SegmentStore } from '../../store/index.js';
+import { randomBytes } from 'node:crypto';
+import { openStore, type ObjectVersion, type SegmentStore } from '../../store/index.js';
 import { internalObjectMeta } from '../../store/object-meta.js';
 import { isStoreError } from '../../store/errors.js';
 import type { PutOutcome, SliverAxis } from './types.js';
@@ -16,6 +19,10 @@ export function metadataKey(blobId: Uint8Array): string {
 
 export function sliverKey(blobId: Uint8Array, pairIndex: number, axis: SliverAxis): string {
   return `${Buffer.from(blobId).toString('hex')}/${pairIndex}/${axis === 'primary' ? 'p' : 's'}`;
+}
+
+export function bundleKey(blobId: Uint8Array): string {
+  return `${Buffer.from(blobId).toString('hex')}/b`;
 }
 
 export function blobPrefix(blobId: Uint8Array): string {
@@ -45,14 +52,19 @@ export class SliverStore {
     return this.store.getObject(SLIVER_BUCKET, key) !== undefined;
   }
 
-  /** Stores `body` under `key` unless something is already there (the first write wins). */
-  async putIfAbsent(key: string, body: Buffer): Promise<PutOutcome> {
+  /** Stores `body` (one buffer, or chunks written as one record) under `key` unless something is already there (the first write wins). */
+  async putIfAbsent(key: string, body: Buffer | readonly Buffer[]): Promise<PutOutcome> {
     if (this.has(key)) return 'already-stored';
-    const writer = this.store.beginWrite(body.length);
+    const chunks = Buffer.isBuffer(body) ? [body] : body;
+    const size = chunks.reduce((n, c) => n + c.length, 0);
+    const writer = this.store.beginWrite(size);
     try {
-      await writer.write(body);
+      // The chunks as they are, not concatenated: copying a node's share of a large blob on the
+      // event loop stalled every other request (test/e2e/publisher-event-loop.test.ts).
+      for (const chunk of chunks) await writer.write(chunk);
       // The condition is evaluated inside the index transaction, so concurrent puts of one key cannot both win.
-      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(), { ifNoneMatchStar: true });
+      // A fresh etag per write names this body, so readers holding a parsed index notice a replacement.
+      await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(randomBytes(16).toString('hex')), { ifNoneMatchStar: true });
       return 'stored';
     } catch (e) {
       await writer.abort();
@@ -63,9 +75,29 @@ export class SliverStore {
 
   async get(key: string): Promise<Buffer | undefined> {
     const record = this.store.getObject(SLIVER_BUCKET, key);
-    if (!record) return undefined;
-    const out = Buffer.allocUnsafe(record.size);
-    const reader = this.store.openRead(record, 0, record.size);
+    return record && this.readRecord(record, 0, record.size);
+  }
+
+  /** The stored object under `key`: its size and an identity that changes when it is replaced. */
+  stat(key: string): { size: number; identity: string } | undefined {
+    const record = this.store.getObject(SLIVER_BUCKET, key);
+    return record && { size: record.size, identity: recordIdentity(record) };
+  }
+
+  /**
+   * Bytes [start, end) of the object under `key`, if it is still the one `identity` names (else
+   * undefined: it was deleted or replaced since).
+   */
+  async getRange(key: string, start: number, end: number, identity?: string): Promise<Buffer | undefined> {
+    const record = this.store.getObject(SLIVER_BUCKET, key);
+    if (!record || (identity !== undefined && recordIdentity(record) !== identity)) return undefined;
+    return this.readRecord(record, start, Math.min(end, record.size));
+  }
+
+  private async readRecord(record: ObjectVersion, start: number, end: number): Promise<Buffer> {
+    const key = record.key;
+    const out = Buffer.allocUnsafe(end - start);
+    const reader = this.store.openRead(record, start, end);
     try {
       let at = 0;
       while (at < out.length) {
@@ -95,4 +127,8 @@ export class SliverStore {
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+function recordIdentity(record: ObjectVersion): string {
+  return record.etag;
 }

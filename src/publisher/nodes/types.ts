@@ -32,6 +32,13 @@ export interface SignedConfirmation {
 /** 'stored' → HTTP 201, 'already-stored' → HTTP 200 (walrus.md §12.2). */
 export type PutOutcome = 'stored' | 'already-stored';
 
+/** Both slivers of one pair, as a node's whole-share upload carries them. */
+export interface IndexedSliverPair {
+  pairIndex: number;
+  primary: Buffer;
+  secondary: Buffer;
+}
+
 export interface StorageNodeClient {
   info(): Promise<NodeInfo>;
   health(): Promise<NodeHealth>;
@@ -41,6 +48,12 @@ export interface StorageNodeClient {
   /** Checks and stores one BCS SliverData (walrus.md §8.1); refuses pairs whose shard the node does not hold. */
   putSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis, sliverBcs: Buffer): Promise<PutOutcome>;
   getSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis): Promise<Buffer | undefined>;
+  /**
+   * Optional: checks and stores the metadata and both slivers of the pair of every shard this node
+   * holds, all at once (an in-process node writes them as one record). 'already-stored' when the
+   * node already holds its share.
+   */
+  putShare?(blobId: Buffer, metadataBcs: Buffer, pairs: readonly IndexedSliverPair[]): Promise<PutOutcome>;
   /** Signs only once every shard of this node holds both slivers of its pair (else NOT_FULLY_STORED). */
   getConfirmation(blobId: Buffer, blobType: BlobType, epoch: number): Promise<SignedConfirmation>;
   /** Reclaims everything stored for the blob; resolves to the number of stored items removed. */

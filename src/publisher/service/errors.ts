@@ -16,6 +16,18 @@ export const PUBLISHER_ERRORS = {
   // without one is unauthenticated, one with a key this publisher does not know is denied.
   MISSING_ENDPOINT_KEY: [401, 'UNAUTHENTICATED', 'publisher routes are under /<endpoint_key>/'],
   INVALID_ENDPOINT_KEY: [403, 'PERMISSION_DENIED', 'the endpoint key is not valid for this publisher'],
+  MISSING_AUTHORIZATION: [401, 'UNAUTHENTICATED', 'storing needs an endpoint key in the path or a JWT in Authorization: Bearer'],
+  // JWT authentication (walrus.md §10.5; walrus daemon auth.rs PublisherAuthError), domain auth.publisher.walrus.space.
+  JWT_INVALID_EXPIRATION: [400, 'FAILED_PRECONDITION', 'the expiration in the query does not match the token', 'INVALID_EXPIRATION'],
+  JWT_INVALID_EPOCHS: [400, 'FAILED_PRECONDITION', 'the epochs field in the query does not match the token', 'INVALID_EPOCHS'],
+  JWT_INVALID_SIZE: [400, 'FAILED_PRECONDITION', 'the size of the request does not match the size specified in the token', 'INVALID_SIZE'],
+  JWT_INVALID_SEND_OBJECT_TO: [400, 'FAILED_PRECONDITION', 'the send_object_to field in the query does not match the token, or is missing', 'INVALID_SEND_OBJECT_TO'],
+  JWT_INCONSISTENT_TOKEN: [400, 'FAILED_PRECONDITION', 'the token is inconsistent', 'INCONSISTENT_TOKEN'],
+  JWT_EXPIRED_SIGNATURE: [504, 'DEADLINE_EXCEEDED', 'the signature on the token has expired', 'EXPIRED_SIGNATURE'],
+  JWT_INVALID_SIGNATURE: [401, 'UNAUTHENTICATED', 'the signature on the token is invalid', 'INVALID_SIGNATURE'],
+  JWT_INVALID_TOKEN: [400, 'FAILED_PRECONDITION', 'the JWT token is invalid', 'INVALID_TOKEN'],
+  JWT_TOKEN_ALREADY_USED: [429, 'RESOURCE_EXHAUSTED', 'the JWT token was already used', 'TOKEN_ALREADY_USED'],
+  JWT_INVALID_TIMESTAMP: [400, 'FAILED_PRECONDITION', 'one of the timestamps in the JWT token is invalid', 'INVALID_TIMESTAMP'],
   ROUTE_NOT_FOUND: [404, 'NOT_FOUND', 'no such route'],
   // walrus.md §10.4 "Recommended for Tusk": client mistakes are 4xx JSON, checked before encoding.
   INVALID_EPOCHS: [400, 'INVALID_ARGUMENT', 'epochs must be an integer between 1 and the maximum number of epochs ahead'],
@@ -34,10 +46,23 @@ export const PUBLISHER_ERRORS = {
   INVALID_OBJECT_ID: [400, 'INVALID_ARGUMENT', 'an object id is 0x followed by 64 hexadecimal digits'],
   // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do
   STORAGE_FULL: [507, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
+  // Upload relay (walrus-upload-relay error.rs: a mismatching id is a 400).
+  BLOB_ID_MISMATCH: [400, 'INVALID_ARGUMENT', 'the provided blob ID and the blob ID resulting from the blob encoding do not match'],
+  BLOB_NOT_REGISTERED: [400, 'FAILED_PRECONDITION', 'the blob must be registered before its slivers are uploaded'],
+  // Quilts (walrus daemon routes.rs GetBlobError::QuiltPatchNotFound).
+  QUILT_PATCH_NOT_FOUND: [404, 'NOT_FOUND', 'the requested quilt patch does not exist on Walrus'],
+  INVALID_QUILT_PATCH_ID: [400, 'INVALID_ARGUMENT', 'a quilt patch id is 50 characters of unpadded base64url (37 bytes, version 1)'],
   INTERNAL_ERROR: [500, 'INTERNAL', INTERNAL_MESSAGE],
 } as const satisfies Record<string, readonly [number, string, string] | readonly [number, string, string, string]>;
 
 export type PublisherErrorCode = keyof typeof PUBLISHER_ERRORS;
+
+/** walrus daemon auth.rs PUBLISHER_AUTH_DOMAIN: the JWT errors' ErrorInfo domain. */
+export const PUBLISHER_AUTH_DOMAIN = 'auth.publisher.walrus.space';
+
+function domainOf(code: PublisherErrorCode): string {
+  return code.startsWith('JWT_') ? PUBLISHER_AUTH_DOMAIN : DAEMON_DOMAIN;
+}
 
 export class PublisherError extends Error {
   readonly code: PublisherErrorCode;
@@ -69,7 +94,7 @@ export function renderError(error: unknown): RenderedError {
   if (error instanceof PublisherError && error.code !== 'INTERNAL_ERROR') {
     const entry: readonly [number, string, string, string?] = PUBLISHER_ERRORS[error.code];
     const [httpStatus, status, , reason = error.code] = entry;
-    return { httpStatus, body: errorJson(httpStatus, status, error.message, reason, DAEMON_DOMAIN, error.metadata) };
+    return { httpStatus, body: errorJson(httpStatus, status, error.message, reason, domainOf(error.code), error.metadata) };
   }
   if (error instanceof LedgerError && error.info.status !== 'INTERNAL') {
     const { httpStatus, status, reason } = error.info;

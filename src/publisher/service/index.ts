@@ -10,6 +10,7 @@ import { RemoteNodeClient } from '../nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
 import type { Logger } from './context.js';
 import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
+import type { JwtConfig } from './jwt-auth.js';
 import { DEFAULT_MAX_BODY_BYTES, startPublisher, type RunningPublisher } from './publisher-server.js';
 
 export { startPublisher, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_QUEUE, DEFAULT_RECLAIM_INTERVAL_MS } from './publisher-server.js';
@@ -38,6 +39,7 @@ export interface PublisherFaceConfig {
   maxConcurrent?: number;
   queue?: number;
   reclaimIntervalMs?: number;
+  jwt?: JwtConfig;
   /** an already-open codec (tests); default openBlobCodec() */
   codec?: BlobCodec;
   log?: Logger;
@@ -88,6 +90,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       maxConcurrent: config.maxConcurrent,
       queue: config.queue,
       reclaimIntervalMs: config.reclaimIntervalMs,
+      jwt: config.jwt,
       log,
     });
     const hostText = config.host.includes(':') ? `[${config.host}]` : config.host;

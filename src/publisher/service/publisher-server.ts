@@ -9,12 +9,17 @@ import type { StorageNetwork } from '../nodes/network.js';
 import { AdmissionLimiter } from './admission.js';
 import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
+import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
 import type { Logger, PublisherContext } from './context.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
+import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
+import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
+import { openApiDocument } from './openapi.js';
 import { classifyPublisherRequest, EndpointKeys } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
@@ -22,6 +27,8 @@ import { isOutOfSpace, storageErrno } from '../../storage-failures.js';
 
 /** walrus.md §10.4: 10 MiB, the Walrus publisher's default `--max-body-size`. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** walrus.md §10.4: the Walrus publisher's default `--max-quilt-body-size`, 100 MiB. */
+export const DEFAULT_MAX_QUILT_BODY_BYTES = 100 * 1024 * 1024;
 /** walrus.md §10.4: 8 in flight and 8 buffered per route. */
 export const DEFAULT_MAX_CONCURRENT = 8;
 export const DEFAULT_QUEUE = 8;
@@ -36,7 +43,15 @@ const STREAM_CHUNK = 1 << 19;
 const JSON_HEADERS: ResponseHeaders = [
   ['content-type', 'application/json'],
   ['server', 'Tusk'],
+  ...CORS_HEADERS,
 ];
+const TEXT_HEADERS: ResponseHeaders = [
+  ['content-type', 'text/plain; charset=utf-8'],
+  ['server', 'Tusk'],
+  ...CORS_HEADERS,
+];
+/** Served at GET /v1/api; built once. */
+const API_DOCUMENT = JSON.stringify(openApiDocument('1'));
 
 export interface PublisherOptions {
   host: string;
@@ -44,12 +59,16 @@ export interface PublisherOptions {
   endpointKeys: string[];
   nShards: number;
   maxBodyBytes: number;
+  /** default DEFAULT_MAX_QUILT_BODY_BYTES */
+  maxQuiltBodyBytes?: number;
   ledger: Ledger;
   network: StorageNetwork;
   codec: BlobCodec;
   maxConcurrent?: number;
   queue?: number;
   reclaimIntervalMs?: number;
+  /** JWT authentication of stores at /v1/blobs, alongside the endpoint keys (walrus.md §10.5) */
+  jwt?: JwtConfig;
   log?: Logger;
 }
 
@@ -75,7 +94,8 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   };
   const stores = new AdmissionLimiter(opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, opts.queue ?? DEFAULT_QUEUE);
   const reads = new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE);
-  const handler: Handler = { ctx, keys, stores, reads, maxBodyBytes: opts.maxBodyBytes };
+  const jwt = opts.jwt ? new JwtAuthenticator(opts.jwt) : undefined;
+  const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes, maxQuiltBodyBytes: opts.maxQuiltBodyBytes ?? DEFAULT_MAX_QUILT_BODY_BYTES };
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
   const server = await listen(opts.host, opts.port, (ex) => handle(handler, ex));
@@ -95,20 +115,29 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
 interface Handler {
   ctx: PublisherContext;
   keys: EndpointKeys;
+  jwt: JwtAuthenticator | undefined;
   stores: AdmissionLimiter;
   reads: AdmissionLimiter;
   maxBodyBytes: number;
+  maxQuiltBodyBytes: number;
 }
 
 async function handle(h: Handler, ex: Exchange): Promise<void> {
   try {
-    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys);
+    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwt !== undefined);
     switch (route.op) {
+      case 'preflight':
+        ex.send(200, PREFLIGHT_HEADERS);
+        return;
       case 'status':
-        ex.send(200, [['content-type', 'text/plain; charset=utf-8'], ['server', 'Tusk']], 'OK');
+        answer(ex, 200, TEXT_HEADERS, 'OK');
+        return;
+      case 'api':
+        answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
         return;
       case 'storeBlob':
-        return await handleStore(h, ex);
+      case 'storeQuilt':
+        return await handleStore(h, ex, route.jwt === true, route.op === 'storeQuilt');
       case 'readBlob':
         parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, route.blobId);
@@ -117,10 +146,34 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
       case 'readBlobByObject':
         parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, blobIdOfObject(h.ctx.ledger, route.objectId));
+      case 'readQuiltPatch':
+        parseReadQuery(ex.head.rawQuery);
+        return await handlePatchRead(h, ex, async () => {
+          const patch = await readPatchById(h.ctx, route.patchId);
+          return { ...patch, etag: patch.quiltId };
+        });
+      case 'readQuiltPatchByIdentifier':
+        parseReadQuery(ex.head.rawQuery);
+        return await handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.ctx, route.quiltId, route.identifier)), etag: route.quiltId }));
+      case 'tipConfig':
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(TIP_CONFIG));
+        return;
+      case 'uploadRelay':
+        return await handleRelay(h, ex);
+      case 'listQuiltPatches': {
+        parseReadQuery(ex.head.rawQuery);
+        const release = await h.reads.admit();
+        try {
+          answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.ctx, route.quiltId)));
+        } finally {
+          release();
+        }
+        return;
+      }
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         if (!query) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}`);
-        ex.send(200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(h.ctx.ledger, query)));
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(h.ctx.ledger, query)));
         return;
       }
     }
@@ -130,9 +183,35 @@ async function handle(h: Handler, ex: Exchange): Promise<void> {
   }
 }
 
-async function handleStore(h: Handler, ex: Exchange): Promise<void> {
+/** PUT /v1/blobs (the body is the blob) or PUT /v1/quilts (the body is a multipart form of files). */
+async function handleStore(h: Handler, ex: Exchange, jwt: boolean, quilt: boolean): Promise<void> {
   // Everything a request can get wrong is checked before its body is read or encoded.
   const query = parseStoreQuery(ex.head.rawQuery, h.ctx.ledger.maxEpochsAhead);
+  const maxBytes = quilt ? h.maxQuiltBodyBytes : h.maxBodyBytes;
+  checkDeclaredLength(ex, maxBytes);
+  const declared = declaredLength(ex);
+  // As the daemon's auth layer: after the query parses, before the body is read.
+  const checkBodyLength = jwt
+    ? await h.jwt!.authorize(ex.head.headers.authorization, { epochs: query.epochs, sendObjectTo: query.sendObjectTo, size: declared })
+    : undefined;
+  if (declared !== undefined && !quilt) checkEncodable(declared, h.ctx.nShards);
+  const release = await h.stores.admit();
+  try {
+    if (ex.aborted) return;
+    const body = await readBody(ex, maxBytes);
+    checkBodyLength?.(body.length);
+    const result = quilt
+      ? await storeQuilt(h.ctx, await parseQuiltForm(body, ex.head.headers['content-type']), query)
+      : await storeBlob(h.ctx, body, query);
+    ex.send(200, JSON_HEADERS, JSON.stringify(result));
+  } finally {
+    release();
+  }
+}
+
+/** POST /v1/blob-upload-relay: checked like a store (query, size) before the body is read. */
+async function handleRelay(h: Handler, ex: Exchange): Promise<void> {
+  const query = parseRelayQuery(ex.head.rawQuery);
   checkDeclaredLength(ex, h.maxBodyBytes);
   const declared = declaredLength(ex);
   if (declared !== undefined) checkEncodable(declared, h.ctx.nShards);
@@ -140,8 +219,7 @@ async function handleStore(h: Handler, ex: Exchange): Promise<void> {
   try {
     if (ex.aborted) return;
     const body = await readBody(ex, h.maxBodyBytes);
-    const result = await storeBlob(h.ctx, body, query);
-    ex.send(200, JSON_HEADERS, JSON.stringify(result));
+    ex.send(200, JSON_HEADERS, JSON.stringify(await relayBlob(h.ctx, body, query)));
   } finally {
     release();
   }
@@ -159,8 +237,9 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
     const blob = await openBlob(h.ctx, blobIdText);
     if (byteRange) {
       const { start, length } = byteRange;
-      if (start >= blob.size) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `start ${start} is not inside the blob's ${blob.size} bytes`);
-      body = await blob.range(start, Math.min(start + length, blob.size));
+      // walrus-sdk byte_range_read_client.rs: the whole range must lie inside the blob (400, not a short body).
+      if (start + length > blob.size) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `bytes ${start}..${start + length} are not inside the blob's ${blob.size} bytes`);
+      body = await blob.range(start, start + length);
       etag = `${blobIdText}-${start}-${length}`;
     } else {
       const range = parseByteRange(ex.head.headers.range, blob.size);
@@ -175,15 +254,40 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
   } finally {
     release();
   }
+  await sendBytes(ex, status, body, etag, extra);
+}
+
+/** A quilt patch read (walrus daemon routes.rs build_quilt_patch_response): the file's bytes, the
+ * quilt id as ETag, and its identifier in X-Quilt-Patch-Identifier. */
+async function handlePatchRead(h: Handler, ex: Exchange, read: () => Promise<PatchRead & { etag: string }>): Promise<void> {
+  const release = await h.reads.admit();
+  let patch: PatchRead & { etag: string };
+  try {
+    patch = await read();
+  } finally {
+    release();
+  }
+  const { contentType, headers } = patchHeaders(patch);
+  await sendBytes(ex, 200, patch.contents, patch.etag, headers, contentType);
+}
+
+/** `fallbackType`: the type when the request names none (a quilt patch's `content-type` tag). */
+async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: string, extra: ResponseHeaders, fallbackType?: string): Promise<void> {
   // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
   const headers: Array<readonly [string, string]> = [
-    ['content-type', readContentType(ex.head.headers)],
+    ['content-type', readContentType(ex.head.headers, fallbackType)],
     ['etag', etag],
     ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
     ['x-content-type-options', 'nosniff'],
     ['server', 'Tusk'],
+    ...CORS_HEADERS,
     ...extra,
   ];
+  // axum answers HEAD on `get` routes by running the handler and dropping the body.
+  if (ex.head.method === 'HEAD') {
+    ex.sendHead(status, headers, body.length);
+    return;
+  }
   let at = 0;
   await ex.stream(status, headers, body.length, async (max) => {
     const chunk = body.subarray(at, at + Math.min(max, STREAM_CHUNK));
@@ -194,16 +298,24 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
 
 /** walrus.md §11: the type the request names in `Accept` (when it names one, without `*`), else
  * its own `Content-Type`, else bytes. */
-export function readContentType(headers: Record<string, string | undefined>): string {
+export function readContentType(headers: Record<string, string | undefined>, fallback = 'application/octet-stream'): string {
   const accept = headers.accept?.trim();
   if (accept && !accept.includes('*')) return accept;
-  return headers['content-type']?.trim() || 'application/octet-stream';
+  return headers['content-type']?.trim() || fallback;
+}
+
+/** A small complete answer; HEAD gets the headers and the length only. */
+function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: string, close = false): void {
+  if (ex.head.method === 'HEAD') ex.sendHead(status, headers, Buffer.byteLength(body), close);
+  else ex.send(status, headers, body, close);
 }
 
 /** The blob id a live Blob object on the ledger stands for (`/v1/blobs/by-object-id/{id}`). */
 function blobIdOfObject(ledger: Ledger, objectId: string): string {
   if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
-  const view = ledger.getObject(objectId);
+  const found = ledger.getObject(objectId);
+  // walrus.md §11: the route resolves a Blob or a shared blob object.
+  const view = found?.type === 'SharedBlob' ? ledger.getObject(found.object.blobObjectId) : found;
   if (view?.type !== 'Blob' || view.deleted || view.reclaimedEpoch !== null) {
     throw new PublisherError('BLOB_NOT_FOUND', `no live Blob object ${objectId.toLowerCase()} on the ledger`);
   }
@@ -229,5 +341,5 @@ async function answerError(ctx: PublisherContext, ex: Exchange, error: unknown):
     close = remaining === undefined || remaining - ex.received > DRAIN_LIMIT || !(await drainBody(ex, DRAIN_LIMIT).catch(() => false));
   }
   const headers = rendered.httpStatus === 416 ? [...JSON_HEADERS, ['content-range', `bytes */${(error as PublisherError).metadata?.size ?? '*'}`] as const] : JSON_HEADERS;
-  ex.send(rendered.httpStatus, headers, rendered.body, close);
+  answer(ex, rendered.httpStatus, headers, rendered.body, close);
 }

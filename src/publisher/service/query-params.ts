@@ -28,3 +28,10 @@ export function splitQuery(rawQuery: string): Map<string, string> {
   }
   return out;
 }
+
+/** serde's `deny_unknown_fields`, which every Walrus daemon query type declares (walrus.md §10.2, §11). */
+export function refuseUnknown(params: Map<string, string>, known: ReadonlySet<string>): void {
+  for (const name of params.keys()) {
+    if (!known.has(name)) throw new PublisherError('MALFORMED_REQUEST', `unknown query parameter '${name}'`, { parameter: name });
+  }
+}

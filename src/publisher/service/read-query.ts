@@ -1,9 +1,9 @@
 // The aggregator's query parameters (walrus.md §11): the consistency-check switches of blob reads,
-// and `start`/`length` of the byte-range route. Unknown parameters are ignored on reads (cache
-// busters are common in front of aggregators).
+// and `start`/`length` of the byte-range route. Unknown parameters are refused, as the daemon's
+// `ReadOptions` and `ByteRangeQueryParams` declare `deny_unknown_fields` (walrus daemon routes.rs).
 
 import { PublisherError } from './errors.js';
-import { parseBool, splitQuery } from './query-params.js';
+import { parseBool, refuseUnknown, splitQuery } from './query-params.js';
 
 /** Decimal digits only, at most 2^53 − 1 so the sum of start and length stays exact. */
 const U53_PATTERN = /^[0-9]{1,16}$/;
@@ -11,8 +11,14 @@ const U53_PATTERN = /^[0-9]{1,16}$/;
 /** Checks the consistency switches. Tusk always rebuilds and checks the whole blob against its id
  * (Walrus's strict check), so both only pass validation; together they contradict each other. */
 export function parseReadQuery(rawQuery: string): void {
-  checkConsistencySwitches(splitQuery(rawQuery));
+  const params = splitQuery(rawQuery);
+  refuseUnknown(params, READ_PARAMETERS);
+  checkConsistencySwitches(params);
 }
+
+const READ_PARAMETERS: ReadonlySet<string> = new Set(['strict_consistency_check', 'skip_consistency_check']);
+/** The byte-range route takes no consistency switches (walrus daemon `ByteRangeQueryParams`). */
+const BYTE_RANGE_PARAMETERS: ReadonlySet<string> = new Set(['start', 'length']);
 
 function checkConsistencySwitches(params: Map<string, string>): void {
   const strict = parseBool(params, 'strict_consistency_check');
@@ -30,7 +36,7 @@ export interface ByteRangeQuery {
 /** `start` and `length` of `GET /v1/blobs/{id}/byte-range`: both required, length above 0. */
 export function parseByteRangeQuery(rawQuery: string): ByteRangeQuery {
   const params = splitQuery(rawQuery);
-  checkConsistencySwitches(params);
+  refuseUnknown(params, BYTE_RANGE_PARAMETERS);
   const number = (name: string): number => {
     const text = params.get(name);
     const value = text !== undefined && U53_PATTERN.test(text) ? Number(text) : NaN;

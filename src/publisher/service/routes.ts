@@ -6,12 +6,26 @@ import { percentDecode } from '../../http/query.js';
 import { PublisherError } from './errors.js';
 
 export type PublisherRoute =
-  | { op: 'storeBlob' }
+  | { op: 'storeBlob'; jwt?: true }
+  | { op: 'storeQuilt'; jwt?: true }
+  | { op: 'readQuiltPatch'; patchId: string }
+  | { op: 'readQuiltPatchByIdentifier'; quiltId: string; identifier: string }
+  | { op: 'listQuiltPatches'; quiltId: string }
+  | { op: 'uploadRelay' }
+  | { op: 'tipConfig' }
   | { op: 'status' }
+  | { op: 'api' }
+  | { op: 'preflight' }
   | { op: 'readBlob'; blobId: string }
   | { op: 'readBlobRange'; blobId: string }
   | { op: 'readBlobByObject'; objectId: string }
   | { op: 'ledger'; rest: string };
+
+/** Every op the router can produce (the OpenAPI test checks the document names each). */
+export const PUBLISHER_OPS = ['storeBlob', 'storeQuilt', 'readQuiltPatch', 'readQuiltPatchByIdentifier', 'listQuiltPatches', 'uploadRelay', 'tipConfig', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
+// Compile-time: PUBLISHER_OPS lists every op of the union.
+const _everyOp: Exclude<PublisherRoute['op'], (typeof PUBLISHER_OPS)[number]> extends never ? true : never = true;
+void _everyOp;
 
 /** Path segments that begin an unkeyed route, so they can never be endpoint keys. */
 export const RESERVED_SEGMENTS = new Set(['v1', 'status']);
@@ -47,35 +61,57 @@ function digest(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-/** The route, or a PublisherError: 401/403 for key problems, 404 for anything unknown. */
-export function classifyPublisherRequest(method: string, rawPath: string, keys: EndpointKeys): PublisherRoute {
+/**
+ * The route, or a PublisherError: 401/403 for key problems, 404 for anything unknown. With `jwt`, a
+ * store without an endpoint key is routed for JWT authentication (`jwt: true`) instead of refused.
+ */
+export function classifyPublisherRequest(method: string, rawPath: string, keys: EndpointKeys, jwt = false): PublisherRoute {
+  // The daemon's CORS layer answers every preflight before routing (walrus daemon routes.rs daemon_cors_layer).
+  if (method === 'OPTIONS') return { op: 'preflight' };
   const segments = rawPath.split('/').slice(1);
   if (segments.length === 0 || segments[0] === '') segments.shift();
   const first = segments[0];
   if (first !== undefined && !RESERVED_SEGMENTS.has(first)) {
     // An unknown route is a 404 whatever the key; a known one under a wrong key is refused.
-    const route = unkeyed(method, segments.slice(1), true);
+    const route = unkeyed(method, segments.slice(1), true, jwt);
     const key = percentDecode(first, false);
     if (key === undefined || !keys.has(key)) throw new PublisherError('INVALID_ENDPOINT_KEY');
     return route;
   }
-  return unkeyed(method, segments, false);
+  return unkeyed(method, segments, false, jwt);
 }
 
-function unkeyed(method: string, segments: string[], keyed: boolean): PublisherRoute {
+function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolean): PublisherRoute {
   const [a, b, c, ...more] = segments;
-  if (a === 'status' && b === undefined && method === 'GET') return { op: 'status' };
+  // axum's `get` routes answer HEAD as well.
+  const read = method === 'GET' || method === 'HEAD';
+  if (a === 'status' && b === undefined && read) return { op: 'status' };
+  if (a === 'v1' && b === 'api' && c === undefined && read) return { op: 'api' };
+  // The upload relay's routes (walrus-upload-relay controller.rs): no key, as Walrus's relay asks none.
+  if (a === 'v1' && b === 'blob-upload-relay' && c === undefined && method === 'POST') return { op: 'uploadRelay' };
+  if (a === 'v1' && b === 'tip-config' && c === undefined && read) return { op: 'tipConfig' };
+  if (a === 'v1' && (b === 'blobs' || b === 'quilts') && c === undefined && method === 'PUT') {
+    const op = b === 'blobs' ? 'storeBlob' : 'storeQuilt';
+    if (keyed) return { op };
+    if (jwt) return { op, jwt: true };
+    throw new PublisherError('MISSING_ENDPOINT_KEY');
+  }
+  if (a === 'v1' && b === 'quilts' && c !== undefined && more.length === 1 && more[0] === 'patches' && read) {
+    return { op: 'listQuiltPatches', quiltId: c };
+  }
   if (a === 'v1' && b === 'blobs') {
-    if (c === undefined && method === 'PUT') {
-      if (!keyed) throw new PublisherError('MISSING_ENDPOINT_KEY');
-      return { op: 'storeBlob' };
-    }
-    if (c !== undefined && method === 'GET') {
+    if (c !== undefined && read) {
       if (more.length === 0) return { op: 'readBlob', blobId: c };
       if (c === 'by-object-id' && more.length === 1) return { op: 'readBlobByObject', objectId: more[0]! };
+      if (c === 'by-quilt-patch-id' && more.length === 1) return { op: 'readQuiltPatch', patchId: more[0]! };
+      if (c === 'by-quilt-id' && more.length === 2) {
+        const identifier = percentDecode(more[1]!, false);
+        if (identifier === undefined) throw new PublisherError('MALFORMED_REQUEST', 'invalid percent-encoding in the identifier');
+        return { op: 'readQuiltPatchByIdentifier', quiltId: more[0]!, identifier };
+      }
       if (more.length === 1 && more[0] === 'byte-range') return { op: 'readBlobRange', blobId: c };
     }
   }
-  if (a === 'v1' && b === 'ledger' && method === 'GET') return { op: 'ledger', rest: segments.slice(2).join('/') };
+  if (a === 'v1' && b === 'ledger' && read) return { op: 'ledger', rest: segments.slice(2).join('/') };
   throw new PublisherError('ROUTE_NOT_FOUND', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`);
 }

@@ -50,7 +50,9 @@ export async function storeBlob(ctx: PublisherContext, data: Buffer, query: Stor
     });
     // From here on a failure leaves the paid registration on the ledger, as on Walrus (walrus.md §15).
     const certified = await uploadAndCertify(ctx, encoded, registration);
-    return newlyCreatedJson({ ...registration, blobObject: certified.blobObject });
+    if (!query.share) return newlyCreatedJson({ ...registration, blobObject: certified.blobObject });
+    const shared = await ctx.ledger.shareBlob(certified.blobObject.id);
+    return newlyCreatedJson({ ...registration, blobObject: shared.blobObject, sharedBlobObject: shared.sharedBlobObjectId });
   });
 }
 

@@ -2,7 +2,7 @@
 // checked before a byte of the body is read, so a bad request leaves no ledger entry and no slivers.
 
 import { PublisherError } from './errors.js';
-import { parseBool, splitQuery } from './query-params.js';
+import { parseBool, refuseUnknown, splitQuery } from './query-params.js';
 
 /** Sui addresses are 0x + 64 hex digits (walrus.md §9.4); shortened forms are not accepted. */
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{64}$/;
@@ -13,40 +13,51 @@ const U32_MAX = 0xffff_ffff;
 export interface StoreQuery {
   /** epochs ahead of the current one (walrus.md §9.3); seed default 1 */
   epochs: number;
-  /** seed default false: the blob is permanent unless `deletable=true` (walrus.md §10.2 note) */
+  /** seed default false: the blob is permanent unless `deletable=true` or `permanent=false` (walrus.md §10.2 note) */
   deletable: boolean;
   /** `send_object_to`, lower-cased; the publisher keeps the object when absent */
   sendObjectTo?: string;
   /** skip the already-certified check (walrus.md §10.3) */
   force: boolean;
+  /** wrap the certified Blob object in a shared object (exclusive with sendObjectTo) */
+  share: boolean;
 }
 
 /** Parameters Walrus knows (walrus.md §10.2); anything else is denied as there. */
-const KNOWN = new Set(['epochs', 'deletable', 'permanent', 'send_object_to', 'share', 'force', 'reuse_resources', 'encoding_type']);
+const KNOWN = new Set(['epochs', 'deletable', 'permanent', 'send_object_to', 'share', 'force', 'reuse_resources', 'encoding_type', 'quilt_version']);
+/** quilt_encoding.rs `From<String> for QuiltVersionEnum`: the spellings of V1, the only version (others are refused here, not read as V1). */
+const QUILT_V1_SPELLINGS = new Set(['v1', 'V1', '1']);
 
 export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): StoreQuery {
   const params = splitQuery(rawQuery);
-  for (const name of params.keys()) {
-    if (!KNOWN.has(name)) throw new PublisherError('MALFORMED_REQUEST', `unknown query parameter '${name}'`, { parameter: name });
-  }
+  refuseUnknown(params, KNOWN);
   const epochs = parseEpochs(params.get('epochs'), maxEpochsAhead);
-  const deletable = parseBool(params, 'deletable') ?? false;
   const permanent = parseBool(params, 'permanent');
+  // Seed default: permanent unless asked otherwise, by `deletable=true` or, as on Walrus since
+  // v1.33, by `permanent=false` (walrus.md §10.2 note; README "Differences from Walrus").
+  const deletable = (parseBool(params, 'deletable') ?? false) || permanent === false;
   if (deletable && permanent === true) throw new PublisherError('INVALID_BLOB_PERSISTENCE');
   const force = parseBool(params, 'force') ?? false;
-  // Shared blob objects do not exist on Tusk's ledger; refusing beats silently ignoring.
-  if (parseBool(params, 'share') === true) throw new PublisherError('MALFORMED_REQUEST', 'share=true is not supported by this publisher', { parameter: 'share' });
+  const share = parseBool(params, 'share') ?? false;
+  // routes.rs SendOrShare: one of the two, a request with both does not deserialize.
+  if (share && params.has('send_object_to')) {
+    throw new PublisherError('MALFORMED_REQUEST', 'share and send_object_to exclude each other', { parameter: 'share' });
+  }
   // Tusk never holds reusable Storage objects: "try to reuse" always falls back to a fresh registration.
   parseBool(params, 'reuse_resources');
   const encoding = params.get('encoding_type');
   if (encoding !== undefined && encoding !== 'RS2') {
     throw new PublisherError('MALFORMED_REQUEST', `encoding_type must be RS2, got '${encoding}'`, { parameter: 'encoding_type' });
   }
+  const quiltVersion = params.get('quilt_version');
+  if (quiltVersion !== undefined && !QUILT_V1_SPELLINGS.has(quiltVersion)) {
+    throw new PublisherError('MALFORMED_REQUEST', `quilt_version must be v1, V1 or 1, got '${quiltVersion}'`, { parameter: 'quilt_version' });
+  }
   const target = params.get('send_object_to');
   if (target !== undefined && !ADDRESS_PATTERN.test(target)) {
     throw new PublisherError('MALFORMED_REQUEST', 'send_object_to must be 0x followed by 64 hexadecimal digits', { parameter: 'send_object_to' });
   }
-  return { epochs, deletable, sendObjectTo: target?.toLowerCase(), force };
+  return { epochs, deletable, sendObjectTo: target?.toLowerCase(), force, share };
 }
 
 function parseEpochs(value: string | undefined, maxEpochsAhead: number): number {

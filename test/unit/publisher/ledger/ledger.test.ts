@@ -216,6 +216,27 @@ describe('certifyBlob and findCertifiedPermanent', () => {
   });
 });
 
+describe('shareBlob', () => {
+  it('wraps a certified blob in a new SharedBlob object once; the chain still verifies', async () => {
+    const r = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 2, deletable: false });
+    await rejectsWith(fx.ledger.shareBlob(r.blobObject.id), 'InvalidArgument'); // not certified yet
+    await fx.ledger.certifyBlob(r.blobObject.id, QUORUM_1000);
+    const shared = await fx.ledger.shareBlob(r.blobObject.id);
+    expect(isObjectId(shared.sharedBlobObjectId)).toBe(true);
+    expect(shared.blobObject.owner).toBe(shared.sharedBlobObjectId);
+    expect(fx.ledger.getObject(shared.sharedBlobObjectId)).toEqual({
+      type: 'SharedBlob',
+      object: { id: shared.sharedBlobObjectId, blobObjectId: r.blobObject.id },
+      createdBy: shared.txDigest,
+      previousTransaction: shared.txDigest,
+    });
+    const tx = fx.ledger.getTransaction(shared.txDigest)!;
+    expect(tx).toMatchObject({ kind: 'ShareBlob', effects: { created: [shared.sharedBlobObjectId], mutated: [r.blobObject.id], balanceChange: '0' } });
+    await rejectsWith(fx.ledger.shareBlob(r.blobObject.id), 'InvalidArgument'); // already shared
+    expect(await fx.ledger.verifyChain()).toMatchObject({ ok: true });
+  });
+});
+
 describe('deletion, expiry and reclaiming', () => {
   it('lists blobs past their end epoch and records their reclaiming', async () => {
     const a = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 1, deletable: false });

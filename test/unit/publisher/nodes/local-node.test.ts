@@ -130,4 +130,57 @@ describe('local storage node', () => {
     const outcomes = await Promise.all([1, 2, 3].map(() => node.putSliver(blob.blobId, pair, 'primary', blob.slivers(pair).primary)));
     expect(outcomes.filter((o) => o === 'stored')).toHaveLength(1);
   });
+
+  describe('whole share in one record (putShare)', () => {
+    const share = (blob: ReturnType<typeof fakeBlob>) => ownPairs(blob.blobId).map((pairIndex) => ({ pairIndex, ...blob.slivers(pairIndex) }));
+
+    it('stores metadata and every pair as one record; each part reads back alone; confirmation signs', async () => {
+      const blob = fakeBlob(N, 500);
+      expect(await node.putShare!(blob.blobId, blob.metadata, share(blob))).toBe('stored');
+      expect(await node.putShare!(blob.blobId, blob.metadata, share(blob))).toBe('already-stored');
+      expect((await node.getMetadata(blob.blobId))!.equals(blob.metadata)).toBe(true);
+      for (const pair of ownPairs(blob.blobId)) {
+        expect((await node.getSliver(blob.blobId, pair, 'primary'))!.equals(blob.slivers(pair).primary)).toBe(true);
+        expect((await node.getSliver(blob.blobId, pair, 'secondary'))!.equals(blob.slivers(pair).secondary)).toBe(true);
+      }
+      const blobType = { kind: 'permanent' as const };
+      const confirmation = await node.getConfirmation(blob.blobId, blobType, 3);
+      expect(verifyConfirmation(node.publicKey, { epoch: 3, blobId: blob.blobId, blobType }, confirmation)).toBe(true);
+      // One stored item: reclaim removes the bundle and nothing is left.
+      expect(await node.deleteBlob(blob.blobId)).toBe(1);
+      expect(await node.getMetadata(blob.blobId)).toBeUndefined();
+      expect(await node.getSliver(blob.blobId, ownPairs(blob.blobId)[0]!, 'primary')).toBeUndefined();
+      await expect(node.getConfirmation(blob.blobId, blobType, 3)).rejects.toMatchObject({ code: 'NOT_FULLY_STORED' });
+      // Stored again after a reclaim, the new body is read, not a stale cached index.
+      expect(await node.putShare!(blob.blobId, blob.metadata, share(blob))).toBe('stored');
+      const pair = ownPairs(blob.blobId)[2]!;
+      expect((await node.getSliver(blob.blobId, pair, 'secondary'))!.equals(blob.slivers(pair).secondary)).toBe(true);
+    });
+
+    it('refuses an incomplete share, a repeated pair, a foreign pair and a bad sliver, storing nothing', async () => {
+      const blob = fakeBlob(N, 500);
+      const full = share(blob);
+      const foreign = Array.from({ length: N }, (_, p) => p).find((p) => !SHARDS.includes(pairToShard(p, blob.blobId, N)))!;
+      await expect(node.putShare!(blob.blobId, blob.metadata, full.slice(1))).rejects.toMatchObject({ code: 'INVALID_SLIVER' });
+      await expect(node.putShare!(blob.blobId, blob.metadata, [...full, full[0]!])).rejects.toMatchObject({ code: 'INVALID_SLIVER' });
+      await expect(node.putShare!(blob.blobId, blob.metadata, [...full, { pairIndex: foreign, ...blob.slivers(foreign) }])).rejects.toMatchObject({
+        code: 'SHARD_NOT_ASSIGNED',
+      });
+      const swapped = full.map((p, i) => (i === 0 ? { ...p, secondary: p.primary } : p));
+      await expect(node.putShare!(blob.blobId, blob.metadata, swapped)).rejects.toMatchObject({ code: 'INVALID_SLIVER' });
+      await expect(node.putShare!(blob.blobId, fakeBlob(N, 500).metadata, full)).rejects.toMatchObject({ code: 'INVALID_METADATA' });
+      expect(await node.getMetadata(blob.blobId)).toBeUndefined();
+      expect(await node.deleteBlob(blob.blobId)).toBe(0);
+    });
+
+    it('keeps the share across a reopen', async () => {
+      const blob = fakeBlob(N, 900);
+      await node.putShare!(blob.blobId, blob.metadata, share(blob));
+      await node.close();
+      node = await openLocalNode({ dir, nodeId: 'n1', shards: SHARDS, nShards: N, durability: 'relaxed' });
+      const pair = ownPairs(blob.blobId)[1]!;
+      expect((await node.getSliver(blob.blobId, pair, 'primary'))!.equals(blob.slivers(pair).primary)).toBe(true);
+      expect(await node.getConfirmation(blob.blobId, { kind: 'permanent' }, 1)).toBeDefined();
+    });
+  });
 });

@@ -14,9 +14,10 @@ function failure(fn: () => unknown): { code: string; status: number; reason: str
 }
 
 describe('aggregator queries (walrus.md §11)', () => {
-  it('accepts either consistency switch, refuses both and bad booleans, ignores unknown parameters', () => {
+  it('accepts either consistency switch, refuses both, bad booleans and unknown parameters', () => {
     expect(() => parseReadQuery('')).not.toThrow();
-    expect(() => parseReadQuery('strict_consistency_check=true&cache=123')).not.toThrow();
+    expect(() => parseReadQuery('strict_consistency_check=true')).not.toThrow();
+    expect(failure(() => parseReadQuery('strict_consistency_check=true&cache=123'))).toEqual({ code: 'MALFORMED_REQUEST', status: 400, reason: 'MALFORMED_REQUEST' });
     expect(() => parseReadQuery('skip_consistency_check=true&strict_consistency_check=false')).not.toThrow();
     expect(failure(() => parseReadQuery('strict_consistency_check=true&skip_consistency_check=true'))).toEqual({
       code: 'MALFORMED_REQUEST',
@@ -29,6 +30,7 @@ describe('aggregator queries (walrus.md §11)', () => {
   it('byte-range: start and length required, length above 0, no overflow; errors are 400 INVALID_BYTE_RANGE', () => {
     expect(parseByteRangeQuery('start=0&length=1')).toEqual({ start: 0, length: 1 });
     expect(parseByteRangeQuery('length=100&start=900000')).toEqual({ start: 900000, length: 100 });
+    expect(failure(() => parseByteRangeQuery('start=0&length=1&strict_consistency_check=true')).status).toBe(400);
     for (const bad of ['', 'start=1', 'length=1', 'start=-1&length=1', 'start=1&length=0', 'start=1.5&length=2', 'start=a&length=1', `start=${2 ** 53}&length=1`, `start=${2 ** 52}&length=${2 ** 52}`]) {
       expect(failure(() => parseByteRangeQuery(bad)), bad).toEqual({ code: 'INVALID_BYTE_RANGE_QUERY', status: 400, reason: 'INVALID_BYTE_RANGE' });
     }

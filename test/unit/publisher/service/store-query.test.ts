@@ -16,7 +16,7 @@ function reasonOf(raw: string): string {
 
 describe('PUT /v1/blobs query (walrus.md §10.2, seed interface B)', () => {
   it('seed defaults: epochs 1, permanent, publisher keeps the object', () => {
-    expect(parseStoreQuery('', 53)).toEqual({ epochs: 1, deletable: false, sendObjectTo: undefined, force: false });
+    expect(parseStoreQuery('', 53)).toEqual({ epochs: 1, deletable: false, sendObjectTo: undefined, force: false, share: false });
   });
 
   it('reads every supported parameter', () => {
@@ -25,8 +25,14 @@ describe('PUT /v1/blobs query (walrus.md §10.2, seed interface B)', () => {
       deletable: true,
       sendObjectTo: ADDRESS.toLowerCase(),
       force: true,
+      share: false,
     });
+    expect(parseStoreQuery('share=true', 53).share).toBe(true);
+    expect(parseStoreQuery('share=false&quilt_version=1', 53).share).toBe(false);
     expect(parseStoreQuery('permanent=true&deletable=false', 53).deletable).toBe(false);
+    // permanent=false is honoured: a deletable blob, as on Walrus since v1.33.
+    expect(parseStoreQuery('permanent=false', 53).deletable).toBe(true);
+    expect(parseStoreQuery('permanent=false&deletable=true', 53).deletable).toBe(true);
     expect(parseStoreQuery('epochs=%35', 53).epochs).toBe(5);
   });
 
@@ -54,7 +60,9 @@ describe('PUT /v1/blobs query (walrus.md §10.2, seed interface B)', () => {
     [`send_object_to=${ADDRESS}00`, 'MALFORMED_REQUEST'],
     ['send_object_to=', 'MALFORMED_REQUEST'],
     ['encoding_type=RedStuff', 'MALFORMED_REQUEST'],
-    ['share=true', 'MALFORMED_REQUEST'],
+    [`share=true&send_object_to=${ADDRESS}`, 'MALFORMED_REQUEST'],
+    ['share=yes', 'MALFORMED_REQUEST'],
+    ['quilt_version=v2', 'MALFORMED_REQUEST'],
     ['unknown=1', 'MALFORMED_REQUEST'],
     ['epochs=%ZZ', 'MALFORMED_REQUEST'],
   ])('%s → %s', (raw, reason) => {

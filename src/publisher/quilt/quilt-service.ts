@@ -1,0 +1,158 @@
+// The quilt routes' work (walrus.md §10.1, §11; walrus daemon routes.rs put_quilt, quilt reads):
+// a multipart form becomes a quilt blob stored like any other, and patches are read back out of
+// the rebuilt quilt blob by patch id or by identifier.
+
+import { openBlob } from '../service/aggregator.js';
+import type { PublisherContext } from '../service/context.js';
+import { PublisherError } from '../service/errors.js';
+import { storeBlob, type StoreResult } from '../service/store-blob.js';
+import type { StoreQuery } from '../service/store-query.js';
+import { encodeQuiltPatchId, parseQuiltPatchId } from './patch-id.js';
+import { encodeQuilt, QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltFile } from './quilt-format.js';
+
+/** routes.rs WALRUS_NATIVE_METADATA_FIELD_NAME: the form field with per-file identifiers' tags. */
+export const QUILT_METADATA_FIELD = '_metadata';
+
+export interface QuiltStoreJson {
+  blobStoreResult: StoreResult;
+  storedQuiltBlobs: Array<{ identifier: string; quiltPatchId: string }>;
+}
+
+/** routes.rs QuiltPatchItem (serialized without renaming: snake_case). */
+export interface QuiltPatchItem {
+  identifier: string;
+  patch_id: string;
+  tags: Record<string, string>;
+}
+
+export interface PatchRead {
+  identifier: string;
+  tags: Record<string, string>;
+  contents: Buffer;
+}
+
+/**
+ * routes.rs parse_multipart_quilt: every field but `_metadata` is a file named by its field name;
+ * `_metadata` is a JSON array of {identifier, tags}; non-string tag values are kept as JSON text.
+ */
+export async function parseQuiltForm(body: Buffer, contentType: string | undefined): Promise<QuiltFile[]> {
+  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw new PublisherError('MALFORMED_REQUEST', 'a quilt is sent as multipart/form-data');
+  }
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  } catch (e) {
+    throw new PublisherError('MALFORMED_REQUEST', `failed to parse multipart form: ${(e as Error).message}`);
+  }
+  const tags = new Map<string, Record<string, string>>();
+  const files: QuiltFile[] = [];
+  for (const [name, value] of form) {
+    if (name === QUILT_METADATA_FIELD) {
+      const text = typeof value === 'string' ? value : await value.text();
+      for (const entry of parseMetadata(text)) {
+        if (tags.has(entry.identifier)) throw new PublisherError('MALFORMED_REQUEST', `duplicate identifier '${entry.identifier}' in ${QUILT_METADATA_FIELD}`);
+        tags.set(entry.identifier, entry.tags);
+      }
+    } else {
+      const contents = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(await value.arrayBuffer());
+      files.push({ identifier: name, contents });
+    }
+  }
+  if (files.length === 0) throw new PublisherError('MALFORMED_REQUEST', 'no files provided in multipart form');
+  return files.map((f) => ({ ...f, tags: tags.get(f.identifier) }));
+}
+
+function parseMetadata(text: string): Array<{ identifier: string; tags: Record<string, string> }> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new PublisherError('MALFORMED_REQUEST', `${QUILT_METADATA_FIELD} is not JSON`);
+  }
+  if (!Array.isArray(parsed)) throw new PublisherError('MALFORMED_REQUEST', `${QUILT_METADATA_FIELD} must be a JSON array`);
+  return parsed.map((item: unknown) => {
+    const entry = item as { identifier?: unknown; tags?: unknown };
+    if (typeof entry?.identifier !== 'string') throw new PublisherError('MALFORMED_REQUEST', `every ${QUILT_METADATA_FIELD} entry needs an identifier`);
+    const raw = entry.tags ?? {};
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PublisherError('MALFORMED_REQUEST', `tags of '${entry.identifier}' must be an object`);
+    const tags = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    return { identifier: entry.identifier, tags };
+  });
+}
+
+export async function storeQuilt(ctx: PublisherContext, files: readonly QuiltFile[], query: StoreQuery): Promise<QuiltStoreJson> {
+  let quilt: ReturnType<typeof encodeQuilt>;
+  try {
+    quilt = encodeQuilt(files, ctx.nShards);
+  } catch (e) {
+    if (e instanceof QuiltFormatError) throw new PublisherError('MALFORMED_REQUEST', `failed to construct quilt: ${e.message}`);
+    throw e;
+  }
+  const result = await storeBlob(ctx, quilt.blob, query);
+  const quiltId = 'newlyCreated' in result ? result.newlyCreated.blobObject.blobId : result.alreadyCertified.blobId;
+  return {
+    blobStoreResult: result,
+    storedQuiltBlobs: quilt.patches.map((p) => ({ identifier: p.identifier, quiltPatchId: encodeQuiltPatchId({ quiltId, start: p.start, end: p.end }) })),
+  };
+}
+
+export async function readPatchById(ctx: PublisherContext, patchIdText: string): Promise<PatchRead & { quiltId: string }> {
+  const id = parseQuiltPatchId(patchIdText);
+  if (!id) throw new PublisherError('INVALID_QUILT_PATCH_ID', `got '${patchIdText.slice(0, 80)}'`);
+  const blob = await readQuilt(ctx, id.quiltId);
+  return { quiltId: id.quiltId, ...asPatch(() => readQuiltPatch(blob, ctx.nShards, id.start, id.end)) };
+}
+
+export async function readPatchByIdentifier(ctx: PublisherContext, quiltId: string, identifier: string): Promise<PatchRead> {
+  const blob = await readQuilt(ctx, quiltId);
+  const patch = asPatch(() => readQuiltIndex(blob, ctx.nShards)).find((p) => p.identifier === identifier);
+  if (!patch) throw new PublisherError('QUILT_PATCH_NOT_FOUND', `no patch '${identifier.slice(0, 80)}' in quilt ${quiltId}`);
+  return asPatch(() => readQuiltPatch(blob, ctx.nShards, patch.start, patch.end));
+}
+
+export async function listPatches(ctx: PublisherContext, quiltId: string): Promise<QuiltPatchItem[]> {
+  const blob = await readQuilt(ctx, quiltId);
+  return asPatch(() => readQuiltIndex(blob, ctx.nShards)).map((p) => ({
+    identifier: p.identifier,
+    patch_id: encodeQuiltPatchId({ quiltId, start: p.start, end: p.end }),
+    tags: p.tags,
+  }));
+}
+
+/** walrus daemon args.rs `allowed_headers` default: the tags that become response headers. */
+const ALLOWED_TAG_HEADERS: ReadonlySet<string> = new Set(['content-type', 'authorization', 'content-disposition', 'content-encoding', 'content-language', 'content-location', 'link']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+/**
+ * routes.rs build_quilt_patch_response: the identifier in X-Quilt-Patch-Identifier, and the patch's
+ * allowed tags as headers (`content-type` only where the request names no type). Names or values a
+ * header cannot carry are left out, as the daemon leaves them out.
+ */
+export function patchHeaders(patch: PatchRead): { contentType?: string; headers: Array<readonly [string, string]> } {
+  const headers: Array<readonly [string, string]> = [];
+  let contentType: string | undefined;
+  for (const [rawName, value] of Object.entries(patch.tags)) {
+    const name = rawName.toLowerCase();
+    if (!ALLOWED_TAG_HEADERS.has(name) || !HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) continue;
+    if (name === 'content-type') contentType = value;
+    else headers.push([name, value]);
+  }
+  if (HEADER_VALUE.test(patch.identifier)) headers.push(['x-quilt-patch-identifier', patch.identifier]);
+  return { contentType, headers };
+}
+
+async function readQuilt(ctx: PublisherContext, quiltId: string): Promise<Buffer> {
+  return (await openBlob(ctx, quiltId)).whole();
+}
+
+/** A blob that is not a quilt, or columns where no patch starts, hold no such patch. */
+function asPatch<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof QuiltFormatError || e instanceof RangeError) throw new PublisherError('QUILT_PATCH_NOT_FOUND', e.message);
+    throw e;
+  }
+}

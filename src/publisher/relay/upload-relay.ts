@@ -1,0 +1,102 @@
+// Tusk as a Walrus upload relay (walrus.md §10; walrus-upload-relay controller.rs, walrus-sdk
+// upload_relay.rs and params.rs): a client that registered a blob sends its bytes once to
+// POST /v1/blob-upload-relay; the relay encodes them (natively here), checks the blob id, stores the
+// slivers on the storage network and answers the nodes' confirmations as a certificate, which the
+// client then posts to certify the blob. GET /v1/tip-config says what the relay charges.
+//
+// On the embedded network the blob must be registered on Tusk's ledger (Walrus's nodes refuse
+// slivers of unregistered blobs; the embedded nodes leave that check to the relay), and the nodes
+// sign with Ed25519, not BLS: the certificate's `signature` is the signers' 64-byte Ed25519
+// signatures back to back, in signer order, instead of a BLS aggregate (README, "Upload relay").
+
+import { isObjectId, isTxDigest, type BlobObjectView } from '../ledger/index.js';
+import { InsufficientConfirmationsError } from '../nodes/network.js';
+import type { BlobType } from '../nodes/types.js';
+import { parseBlobId } from '../service/aggregator.js';
+import type { PublisherContext } from '../service/context.js';
+import { PublisherError } from '../service/errors.js';
+import { refuseUnknown, splitQuery } from '../service/query-params.js';
+import { checkEncodable } from '../service/store-blob.js';
+
+/** walrus-upload-relay tip.rs TipConfig: this relay takes no tip. */
+export const TIP_CONFIG = 'no_tip';
+
+const RELAY_PARAMETERS: ReadonlySet<string> = new Set(['blob_id', 'tx_id', 'nonce', 'deletable_blob_object', 'encoding_type']);
+const NONCE_BYTES = 32;
+
+export interface RelayQuery {
+  blobId: string;
+  /** the deletable Blob object being uploaded; absent for a permanent blob */
+  deletableBlobObject?: string;
+}
+
+/** walrus-sdk upload_relay ResponseType: snake_case, the message as a byte array. */
+export interface RelayResponse {
+  blob_id: string;
+  confirmation_certificate: { signers: number[]; serialized_message: number[]; signature: string };
+}
+
+/** params.rs `Params` (deny_unknown_fields): tx_id and nonce are checked for shape only, as no tip is asked. */
+export function parseRelayQuery(rawQuery: string): RelayQuery {
+  const params = splitQuery(rawQuery);
+  refuseUnknown(params, RELAY_PARAMETERS);
+  const blobId = params.get('blob_id');
+  if (blobId === undefined) throw new PublisherError('MALFORMED_REQUEST', 'blob_id is required', { parameter: 'blob_id' });
+  parseBlobId(blobId);
+  const txId = params.get('tx_id');
+  if (txId !== undefined && !isTxDigest(txId)) throw new PublisherError('MALFORMED_REQUEST', 'tx_id must be a Base58 transaction digest', { parameter: 'tx_id' });
+  const nonce = params.get('nonce');
+  if (nonce !== undefined && !(/^[A-Za-z0-9_-]{43}$/.test(nonce) && Buffer.from(nonce, 'base64url').length === NONCE_BYTES)) {
+    throw new PublisherError('MALFORMED_REQUEST', 'nonce must be 32 bytes of unpadded base64url', { parameter: 'nonce' });
+  }
+  const encoding = params.get('encoding_type');
+  if (encoding !== undefined && encoding !== 'RS2') throw new PublisherError('MALFORMED_REQUEST', `encoding_type must be RS2, got '${encoding}'`, { parameter: 'encoding_type' });
+  const deletable = params.get('deletable_blob_object');
+  if (deletable !== undefined && !isObjectId(deletable)) throw new PublisherError('INVALID_OBJECT_ID', `got '${deletable.slice(0, 80)}'`);
+  return { blobId, deletableBlobObject: deletable?.toLowerCase() };
+}
+
+export async function relayBlob(ctx: PublisherContext, data: Buffer, query: RelayQuery): Promise<RelayResponse> {
+  checkEncodable(data.length, ctx.nShards);
+  const encoded = await ctx.codec.encode(data, ctx.nShards);
+  // controller.rs fan_out: the id the client registered must be the id of these bytes.
+  if (encoded.blobIdText !== query.blobId) throw new PublisherError('BLOB_ID_MISMATCH', `the body encodes to ${encoded.blobIdText}`);
+  const blobType = registeredType(ctx, query);
+  const epoch = ctx.ledger.currentEpoch();
+  let stored;
+  try {
+    stored = await ctx.network.storeBlob(encoded.blobId, encoded.metadataBcs, (pair) => encoded.sliverPair(pair), blobType, epoch);
+  } catch (e) {
+    if (e instanceof InsufficientConfirmationsError) {
+      throw new PublisherError('INSUFFICIENT_CONFIRMATIONS', e.message, { confirmedShards: String(e.confirmedShards), quorumShards: String(e.neededShards) });
+    }
+    throw e;
+  }
+  const index = new Map(ctx.network.members.map((m, i) => [m.nodeId, i]));
+  const signed = stored.confirmations.map((c) => ({ signer: index.get(c.nodeId)!, ...c.confirmation })).sort((a, b) => a.signer - b.signer);
+  return {
+    blob_id: encoded.blobIdText,
+    confirmation_certificate: {
+      signers: signed.map((s) => s.signer),
+      // Every node signs the same message: {intent, epoch, blob id, blob type} (walrus.md §12.2).
+      serialized_message: [...Buffer.from(signed[0]!.serializedMessage, 'base64')],
+      signature: Buffer.concat(signed.map((s) => Buffer.from(s.signature, 'base64'))).toString('base64url'),
+    },
+  };
+}
+
+/** The blob type the nodes confirm, from the live registration on the ledger. */
+function registeredType(ctx: PublisherContext, query: RelayQuery): BlobType {
+  const live = (v: BlobObjectView) => !v.deleted && (v.state === 'registered' || v.state === 'certified');
+  if (query.deletableBlobObject) {
+    const view = ctx.ledger.getObject(query.deletableBlobObject);
+    if (view?.type !== 'Blob' || !live(view) || !view.object.deletable || view.object.blobId !== query.blobId) {
+      throw new PublisherError('BLOB_NOT_REGISTERED', `${query.deletableBlobObject} is not a live deletable Blob object of ${query.blobId}`);
+    }
+    return { kind: 'deletable', objectId: view.object.id };
+  }
+  if (!ctx.ledger.blobsById(query.blobId).some((v) => live(v) && !v.object.deletable)) {
+    throw new PublisherError('BLOB_NOT_REGISTERED', `no live permanent Blob object of ${query.blobId}`);
+  }
+  return { kind: 'permanent' };
+}
