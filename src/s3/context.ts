@@ -33,10 +33,15 @@ export interface S3Context {
   principal: Principal;
   requestId: string;
   hostId: string;
+  /** the addressed bucket, read once by dispatch (undefined at service level and for CreateBucket) */
+  bucket?: BucketRecord;
+  /** authorize()'s answer: 'object-acl' leaves the last step to the handler (requireObjectAccess) */
+  verdict?: 'allow' | 'object-acl';
 }
 
 /** The addressed bucket's record; NoSuchBucket when it does not exist. */
 export function bucketOf(ctx: S3Context): BucketRecord {
+  if (ctx.bucket) return ctx.bucket;
   const name = ctx.resource.bucket!;
   const bucket = ctx.services.store.getBucket(name);
   if (!bucket) throw new S3Error('NoSuchBucket', { BucketName: name });

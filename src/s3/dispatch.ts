@@ -1,7 +1,9 @@
 // The one switch from operation to handler (style.md §1). Operations later issues implement
 // answer 501 NotImplemented naming the operation.
 
-import type { S3Context } from './context.js';
+import { bucketOf, type S3Context } from './context.js';
+import { OPERATION_ACCESS } from './authz/actions.js';
+import { authorizeRequest } from './authz/request.js';
 import { S3Error } from './errors.js';
 import type { ImplementedOperation } from './operations.js';
 import { isPending } from './operations.js';
@@ -15,6 +17,19 @@ import {
   handleListBuckets,
   handlePutBucketSubresourceStub,
 } from './handlers/buckets.js';
+import { handleGetBucketAcl, handleGetObjectAcl, handlePutBucketAcl, handlePutObjectAcl } from './handlers/acl.js';
+import {
+  handleDeleteBucketOwnershipControls,
+  handleDeleteBucketPolicy,
+  handleDeletePublicAccessBlock,
+  handleGetBucketOwnershipControls,
+  handleGetBucketPolicy,
+  handleGetBucketPolicyStatus,
+  handleGetPublicAccessBlock,
+  handlePutBucketOwnershipControls,
+  handlePutBucketPolicy,
+  handlePutPublicAccessBlock,
+} from './handlers/bucket-access.js';
 import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
@@ -35,10 +50,33 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   GetBucketSubresourceStub: handleGetBucketSubresourceStub,
   PutBucketSubresourceStub: handlePutBucketSubresourceStub,
   DeleteBucketSubresourceStub: handleDeleteBucketSubresourceStub,
+  GetBucketAcl: handleGetBucketAcl,
+  PutBucketAcl: handlePutBucketAcl,
+  GetObjectAcl: handleGetObjectAcl,
+  PutObjectAcl: handlePutObjectAcl,
+  GetBucketOwnershipControls: handleGetBucketOwnershipControls,
+  PutBucketOwnershipControls: handlePutBucketOwnershipControls,
+  DeleteBucketOwnershipControls: handleDeleteBucketOwnershipControls,
+  PutBucketPolicy: handlePutBucketPolicy,
+  GetBucketPolicy: handleGetBucketPolicy,
+  DeleteBucketPolicy: handleDeleteBucketPolicy,
+  GetBucketPolicyStatus: handleGetBucketPolicyStatus,
+  PutPublicAccessBlock: handlePutPublicAccessBlock,
+  GetPublicAccessBlock: handleGetPublicAccessBlock,
+  DeletePublicAccessBlock: handleDeletePublicAccessBlock,
 };
 
+/**
+ * Every operation passes the one authorize() here, before its handler runs (s3.md §2.11–2.13);
+ * pending ones too, so that a caller without access learns nothing about them.
+ */
 export function dispatch(ctx: S3Context): Promise<void> {
   const op = ctx.route.op;
+  const scope = OPERATION_ACCESS[op].scope;
+  const bucket = scope === 'bucket' || scope === 'object' ? bucketOf(ctx) : undefined;
+  ctx.bucket = bucket;
+  const verdict = authorizeRequest(ctx, bucket);
+  if (verdict !== 'deny') ctx.verdict = verdict;
   if (isPending(op)) {
     throw new S3Error('NotImplemented', {}, { message: `${op} is not implemented yet.` });
   }

@@ -3,6 +3,7 @@
 
 export const ERROR_TABLE = {
   AccessDenied: [403, 'Access Denied'],
+  AccessControlListNotSupported: [400, 'The bucket does not allow ACLs'],
   AccessForbidden: [403, 'CORSResponse: This CORS request is not allowed.'],
   AuthorizationHeaderMalformed: [400, 'The authorization header is malformed.'],
   AuthorizationQueryParametersError: [400, 'Error parsing the query-string authentication parameters.'],
@@ -41,6 +42,7 @@ export const ERROR_TABLE = {
   InvalidURI: [400, "Couldn't parse the specified URI."],
   KeyTooLongError: [400, 'Your key is too long'],
   MalformedACLError: [400, 'The XML you provided was not well-formed or did not validate against our published schema'],
+  MalformedPolicy: [400, 'This policy contains invalid Json'],
   MalformedTrailerError: [
     400,
     'The request contained trailing data that was not well-formed or did not conform to our published schema.',
@@ -81,6 +83,7 @@ export const ERROR_TABLE = {
   SlowDown: [503, 'Please reduce your request rate.'],
   TooManyBuckets: [400, 'You have attempted to create more buckets than allowed'],
   UnexpectedContent: [400, 'This request does not support content'],
+  UnresolvableGrantByEmailAddress: [400, 'The e-mail address you provided does not match any account on record.'],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
 } as const satisfies Record<string, readonly [number, string]>;
 

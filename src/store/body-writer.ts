@@ -191,5 +191,6 @@ function buildRecord(key: string, size: number, meta: ObjectMeta, segment: numbe
     extents: [{ segment, offset, length: size }],
   };
   if (meta.checksum) record.checksum = meta.checksum;
+  if (meta.grants) record.grants = meta.grants;
   return record;
 }

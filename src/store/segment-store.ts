@@ -32,7 +32,9 @@ import type {
   Extent,
   ListOptions,
   ListResult,
+  ObjectAccessUpdate,
   ObjectRecord,
+  ObjectVersionRef,
   Store,
   StoreOptions,
   WriteCondition,
@@ -133,6 +135,20 @@ export class SegmentStore implements Store {
     const recordKey = lookupObjectKey(bucket, key);
     const stored = recordKey && this.index.objects.get(recordKey);
     return stored ? toObjectRecord(key, stored) : undefined;
+  }
+
+  async updateObjectAccess(bucket: string, key: string, version: ObjectVersionRef, access: ObjectAccessUpdate): Promise<'updated' | 'missing'> {
+    const recordKey = lookupObjectKey(bucket, key);
+    if (!recordKey) return 'missing';
+    const outcome = await this.index.env.transaction((): 'updated' | 'missing' => {
+      const current = this.index.objects.get(recordKey);
+      if (!current || current.versionId !== version.versionId || current.etag !== version.etag) return 'missing';
+      const { grants: _old, ...rest } = current;
+      this.index.objects.putSync(recordKey, access.grants ? { ...rest, acl: access.acl, grants: access.grants } : { ...rest, acl: access.acl });
+      return 'updated';
+    });
+    if (outcome === 'updated') await this.flushed();
+    return outcome;
   }
 
   beginWrite(size: number): BodyWriter {

@@ -22,7 +22,66 @@ export interface BucketRecord {
   acl: CannedAcl;
   objectLock: boolean;
   versioning: VersioningState;
+  /** BucketOwnerEnforced | BucketOwnerPreferred | ObjectWriter (CreateBucket header or PutBucketOwnershipControls) */
   objectOwnership?: string;
+  /** Access control of the S3 face (issue 12); absent on buckets that never set any of it. */
+  access?: BucketAccess;
+}
+
+// --- S3 access-control data (issue 12). Opaque to the engine: stored and returned as given. ---
+
+/** An ACL grantee, already resolved (email grantees become CanonicalUser at PUT time). */
+export type AclGrantee =
+  | { type: 'CanonicalUser'; id: string }
+  | { type: 'Group'; uri: string };
+
+export type AclPermission = 'FULL_CONTROL' | 'READ' | 'WRITE' | 'READ_ACP' | 'WRITE_ACP';
+
+export interface AclGrant {
+  grantee: AclGrantee;
+  permission: AclPermission;
+}
+
+/** An explicit ACL (AccessControlPolicy or x-amz-grant-* headers); replaces the canned `acl` when present. */
+export interface StoredAcl {
+  /** canonical id of the resource owner */
+  owner: string;
+  grants: AclGrant[];
+}
+
+export interface CorsRuleRecord {
+  id?: string;
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds?: number;
+}
+
+export interface PublicAccessBlockRecord {
+  blockPublicAcls: boolean;
+  ignorePublicAcls: boolean;
+  blockPublicPolicy: boolean;
+  restrictPublicBuckets: boolean;
+}
+
+export interface ObjectVersionRef {
+  versionId: string;
+  etag: string;
+}
+
+export interface ObjectAccessUpdate {
+  acl: CannedAcl;
+  grants?: StoredAcl;
+}
+
+export interface BucketAccess {
+  /** explicit bucket ACL; the canned `acl` applies when absent */
+  grants?: StoredAcl;
+  /** bucket policy document as the client sent it (JSON text) */
+  policy?: string;
+  cors?: CorsRuleRecord[];
+  publicAccessBlock?: PublicAccessBlockRecord;
 }
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
@@ -59,6 +118,8 @@ export interface ObjectMeta {
   checksum?: StoredChecksum;
   /** version id; 'null' for the null version (s3.md §3.0.7). Versioning itself comes later. */
   versionId: string;
+  /** S3 access control (issue 12): explicit grants replacing the canned `acl`, per version. */
+  grants?: StoredAcl;
 }
 
 export interface ObjectRecord extends ObjectMeta {
@@ -127,6 +188,11 @@ export interface Store {
   listBuckets(owner?: string): BucketRecord[];
 
   getObject(bucket: string, key: string): ObjectRecord | undefined;
+  /**
+   * S3 ACL change (issue 12): replaces `acl` and `grants` of the current object if it is still the
+   * version read (same version id and etag); 'missing' otherwise.
+   */
+  updateObjectAccess(bucket: string, key: string, version: ObjectVersionRef, access: ObjectAccessUpdate): Promise<'updated' | 'missing'>;
   /** Reserves an extent of `size` body bytes in the active segment. */
   beginWrite(size: number): BodyWriter;
   /** Removes the current object; 'missing' when there was none. Throws PreconditionFailed on an If-Match mismatch. */

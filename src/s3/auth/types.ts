@@ -32,6 +32,8 @@ export type PayloadMode =
 
 export interface SignedAuth {
   kind: 'signed';
+  /** s3:signatureversion: 'AWS' for Signature Version 2; absent means AWS4-HMAC-SHA256 */
+  signatureVersion?: 'AWS';
   accessKeyId: string;
   accountId?: string;
   presigned: boolean;

@@ -1,7 +1,6 @@
 // ListObjectsV2 and ListObjects (V1), as XML (s3.md §4.3–4.4) or, when the first media range of
 // Accept is application/json, as the seed's JSON shape (§3.7.1).
 
-import { requireBucket } from '../access.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
@@ -108,7 +107,6 @@ interface Listing {
 
 function runListing(ctx: S3Context, startAfter: string): Listing {
   const bucket = bucketOf(ctx);
-  requireBucket(ctx.principal, bucket, 'read');
   const q = ctx.query;
   const prefix = q.get('prefix') ?? '';
   const delimiter = q.get('delimiter') ?? '';

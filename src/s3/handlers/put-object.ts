@@ -3,7 +3,7 @@
 // segment write, chunk by chunk → verify every declared digest and trailer → conditional index
 // commit → answer. Any failure or client abort leaves no index entry.
 
-import { requireBucket, requireCapability, parseCannedAcl } from '../access.js';
+import { checkSettableAcl, requestedAcl } from '../authz/acl-request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
@@ -60,12 +60,6 @@ function storedHeadersOf(headers: Readonly<Record<string, string>>, contentEncod
 function rejectUnsupported(headers: Readonly<Record<string, string>>, objectLockBucket: boolean): void {
   for (const name of Object.keys(headers)) {
     if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
-    if (name.startsWith('x-amz-grant-')) {
-      if (headers['x-amz-acl'] !== undefined) {
-        throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
-      }
-      throw new S3Error('NotImplemented', { Header: name });
-    }
     if (name.startsWith('x-amz-object-lock-')) {
       if (!objectLockBucket) {
         throw new S3Error('InvalidRequest', {}, { message: 'Bucket is missing Object Lock Configuration' });
@@ -105,14 +99,13 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   const body = openRequestBody(ctx, MAX_PUT_BYTES);
   const storageClass = storageClassOf(h);
   const meta = userMetadataOf(h);
-  const acl = parseCannedAcl(h['x-amz-acl']) ?? 'private';
   const condition = writeCondition(h);
   const plan = planChecksums(h, body.trailer);
   const bucket = bucketOf(ctx);
   rejectUnsupported(h, bucket.objectLock);
+  const { acl, grants } = requestedAcl(h, bucket.owner, ctx.services.accounts);
+  checkSettableAcl(bucket, acl, grants);
   const headers = storedHeadersOf(h, body.contentEncoding);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
   precheck(ctx, bucket.name, key, condition);
 
@@ -151,6 +144,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE,
       storageClass,
       acl,
+      ...(grants ? { grants } : {}),
       headers,
       meta,
       checksum,

@@ -1,0 +1,73 @@
+// Get/PutBucketAcl and Get/PutObjectAcl (s3.md §3.10, §4.9): canned ACLs, x-amz-grant-* headers
+// and AccessControlPolicy bodies. Who may call them is decided by authorize() in dispatch
+// (READ_ACP / WRITE_ACP); the object forms finish with the object's own ACL.
+
+import type { BucketRecord, ObjectAccessUpdate, ObjectRecord } from '../../store/types.js';
+import { effectiveAcl, parseAccessControlPolicy, renderAccessControlPolicy } from '../authz/acl.js';
+import { checkSettableAcl, granteeDirectory, requestedAcl } from '../authz/acl-request.js';
+import { bucketAcl } from '../authz/authorize.js';
+import { requireObjectAccess } from '../authz/request.js';
+import { bucketOf, type S3Context } from '../context.js';
+import { S3Error } from '../errors.js';
+import { readSmallBody } from '../request-body.js';
+import { send, sendXml } from '../respond.js';
+import { requestedVersionId } from './version-id.js';
+
+const MAX_ACL_BODY = 64 * 1024;
+
+/** The ACL a PUT ?acl asks for: headers or a body, never both (s3.md §3.10). */
+async function aclOfPut(ctx: S3Context, ownerId: string): Promise<ObjectAccessUpdate> {
+  const fromHeaders = requestedAcl(ctx.headers, ownerId, ctx.services.accounts);
+  const body = (await readSmallBody(ctx, MAX_ACL_BODY)).toString('utf8');
+  if (fromHeaders.given) {
+    if (body.trim()) throw new S3Error('UnexpectedContent');
+    return fromHeaders.grants ? { acl: 'private', grants: fromHeaders.grants } : { acl: fromHeaders.acl };
+  }
+  if (!body.trim()) throw new S3Error('MissingRequestBodyError', {}, { message: 'Request Body is empty' });
+  return { acl: 'private', grants: parseAccessControlPolicy(body, ownerId, granteeDirectory(ctx.services.accounts)) };
+}
+
+export async function handleGetBucketAcl(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  sendXml(ctx, renderAccessControlPolicy(bucketAcl(bucket), granteeDirectory(ctx.services.accounts)));
+}
+
+export async function handlePutBucketAcl(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const { acl, grants } = await aclOfPut(ctx, bucket.owner);
+  checkSettableAcl(bucket, acl, grants);
+  const { grants: _old, ...access } = bucket.access ?? {};
+  const next: BucketRecord = { ...bucket, acl, access: grants ? { ...access, grants } : access };
+  await ctx.services.store.putBucket(next);
+  send(ctx, 200);
+}
+
+function objectOf(ctx: S3Context, bucket: BucketRecord): ObjectRecord {
+  const versionId = requestedVersionId(ctx);
+  const key = ctx.resource.key!;
+  const record = ctx.services.store.getObject(bucket.name, key);
+  if (!record) throw new S3Error('NoSuchKey', { Key: key });
+  if (versionId !== undefined && versionId !== record.versionId) {
+    throw new S3Error(versionId === 'null' ? 'NoSuchKey' : 'NoSuchVersion', { Key: key, VersionId: versionId });
+  }
+  requireObjectAccess(ctx, bucket, record);
+  return record;
+}
+
+export async function handleGetObjectAcl(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const record = objectOf(ctx, bucket);
+  const headers: Array<readonly [string, string]> = record.versionId !== 'null' ? [['x-amz-version-id', record.versionId]] : [];
+  sendXml(ctx, renderAccessControlPolicy(effectiveAcl(record.acl, record.grants, bucket.owner), granteeDirectory(ctx.services.accounts)), headers);
+}
+
+export async function handlePutObjectAcl(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const record = objectOf(ctx, bucket);
+  const update = await aclOfPut(ctx, bucket.owner);
+  checkSettableAcl(bucket, update.acl, update.grants);
+  const outcome = await ctx.services.store.updateObjectAccess(bucket.name, record.key, record, update);
+  // the object changed or vanished while the body was read
+  if (outcome === 'missing') throw new S3Error('NoSuchKey', { Key: record.key });
+  send(ctx, 200);
+}
