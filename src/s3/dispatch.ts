@@ -3,7 +3,7 @@
 
 import { bucketOf, type S3Context } from './context.js';
 import { OPERATION_ACCESS } from './authz/actions.js';
-import { authorizeRequest } from './authz/request.js';
+import { authorizeRequest, requireObjectAccessByKey } from './authz/request.js';
 import { S3Error } from './errors.js';
 import type { ImplementedOperation } from './operations.js';
 import { isPending } from './operations.js';
@@ -78,6 +78,8 @@ export function dispatch(ctx: S3Context): Promise<void> {
   const verdict = authorizeRequest(ctx, bucket);
   if (verdict !== 'deny') ctx.verdict = verdict;
   if (isPending(op)) {
+    // no handler will take the object step: take it here, so a denied caller still learns nothing
+    if (verdict === 'object-acl') requireObjectAccessByKey(ctx, bucket!);
     throw new S3Error('NotImplemented', {}, { message: `${op} is not implemented yet.` });
   }
   return HANDLERS[op](ctx);

@@ -91,3 +91,13 @@ export function requireObjectAccess(ctx: S3Context, bucket: BucketRecord, object
     throw new S3Error('AccessDenied');
   }
 }
+
+/** The object step by key: a missing object is AccessDenied unless the caller may list (s3.md §2.13). */
+export function requireObjectAccessByKey(ctx: S3Context, bucket: BucketRecord): void {
+  const record = ctx.services.store.getObject(bucket.name, ctx.resource.key!);
+  if (!record) {
+    if (!canListBucket(ctx, bucket)) throw new S3Error('AccessDenied');
+    return;
+  }
+  requireObjectAccess(ctx, bucket, record);
+}

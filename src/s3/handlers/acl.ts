@@ -6,7 +6,7 @@ import type { BucketRecord, ObjectAccessUpdate, ObjectRecord } from '../../store
 import { effectiveAcl, parseAccessControlPolicy, renderAccessControlPolicy } from '../authz/acl.js';
 import { checkSettableAcl, granteeDirectory, requestedAcl } from '../authz/acl-request.js';
 import { bucketAcl } from '../authz/authorize.js';
-import { requireObjectAccess } from '../authz/request.js';
+import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { readSmallBody } from '../request-body.js';
@@ -46,7 +46,11 @@ function objectOf(ctx: S3Context, bucket: BucketRecord): ObjectRecord {
   const versionId = requestedVersionId(ctx);
   const key = ctx.resource.key!;
   const record = ctx.services.store.getObject(bucket.name, key);
-  if (!record) throw new S3Error('NoSuchKey', { Key: key });
+  if (!record) {
+    // without bucket READ a missing key is AccessDenied, so keys cannot be probed (s3.md §2.13)
+    if (ctx.verdict === 'object-acl' && !canListBucket(ctx, bucket)) throw new S3Error('AccessDenied');
+    throw new S3Error('NoSuchKey', { Key: key });
+  }
   if (versionId !== undefined && versionId !== record.versionId) {
     throw new S3Error(versionId === 'null' ? 'NoSuchKey' : 'NoSuchVersion', { Key: key, VersionId: versionId });
   }
