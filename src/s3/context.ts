@@ -3,7 +3,7 @@
 import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import type { RequestHead } from '../http/request-head.js';
-import type { Exchange } from '../http/uws.js';
+import type { Exchange, ResponseHeaders } from '../http/uws.js';
 import type { BucketRecord, Store } from '../store/types.js';
 import type { Principal } from './access.js';
 import type { AuthResult } from './auth/index.js';
@@ -33,6 +33,8 @@ export interface S3Context {
   principal: Principal;
   requestId: string;
   hostId: string;
+  /** CORS headers for this request's Origin (s3.md §3.11), sent with every answer */
+  cors?: ResponseHeaders;
   /** the addressed bucket, read once by dispatch (undefined at service level and for CreateBucket) */
   bucket?: BucketRecord;
   /** authorize()'s answer: 'object-acl' leaves the last step to the handler (requireObjectAccess) */

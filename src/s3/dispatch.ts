@@ -30,6 +30,7 @@ import {
   handlePutBucketPolicy,
   handlePutPublicAccessBlock,
 } from './handlers/bucket-access.js';
+import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
 import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
@@ -64,6 +65,10 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   PutPublicAccessBlock: handlePutPublicAccessBlock,
   GetPublicAccessBlock: handleGetPublicAccessBlock,
   DeletePublicAccessBlock: handleDeletePublicAccessBlock,
+  PutBucketCors: handlePutBucketCors,
+  GetBucketCors: handleGetBucketCors,
+  DeleteBucketCors: handleDeleteBucketCors,
+  CorsPreflight: handleCorsPreflight,
 };
 
 /**

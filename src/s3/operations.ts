@@ -30,6 +30,10 @@ export const IMPLEMENTED_OPERATIONS = [
   'PutPublicAccessBlock',
   'GetPublicAccessBlock',
   'DeletePublicAccessBlock',
+  'PutBucketCors',
+  'GetBucketCors',
+  'DeleteBucketCors',
+  'CorsPreflight',
 ] as const;
 
 /** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */
@@ -59,10 +63,6 @@ export const PENDING_OPERATIONS = [
   'GetObjectTorrent',
   'RestoreObject',
   'SelectObjectContent',
-  'PutBucketCors',
-  'GetBucketCors',
-  'DeleteBucketCors',
-  'CorsPreflight',
   'PostObject',
 ] as const;
 

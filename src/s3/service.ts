@@ -10,6 +10,7 @@ import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
 import type { S3Context, S3Services } from './context.js';
+import { corsForRequest } from './cors.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { newRequestIds, sendError } from './respond.js';
@@ -28,6 +29,10 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
   try {
     const head = ex.head;
     const resource = resolveResource(head, services.domains);
+    const origin = head.headers['origin'];
+    if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
+      ids.cors = corsForRequest(services.store.getBucket(resource.bucket)?.access?.cors, origin, head.method);
+    }
     const query = parseQuery(head.rawQuery);
     const { config, accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)

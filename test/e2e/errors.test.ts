@@ -103,7 +103,7 @@ describe('routing errors (§1.5)', () => {
     ['CopyObject', { method: 'PUT', key: 'copy', headers: { 'x-amz-copy-source': `/${bucket}/canary` } }],
     ['DeleteObjects', { method: 'POST', query: 'delete', body: '<Delete><Object><Key>canary</Key></Object></Delete>' }],
     ['PutBucketVersioning', { method: 'PUT', query: 'versioning', body: '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>' }],
-    ['PutBucketCors', { method: 'PUT', query: 'cors', body: '<CORSConfiguration/>' }],
+    ['PutObjectTagging', { method: 'PUT', key: 'canary', query: 'tagging', body: '<Tagging><TagSet/></Tagging>' }],
     ['GetObjectAttributes', { method: 'GET', key: 'canary', query: 'attributes' }],
     ['SelectObjectContent', { method: 'POST', key: 'canary', query: 'select', body: '<x/>' }],
     ['PostObject (HTML form)', { method: 'POST', body: 'form' }],
