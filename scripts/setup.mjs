@@ -49,7 +49,8 @@ function ensureTypeScript() {
 }
 
 /** The command-line clients the end-to-end tests drive. */
-const TEST_PACKAGES = ['awscli'];
+// s3cmd and python3-boto3 sign with SigV2 (legacy-clients test); chromium runs the browser test
+const TEST_PACKAGES = ['awscli', 's3cmd', 'python3-boto3', 'chromium'];
 
 try {
   checkNode();

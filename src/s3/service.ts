@@ -41,6 +41,7 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       acceptAnyRegion: config.acceptAnyRegion,
       clockSkewMs: config.clockSkewMs,
       now: Date.now(),
+      virtualBucket: resource.style === 'virtual' ? resource.bucket : undefined,
       lookupKey: (ak) => {
         const key = accounts.lookup(ak);
         return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };

@@ -18,6 +18,8 @@ export interface AuthContext {
   now: number;
   /** enabled access keys only; undefined → InvalidAccessKeyId */
   lookupKey(accessKeyId: string): AccessKeyRecord | undefined;
+  /** SigV2 only: the bucket named by a virtual-hosted Host, part of the V2 CanonicalizedResource */
+  virtualBucket?: string;
   /** optional signing-key cache (a process-wide default is used otherwise) */
   signingKeyCache?: SigningKeyCache;
 }
