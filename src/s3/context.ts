@@ -6,7 +6,7 @@ import type { RequestHead } from '../http/request-head.js';
 import type { Exchange, ResponseHeaders } from '../http/uws.js';
 import type { BucketRecord, Store } from '../store/types.js';
 import type { Principal } from './access.js';
-import type { AuthResult } from './auth/index.js';
+import type { AuthContext, AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
 import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';
@@ -48,4 +48,20 @@ export function bucketOf(ctx: S3Context): BucketRecord {
   const bucket = ctx.services.store.getBucket(name);
   if (!bucket) throw new S3Error('NoSuchBucket', { BucketName: name });
   return bucket;
+}
+
+/** What authentication needs from the services (the request time is now). */
+export function authContextOf(services: S3Services, resource: Resource): AuthContext {
+  const { config, accounts } = services;
+  return {
+    region: config.region,
+    acceptAnyRegion: config.acceptAnyRegion,
+    clockSkewMs: config.clockSkewMs,
+    now: Date.now(),
+    virtualBucket: resource.style === 'virtual' ? resource.bucket : undefined,
+    lookupKey: (ak) => {
+      const key = accounts.lookup(ak);
+      return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };
+    },
+  };
 }

@@ -31,6 +31,7 @@ import {
   handlePutPublicAccessBlock,
 } from './handlers/bucket-access.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
+import { handlePostObject } from './handlers/post-object.js';
 import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
@@ -69,6 +70,7 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   GetBucketCors: handleGetBucketCors,
   DeleteBucketCors: handleDeleteBucketCors,
   CorsPreflight: handleCorsPreflight,
+  PostObject: handlePostObject,
 };
 
 /**
@@ -78,13 +80,13 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
 export function dispatch(ctx: S3Context): Promise<void> {
   const op = ctx.route.op;
   const scope = OPERATION_ACCESS[op].scope;
-  const bucket = scope === 'bucket' || scope === 'object' ? bucketOf(ctx) : undefined;
+  const bucket = scope === 'bucket' || scope === 'object' || scope === 'form' ? bucketOf(ctx) : undefined;
   ctx.bucket = bucket;
-  const verdict = authorizeRequest(ctx, bucket);
-  if (verdict !== 'deny') ctx.verdict = verdict;
+  // a form upload names its signer and key in the body: its handler authorizes once it has read them
+  if (scope !== 'form') ctx.verdict = authorizeRequest(ctx, bucket);
   if (isPending(op)) {
     // no handler will take the object step: take it here, so a denied caller still learns nothing
-    if (verdict === 'object-acl') requireObjectAccessByKey(ctx, bucket!);
+    if (ctx.verdict === 'object-acl') requireObjectAccessByKey(ctx, bucket!);
     throw new S3Error('NotImplemented', {}, { message: `${op} is not implemented yet.` });
   }
   return HANDLERS[op](ctx);

@@ -34,6 +34,7 @@ export const IMPLEMENTED_OPERATIONS = [
   'GetBucketCors',
   'DeleteBucketCors',
   'CorsPreflight',
+  'PostObject',
 ] as const;
 
 /** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */
@@ -63,7 +64,6 @@ export const PENDING_OPERATIONS = [
   'GetObjectTorrent',
   'RestoreObject',
   'SelectObjectContent',
-  'PostObject',
 ] as const;
 
 export type ImplementedOperation = (typeof IMPLEMENTED_OPERATIONS)[number];

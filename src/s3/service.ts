@@ -9,7 +9,7 @@ import type { Store } from '../store/types.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
-import type { S3Context, S3Services } from './context.js';
+import { authContextOf, type S3Context, type S3Services } from './context.js';
 import { corsForRequest } from './cors.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
@@ -34,19 +34,9 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       ids.cors = corsForRequest(services.store.getBucket(resource.bucket)?.access?.cors, origin, head.method);
     }
     const query = parseQuery(head.rawQuery);
-    const { config, accounts } = services;
+    const { accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
-    const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, {
-      region: config.region,
-      acceptAnyRegion: config.acceptAnyRegion,
-      clockSkewMs: config.clockSkewMs,
-      now: Date.now(),
-      virtualBucket: resource.style === 'virtual' ? resource.bucket : undefined,
-      lookupKey: (ak) => {
-        const key = accounts.lookup(ak);
-        return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };
-      },
-    });
+    const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, authContextOf(services, resource));
     const principal: Principal =
       auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
     const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length

@@ -106,7 +106,6 @@ describe('routing errors (§1.5)', () => {
     ['PutObjectTagging', { method: 'PUT', key: 'canary', query: 'tagging', body: '<Tagging><TagSet/></Tagging>' }],
     ['GetObjectAttributes', { method: 'GET', key: 'canary', query: 'attributes' }],
     ['SelectObjectContent', { method: 'POST', key: 'canary', query: 'select', body: '<x/>' }],
-    ['PostObject (HTML form)', { method: 'POST', body: 'form' }],
     ['PutBucketLifecycle (stub)', { method: 'PUT', query: 'lifecycle', body: '<x/>' }],
   ])('NotImplemented (501) for %s, and nothing changes', async (_op, req) => {
     const headers = { ...req.headers, ...(req.body !== undefined ? { 'content-md5': md5Base64(req.body) } : {}) };

@@ -12,8 +12,12 @@ export type AclNeed = { on: 'bucket' | 'object'; permission: 'READ' | 'WRITE' | 
 export interface OperationAccess {
   /** IAM action; the §1.6 stub operations name theirs per sub-resource */
   action: string | ((subresource: string) => string);
-  /** service: ListBuckets/CreateBucket (any signed caller); preflight: never authenticated (s3.md §2.1) */
-  scope: 'service' | 'bucket' | 'object' | 'preflight';
+  /**
+   * service: ListBuckets/CreateBucket (any signed caller); preflight: never authenticated (s3.md §2.1);
+   * form: an object write whose principal and key are in the signed form, so its handler calls
+   * authorizeRequest() once it has read them (PostObject)
+   */
+  scope: 'service' | 'bucket' | 'object' | 'preflight' | 'form';
   /** the key capability of s3.md §2.11/§2.13 */
   capability: Capability;
   /** ACL permission that also grants the action; none → bucket owner or a policy only */
@@ -60,7 +64,7 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   ListObjectVersions: bucket('s3:ListBucketVersions', 'read', B_READ),
   ListMultipartUploads: bucket('s3:ListBucketMultipartUploads', 'read', B_READ),
   PutObject: object('s3:PutObject', 'write', B_WRITE),
-  PostObject: object('s3:PutObject', 'write', B_WRITE),
+  PostObject: { ...object('s3:PutObject', 'write', B_WRITE), scope: 'form' },
   CopyObject: object('s3:PutObject', 'write', B_WRITE),
   CreateMultipartUpload: object('s3:PutObject', 'write', B_WRITE),
   UploadPart: object('s3:PutObject', 'write', B_WRITE),

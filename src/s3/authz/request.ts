@@ -72,7 +72,7 @@ export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: Buck
 }
 
 /** Dispatch's gate: AccessDenied unless allowed or left to the object's ACL. */
-export function authorizeRequest(ctx: S3Context, bucket: BucketRecord | undefined): Verdict {
+export function authorizeRequest(ctx: S3Context, bucket: BucketRecord | undefined): Exclude<Verdict, 'deny'> {
   const verdict = verdictFor(ctx, OPERATION_ACCESS[ctx.route.op], bucket);
   if (verdict === 'deny') throw new S3Error('AccessDenied');
   return verdict;

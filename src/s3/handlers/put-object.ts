@@ -5,13 +5,13 @@
 
 import { checkSettableAcl, requestedAcl } from '../authz/acl-request.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums } from '../checksums.js';
+import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums, type ChecksumPlan } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
 import { S3Error } from '../errors.js';
 import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
 import { contentSha256MismatchError } from '../auth/index.js';
-import type { ObjectMeta, WriteCondition } from '../../store/types.js';
+import type { BucketRecord, CannedAcl, ObjectMeta, ObjectRecord, StoredAcl, StoredChecksum, WriteCondition } from '../../store/types.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 const MAX_USER_METADATA = 2048;
@@ -94,22 +94,56 @@ function precheck(ctx: S3Context, bucket: string, key: string, cond: WriteCondit
   }
 }
 
-export async function handlePutObject(ctx: S3Context): Promise<void> {
-  const h = ctx.headers;
-  const body = openRequestBody(ctx, MAX_PUT_BYTES);
+/** What PutObject and the POST form upload both store: the object's fields taken from headers (or form fields). */
+export interface ObjectFields {
+  storageClass: string;
+  meta: Record<string, string>;
+  headers: Record<string, string>;
+  acl: CannedAcl;
+  grants?: StoredAcl;
+  contentType: string;
+}
+
+/** Reads the stored object fields from request headers (PutObject) or lower-cased form fields (POST upload). */
+export function objectFieldsOf(ctx: S3Context, bucket: BucketRecord, h: Readonly<Record<string, string>>, contentEncoding: string | undefined): ObjectFields {
   const storageClass = storageClassOf(h);
   const meta = userMetadataOf(h);
-  const condition = writeCondition(h);
-  const plan = planChecksums(h, body.trailer);
-  const bucket = bucketOf(ctx);
   rejectUnsupported(h, bucket.objectLock);
   const { acl, grants } = requestedAcl(h, bucket.owner, ctx.services.accounts);
   checkSettableAcl(bucket, acl, grants);
-  const headers = storedHeadersOf(h, body.contentEncoding);
-  const key = ctx.resource.key!;
-  precheck(ctx, bucket.name, key, condition);
+  const headers = storedHeadersOf(h, contentEncoding);
+  return { storageClass, meta, headers, acl, ...(grants ? { grants } : {}), contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE };
+}
 
-  const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined));
+/** A body to store: its exact length and its chunks in order. */
+export interface ObjectBodySource {
+  length: number;
+  next(): Promise<Buffer | null>;
+}
+
+export interface WriteObjectOptions {
+  plan: ChecksumPlan;
+  /** lower-case hex SHA-256 the body must have (signed raw payloads) */
+  expectedSha256?: string;
+  /** trailers after the last chunk (aws-chunked) */
+  trailers?: () => Record<string, string>;
+  condition?: WriteCondition;
+}
+
+/**
+ * The write path (style.md §6): one fused digest pass and the segment write, chunk by chunk, then
+ * every declared digest verified, then the conditional index commit. Nothing is stored on failure.
+ */
+export async function writeObject(
+  ctx: S3Context,
+  bucket: string,
+  key: string,
+  body: ObjectBodySource,
+  fields: ObjectFields,
+  options: WriteObjectOptions,
+): Promise<{ record: ObjectRecord; checksum: StoredChecksum }> {
+  const { plan, expectedSha256, condition } = options;
+  const hasher = ctx.services.digester.create(digestsNeeded(plan, expectedSha256 !== undefined));
   const writer = ctx.services.store.beginWrite(body.length);
   let committed = false;
   try {
@@ -131,34 +165,52 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       }
     }
     await Promise.all(inFlight.map((c) => c.done));
-    const trailers = body.finish();
+    const trailers = options.trailers?.() ?? {};
     const digests = hasher.digest();
-    if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
-      throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
+    if (expectedSha256 !== undefined && digests.sha256!.toString('hex') !== expectedSha256) {
+      throw contentSha256MismatchError(expectedSha256, digests.sha256!.toString('hex'));
     }
     const checksum = verifyChecksums(plan, digests, trailers);
     const objectMeta: ObjectMeta = {
       size: body.length,
       etag: digests.md5.toString('hex'),
       lastModified: Date.now(),
-      contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE,
-      storageClass,
-      acl,
-      ...(grants ? { grants } : {}),
-      headers,
-      meta,
+      contentType: fields.contentType,
+      storageClass: fields.storageClass,
+      acl: fields.acl,
+      ...(fields.grants ? { grants: fields.grants } : {}),
+      headers: fields.headers,
+      meta: fields.meta,
       checksum,
       versionId: 'null',
     };
-    const record = await writer.commit(bucket.name, key, objectMeta, condition);
+    const record = await writer.commit(bucket, key, objectMeta, condition);
     committed = true;
-    const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
-    // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
-    if (plan.algorithm) {
-      out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);
-    }
-    send(ctx, 200, out);
+    return { record, checksum };
   } finally {
     if (!committed) await writer.abort();
   }
+}
+
+export async function handlePutObject(ctx: S3Context): Promise<void> {
+  const h = ctx.headers;
+  const body = openRequestBody(ctx, MAX_PUT_BYTES);
+  const condition = writeCondition(h);
+  const plan = planChecksums(h, body.trailer);
+  const bucket = bucketOf(ctx);
+  const fields = objectFieldsOf(ctx, bucket, h, body.contentEncoding);
+  const key = ctx.resource.key!;
+  precheck(ctx, bucket.name, key, condition);
+  const { record, checksum } = await writeObject(ctx, bucket.name, key, body, fields, {
+    plan,
+    expectedSha256: body.expectedSha256,
+    trailers: () => body.finish(),
+    condition,
+  });
+  const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
+  // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
+  if (plan.algorithm) {
+    out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);
+  }
+  send(ctx, 200, out);
 }
