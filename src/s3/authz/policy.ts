@@ -32,6 +32,8 @@ export interface CompiledPolicy {
   statements: CompiledStatement[];
   /** some Allow statement is public (GetBucketPolicyStatus, BlockPublicPolicy) */
   isPublic: boolean;
+  /** (principal, action) → the statements naming both, so a request only tests resources and conditions */
+  relevant: Map<string, CompiledStatement[]>;
 }
 
 export type PolicyVerdict = 'deny' | 'allow' | 'allow-public' | 'none';
@@ -54,11 +56,23 @@ export function wildcardRegExp(pattern: string, ignoreCase: boolean): RegExp {
   return new RegExp(`^${body}$`, ignoreCase ? 'si' : 's');
 }
 
+/** One pattern as a predicate: exact, `prefix*`, or a RegExp for anything else. */
+function matcher(pattern: string, ignoreCase: boolean): (s: string) => boolean {
+  const p = ignoreCase ? pattern.toLowerCase() : pattern;
+  const star = p.indexOf('*');
+  if (!p.includes('?') && (star < 0 || star === p.length - 1)) {
+    if (star < 0) return ignoreCase ? (s) => s.toLowerCase() === p : (s) => s === p;
+    const prefix = p.slice(0, -1);
+    return ignoreCase ? (s) => s.toLowerCase().startsWith(prefix) : (s) => s.startsWith(prefix);
+  }
+  const re = wildcardRegExp(pattern, ignoreCase);
+  return (s) => re.test(s);
+}
+
 function anyOf(patterns: string[], ignoreCase: boolean): (s: string) => boolean {
   if (patterns.includes('*')) return () => true;
-  const exact = new Set(patterns.filter((p) => !/[*?]/.test(p)).map((p) => (ignoreCase ? p.toLowerCase() : p)));
-  const res = patterns.filter((p) => /[*?]/.test(p)).map((p) => wildcardRegExp(p, ignoreCase));
-  return (s) => exact.has(ignoreCase ? s.toLowerCase() : s) || res.some((r) => r.test(s));
+  const tests = patterns.map((p) => matcher(p, ignoreCase));
+  return tests.length === 1 ? tests[0]! : (s) => tests.some((t) => t(s));
 }
 
 // --- Principal --------------------------------------------------------------------------------
@@ -135,20 +149,50 @@ function checkDate(e: string): void {
   if (Number.isNaN(date(e))) malformed(`Invalid Condition value: ${e}`);
 }
 
+const IPV4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i;
+
+/** IPv4 (also IPv4-mapped IPv6, as a dual-stack socket reports an IPv4 peer) as a 32-bit number, or -1. */
+function ipv4ToInt(ip: string): number {
+  const m = IPV4.exec(ip);
+  if (!m) return -1;
+  let v = 0;
+  for (let i = 1; i <= 4; i++) {
+    const octet = Number(m[i]);
+    if (octet > 255) return -1;
+    v = v * 256 + octet;
+  }
+  return v;
+}
+
 function ipTest(values: string[]): (a: string) => boolean {
-  const block = new BlockList();
+  const v4: Array<[base: number, size: number]> = [];
+  const v6 = new BlockList();
   for (const v of values) {
     const [ip, bits] = v.split('/');
     const type = isIPv4(ip ?? '') ? 'ipv4' : isIPv6(ip ?? '') ? 'ipv6' : undefined;
     if (!type) malformed(`Invalid Condition value: ${v}`);
     const prefix = bits === undefined ? (type === 'ipv4' ? 32 : 128) : Number(bits);
     if (!Number.isInteger(prefix) || prefix < 0 || prefix > (type === 'ipv4' ? 32 : 128)) malformed(`Invalid Condition value: ${v}`);
-    block.addSubnet(ip!, prefix, type);
+    if (type === 'ipv4') {
+      const size = 2 ** (32 - prefix);
+      v4.push([ipv4ToInt(ip!) - (ipv4ToInt(ip!) % size), size]);
+    } else v6.addSubnet(ip!, prefix, 'ipv6');
   }
+  const test = (a: string): boolean => {
+    const n = ipv4ToInt(a);
+    if (n >= 0) return v4.some(([base, size]) => n >= base && n < base + size);
+    return isIPv6(a) && v6.check(a, 'ipv6');
+  };
+  // the same few peers ask again and again: remember their answers (bounded)
+  const seen = new Map<string, boolean>();
   return (a) => {
-    const addr = a.startsWith('::ffff:') && isIPv4(a.slice(7)) ? a.slice(7) : a;
-    if (isIPv4(addr)) return block.check(addr, 'ipv4');
-    return isIPv6(addr) && block.check(addr, 'ipv6');
+    let hit = seen.get(a);
+    if (hit === undefined) {
+      hit = test(a);
+      if (seen.size >= 1024) seen.clear();
+      seen.set(a, hit);
+    }
+    return hit;
   };
 }
 
@@ -275,22 +319,23 @@ export function compilePolicy(text: string, bucket: string): CompiledPolicy {
   if (d['Statement'] === undefined) malformed('Missing required field Statement');
   const statements = list(d['Statement']).map((s) => compileStatement(s, bucket));
   if (statements.length === 0) malformed('Missing required field Statement');
-  return { statements, isPublic: statements.some((s) => s.public) };
+  return { statements, isPublic: statements.some((s) => s.public), relevant: new Map() };
 }
 
-const cache = new Map<string, CompiledPolicy>();
+const cache = new Map<string, { text: string; compiled: CompiledPolicy }>();
 const CACHE_LIMIT = 1024;
 
-/** The compiled form of a stored policy (compiled at most once per distinct text and bucket). */
+/**
+ * The compiled form of a bucket's stored policy, compiled once per bucket and text. Keyed by bucket
+ * name: the text is compared, not hashed (each request decodes a fresh copy of the bucket record).
+ */
 export function compiledPolicy(text: string, bucket: string): CompiledPolicy {
-  const id = `${bucket}\n${text}`;
-  let c = cache.get(id);
-  if (!c) {
-    c = compilePolicy(text, bucket);
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    cache.set(id, c);
-  }
-  return c;
+  const hit = cache.get(bucket);
+  if (hit && hit.text === text) return hit.compiled;
+  const compiled = compilePolicy(text, bucket);
+  if (!hit && cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(bucket, { text, compiled });
+  return compiled;
 }
 
 /**
@@ -304,9 +349,16 @@ export function evaluatePolicy(
   arn: string,
   values: ConditionValues,
 ): PolicyVerdict {
+  const id = `${principal.anonymous ? '' : `${principal.accountId}/${principal.canonicalId}`}\n${action}`;
+  let statements = policy.relevant.get(id);
+  if (!statements) {
+    statements = policy.statements.filter((s) => s.principal(principal) && s.action(action));
+    // principals are this deployment's accounts and actions come from a fixed table: small, but bounded anyway
+    if (policy.relevant.size < 4096) policy.relevant.set(id, statements);
+  }
   let verdict: PolicyVerdict = 'none';
-  for (const s of policy.statements) {
-    if (!s.action(action) || !s.resource(arn) || !s.principal(principal)) continue;
+  for (const s of statements) {
+    if (!s.resource(arn)) continue;
     if (s.allow && verdict === 'allow') continue;
     if (!s.conditions.every((c) => c(values))) continue;
     if (!s.allow) return 'deny';
