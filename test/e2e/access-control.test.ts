@@ -81,6 +81,14 @@ describe('ACL calls', () => {
     expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'k', query: 'acl', headers: { 'x-amz-acl': 'private' }, credentials: other }), 403, 'AccessDenied');
   });
 
+  it('CreateBucket with x-amz-grant-* headers grants from the start', async () => {
+    const b = await newBucket('aclcreate', { 'x-amz-grant-read': `id="${other.canonicalId}"`, 'x-amz-grant-write': `emailAddress="${other.email}"` });
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'by-other', body: 'o', credentials: other })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: null }), 403, 'AccessDenied');
+    expect(xmlAll((await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'acl' })).text(), 'Permission')).toEqual(['READ', 'WRITE']);
+  });
+
   it('ACL errors: MalformedACLError, UnresolvableGrantByEmailAddress, UnexpectedContent, MissingRequestBodyError, InvalidArgument', async () => {
     const b = await newBucket('aclerr');
     const owner = await rootCanonicalId();

@@ -4,11 +4,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { s3Request } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { makeTempDir } from './helpers/server.js';
+import { expectS3Error } from './helpers/xml.js';
 
 const ctx = useTusk();
 const S3CMD = '/usr/bin/s3cmd';
@@ -92,5 +94,41 @@ describe.skipIf(!existsSync(PYTHON))('boto3 with signature_version="s3"', () => 
       after_delete: [],
     });
     expect((await s3Request(ctx.server, { method: 'HEAD', bucket: b })).status).toBe(404);
+  });
+});
+
+describe('SigV2 errors through HTTP', () => {
+  const sign = (toSign: string) => createHmac('sha1', ctx.server.root.secretAccessKey).update(toSign).digest('base64');
+
+  it('a valid presigned V2 GET works; expired, incomplete and mis-signed ones are refused', async () => {
+    const b = bucketName('v2err');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'k', body: 'v2 body' })).status).toBe(200);
+    const url = (expires: number, signature = sign(`GET\n\n\n${expires}\n/${b}/k`)) => ({
+      AWSAccessKeyId: ctx.server.root.accessKeyId, Expires: String(expires), Signature: signature,
+    });
+    const future = Math.floor(Date.now() / 1000) + 300;
+    const ok = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, query: url(future) });
+    expect(ok.text()).toBe('v2 body');
+    const past = Math.floor(Date.now() / 1000) - 10;
+    const expired = expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, query: url(past) }), 403, 'AccessDenied');
+    expect(expired.message).toBe('Request has expired');
+    const missing = expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, query: { AWSAccessKeyId: ctx.server.root.accessKeyId, Signature: 'x' } }), 403, 'AccessDenied');
+    expect(missing.message).toBe('Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, query: url(future, sign('something else')) }), 403, 'SignatureDoesNotMatch');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, query: { ...url(future), AWSAccessKeyId: 'NOSUCHKEY' } }), 403, 'InvalidAccessKeyId');
+  });
+
+  it('header auth: no date is AccessDenied, a stale date RequestTimeTooSkewed, a malformed header InvalidArgument', async () => {
+    const ak = ctx.server.root.accessKeyId;
+    const noDate = expectS3Error(await s3Request(ctx.server, { method: 'GET', credentials: null, headers: { authorization: `AWS ${ak}:${sign('x')}` } }), 403, 'AccessDenied');
+    expect(noDate.message).toBe('AWS authentication requires a valid Date or x-amz-date header');
+    const old = new Date(Date.now() - 3600_000).toUTCString();
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', credentials: null, headers: { date: old, authorization: `AWS ${ak}:${sign(`GET\n\n\n${old}\n/`)}` } }), 403, 'RequestTimeTooSkewed');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', credentials: null, headers: { date: new Date().toUTCString(), authorization: `AWS ${ak}` } }), 400, 'InvalidArgument');
+    const now = new Date().toUTCString();
+    const list = await s3Request(ctx.server, { method: 'GET', credentials: null, headers: { date: now, authorization: `AWS ${ak}:${sign(`GET\n\n\n${now}\n/`)}` } });
+    expect(list.status).toBe(200);
+    expect(list.text()).toContain('<ListAllMyBucketsResult');
   });
 });
