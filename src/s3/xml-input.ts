@@ -17,7 +17,8 @@ function parserFor(arrays: readonly string[]): XMLParser {
     p = new XMLParser({
       ignoreAttributes: false,
       removeNSPrefix: true,
-      processEntities: false,
+      // the five predefined entities and character references; DOCTYPEs (and so custom entities) are refused above
+      processEntities: true,
       parseTagValue: false,
       trimValues: true,
       isArray: (name) => repeat.has(name),
