@@ -186,6 +186,18 @@ describe('bucket policies', () => {
     expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'private/b' })).status).toBe(204);
   });
 
+  it('a missing key is 404 for a caller the policy lets list the bucket, 403 otherwise', async () => {
+    const b = await newBucket('pol404');
+    const text = policy(b, [
+      // ListBucket is decided on the bucket's ARN even when the request names a key
+      { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:ListBucket', Resource: `arn:aws:s3:::${b}` },
+      { Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'missing', credentials: other }), 404, 'NoSuchKey');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'missing', credentials: null }), 403, 'AccessDenied');
+  });
+
   it('date, string and Null conditions', async () => {
     const b = await newBucket('polc');
     expect((await put(b, 'k')).status).toBe(200);

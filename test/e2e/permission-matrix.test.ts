@@ -19,6 +19,7 @@ import { s3Request, type S3RequestOptions } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { testAccount } from './helpers/accounts.js';
 import { useTusk } from './helpers/lifecycle.js';
+import { formBody, signPostPolicy } from './helpers/post-form.js';
 import type { Credentials } from './helpers/server.js';
 import { expectS3Error } from './helpers/xml.js';
 import { PENDING_OPERATIONS, type S3Operation } from '../../src/s3/operations.js';
@@ -34,13 +35,14 @@ type Caller = (typeof CALLERS)[number];
 /** ACL permission an operation needs when the caller is not the owner: AWS's ACL ↔ policy mapping. */
 type Need = 'bucket:READ' | 'bucket:WRITE' | 'bucket:READ_ACP' | 'bucket:WRITE_ACP' | 'object:READ' | 'object:READ_ACP' | 'object:WRITE_ACP' | 'owner' | 'owner-only-policy' | 'signed';
 
-// CorsPreflight (never authenticated) and PostObject (authorized by its signed form) have their own tests.
-type MatrixOp = Exclude<S3Operation, 'CorsPreflight' | 'PostObject'>;
+// CorsPreflight is never authenticated: test/e2e/cors.test.ts. PostObject is signed in its form body
+// by the caller's key (the wrong secret fails as SignatureDoesNotMatch, anonymous sends no policy).
+type MatrixOp = Exclude<S3Operation, 'CorsPreflight'>;
 
 interface Cell {
   method: string;
-  /** fresh: a new key (or bucket) per request, for operations that create or delete */
-  target: 'service' | 'bucket' | 'object' | 'fresh-object' | 'fresh-bucket';
+  /** fresh: a new key (or bucket) per request, for operations that create or delete; form: a POST upload */
+  target: 'service' | 'bucket' | 'object' | 'fresh-object' | 'fresh-bucket' | 'form';
   query?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -60,6 +62,7 @@ const MATRIX: Record<MatrixOp, Cell> = {
   ListObjectVersions: { method: 'GET', target: 'bucket', query: 'versions', need: 'bucket:READ' },
   ListMultipartUploads: { method: 'GET', target: 'bucket', query: 'uploads', need: 'bucket:READ' },
   PutObject: { method: 'PUT', target: 'fresh-object', body: 'x', need: 'bucket:WRITE' },
+  PostObject: { method: 'POST', target: 'form', need: 'bucket:WRITE' },
   CopyObject: { method: 'PUT', target: 'fresh-object', headers: { 'x-amz-copy-source': '/b/k' }, need: 'bucket:WRITE' },
   CreateMultipartUpload: { method: 'POST', target: 'fresh-object', query: 'uploads', need: 'bucket:WRITE' },
   UploadPart: { method: 'PUT', target: 'fresh-object', query: 'partNumber=1&uploadId=u', body: 'x', need: 'bucket:WRITE' },
@@ -206,6 +209,13 @@ function requestOf(op: MatrixOp, scenario: Scenario, caller: Caller): S3RequestO
     case 'object': return { ...base, bucket: b, key: 'k' };
     case 'fresh-object': return { ...base, bucket: b, key: `fresh-${++fresh}` };
     case 'fresh-bucket': return { ...base, bucket: bucketName(`f${++fresh}`) };
+    case 'form': {
+      const key = `form-${++fresh}`;
+      const creds = credentialsOf(caller);
+      const fields: Array<[string, string]> = creds ? signPostPolicy(ctx.server, [{ bucket: b }, { key }], [['key', key]], { credentials: creds }) : [['key', key]];
+      const form = formBody(fields, { name: 'f.bin', body: Buffer.from('form') });
+      return { ...base, bucket: b, credentials: null, headers: { 'content-type': form.contentType }, body: form.body };
+    }
   }
 }
 

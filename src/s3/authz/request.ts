@@ -53,10 +53,11 @@ function conditionValues(ctx: S3Context): ConditionValues {
   };
 }
 
-function arnOf(ctx: S3Context): string {
+/** The policy resource: the object for object-level actions, else the bucket. */
+function arnOf(ctx: S3Context, access: OperationAccess): string {
   const { bucket, key } = ctx.resource;
   if (bucket === undefined) return '*';
-  return key === undefined ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
+  return key === undefined || access.scope === 'bucket' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
 }
 
 /** authorize() for `access` in this request's context (the caller, its bucket and resource). */
@@ -66,7 +67,7 @@ export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: Buck
     access,
     action: actionOf(access, ctx.route.subresource),
     bucket,
-    arn: arnOf(ctx),
+    arn: arnOf(ctx, access),
     values: conditionValues(ctx),
   });
 }

@@ -46,3 +46,13 @@ export async function postForm(
   if (file) form.append('file', new Blob([file.body], { type: file.type ?? 'application/octet-stream' }), file.name);
   return fetch(`${server.endpoint}/${bucket}`, { method: 'POST', body: form, redirect: 'manual' });
 }
+
+/** A multipart/form-data body as browsers encode it (fields, then the file, closing delimiter + CRLF). */
+export function formBody(fields: Array<[string, string]>, file: { name: string; body: Buffer }): { body: Buffer; contentType: string } {
+  const boundary = `----tusk${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [k, v] of fields) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+  parts.push(file.body, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
