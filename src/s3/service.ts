@@ -5,7 +5,7 @@ import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
-import type { Store } from '../store/types.js';
+import type { BucketRecord, Store } from '../store/types.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
@@ -30,8 +30,10 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
     const head = ex.head;
     const resource = resolveResource(head, services.domains);
     const origin = head.headers['origin'];
+    let bucket: BucketRecord | undefined;
     if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
-      ids.cors = corsForRequest(services.store.getBucket(resource.bucket)?.access?.cors, origin, head.method);
+      bucket = services.store.getBucket(resource.bucket);
+      ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method);
     }
     const query = parseQuery(head.rawQuery);
     const { accounts } = services;
@@ -43,7 +45,7 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       ? { ...auth.hoistedHeaders, ...head.headers }
       : head.headers;
     const route = classify(head.method, resource, query, headers);
-    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids };
+    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids, ...(bucket ? { bucket } : {}) };
     await dispatch(ctx);
   } catch (e) {
     if (e instanceof AbortedError || ex.aborted) return;
