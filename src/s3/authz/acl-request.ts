@@ -31,6 +31,11 @@ function ownerOnly(acl: StoredAcl, bucketOwner: string): boolean {
   return acl.grants.every((g) => g.permission === 'FULL_CONTROL' && g.grantee.type === 'CanonicalUser' && g.grantee.id === bucketOwner);
 }
 
+/** May this ACL be set where ACLs are disabled (BucketOwnerEnforced)? Only an owner-full-control one. */
+export function isOwnerOnlyAcl(acl: CannedAcl, grants: StoredAcl | undefined, bucketOwner: string): boolean {
+  return ownerOnly(effectiveAcl(acl, grants, bucketOwner), bucketOwner);
+}
+
 /**
  * BucketOwnerEnforced: only an owner-full-control ACL may be set (400 AccessControlListNotSupported);
  * BlockPublicAcls: a public ACL is refused (403 AccessDenied) (AWS *Controlling ownership*, *Blocking public access*).

@@ -24,6 +24,8 @@ export interface AuthzRequest {
 }
 
 export const BUCKET_OWNER_ENFORCED = 'BucketOwnerEnforced';
+/** The values of x-amz-object-ownership and PutBucketOwnershipControls (AWS *Controlling ownership of objects*). */
+export const OBJECT_OWNERSHIPS: ReadonlySet<string> = new Set([BUCKET_OWNER_ENFORCED, 'BucketOwnerPreferred', 'ObjectWriter']);
 
 export function policyPrincipalOf(p: Principal): PolicyPrincipal {
   return p.kind === 'anonymous'

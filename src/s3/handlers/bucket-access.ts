@@ -3,7 +3,8 @@
 // *PutPublicAccessBlock*). Only the bucket owner reaches these (authorize() in dispatch).
 
 import type { BucketAccess, BucketRecord, PublicAccessBlockRecord } from '../../store/types.js';
-import { BUCKET_OWNER_ENFORCED, bucketAcl } from '../authz/authorize.js';
+import { isOwnerOnlyAcl } from '../authz/acl-request.js';
+import { BUCKET_OWNER_ENFORCED, OBJECT_OWNERSHIPS } from '../authz/authorize.js';
 import { compiledPolicy, MAX_POLICY_BYTES } from '../authz/policy.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
@@ -13,7 +14,6 @@ import { doc, el } from '../xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf } from '../xml-input.js';
 
 const MAX_CONFIG_BODY = 64 * 1024;
-const OWNERSHIPS = new Set([BUCKET_OWNER_ENFORCED, 'BucketOwnerPreferred', 'ObjectWriter']);
 
 async function saveAccess(ctx: S3Context, bucket: BucketRecord, change: Partial<BucketAccess>, extra: Partial<BucketRecord> = {}): Promise<void> {
   const access: BucketAccess = { ...bucket.access, ...change };
@@ -35,9 +35,9 @@ export async function handlePutBucketOwnershipControls(ctx: S3Context): Promise<
   const root = parseXmlBody(body, 'OwnershipControls', ['Rule']);
   const rules = xmlChildren(root['Rule']);
   const value = rules.length === 1 ? xmlTextOf(rules[0]!['ObjectOwnership']) : undefined;
-  if (value === undefined || !OWNERSHIPS.has(value)) throw new S3Error('MalformedXML');
+  if (value === undefined || !OBJECT_OWNERSHIPS.has(value)) throw new S3Error('MalformedXML');
   // ACLs other than owner-only would stop counting silently: S3 refuses instead
-  if (value === BUCKET_OWNER_ENFORCED && bucketAcl(bucket).grants.some((g) => g.grantee.type !== 'CanonicalUser' || g.grantee.id !== bucket.owner)) {
+  if (value === BUCKET_OWNER_ENFORCED && !isOwnerOnlyAcl(bucket.acl, bucket.access?.grants, bucket.owner)) {
     throw new S3Error('InvalidBucketAclWithObjectOwnership');
   }
   await ctx.services.store.putBucket({ ...bucket, objectOwnership: value });

@@ -2,7 +2,8 @@
 // the §1.6 sub-resource stubs.
 
 import { checkExpectedOwner } from '../access.js';
-import { checkSettableAcl, requestedAcl } from '../authz/acl-request.js';
+import { isOwnerOnlyAcl, requestedAcl } from '../authz/acl-request.js';
+import { BUCKET_OWNER_ENFORCED, OBJECT_OWNERSHIPS } from '../authz/authorize.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
@@ -63,15 +64,11 @@ export async function handleCreateBucket(ctx: S3Context): Promise<void> {
   const h = ctx.headers;
   const { acl, grants } = requestedAcl(h, key.account.canonicalId, ctx.services.accounts);
   const ownership = h['x-amz-object-ownership'];
-  if (ownership !== undefined && !['BucketOwnerEnforced', 'BucketOwnerPreferred', 'ObjectWriter'].includes(ownership)) {
+  if (ownership !== undefined && !OBJECT_OWNERSHIPS.has(ownership)) {
     throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-object-ownership', ArgumentValue: ownership });
   }
-  if (ownership === 'BucketOwnerEnforced') {
-    try {
-      checkSettableAcl({ name, owner: key.account.canonicalId, objectOwnership: ownership } as BucketRecord, acl, grants);
-    } catch {
-      throw new S3Error('InvalidBucketAclWithObjectOwnership');
-    }
+  if (ownership === BUCKET_OWNER_ENFORCED && !isOwnerOnlyAcl(acl, grants, key.account.canonicalId)) {
+    throw new S3Error('InvalidBucketAclWithObjectOwnership');
   }
   const region = ctx.services.config.region;
   checkLocationConstraint((await readSmallBody(ctx, 1 << 20)).toString('utf8'), region);
