@@ -121,7 +121,7 @@ export async function handleHeadBucket(ctx: S3Context): Promise<void> {
 }
 
 export async function handleGetBucketLocation(ctx: S3Context): Promise<void> {
-  const bucket = bucketOf(ctx);
+  // the bucket exists and the caller may read it: dispatch checked both
   const region = ctx.services.config.region;
   // us-east-1 is the empty element (s3.md §3.5)
   sendXml(ctx, doc('LocationConstraint', region === 'us-east-1' ? '' : escapeXml(region)));
