@@ -119,7 +119,8 @@ describe('ownership controls', () => {
     expectS3Error(await put(b, 'x', 'x', { 'x-amz-acl': 'public-read' }), 400, 'AccessControlListNotSupported');
     expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'pub', query: 'acl', headers: { 'x-amz-acl': 'public-read' } }), 400, 'AccessControlListNotSupported');
     expect((await put(b, 'x', 'x', { 'x-amz-acl': 'bucket-owner-full-control' })).status).toBe(200);
-    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', query: 'acl' })).status).toBe(200);
+    const shown = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', query: 'acl' });
+    expect(xmlAll(shown.text(), 'Permission')).toEqual(['FULL_CONTROL']);
     expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'ownershipControls', body: '<OwnershipControls><Rule><ObjectOwnership>Nope</ObjectOwnership></Rule></OwnershipControls>' }), 400, 'MalformedXML');
     expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, query: 'ownershipControls' })).status).toBe(204);
     expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null })).status).toBe(200);

@@ -5,7 +5,7 @@
 import type { BucketRecord, ObjectAccessUpdate, ObjectRecord } from '../../store/types.js';
 import { effectiveAcl, parseAccessControlPolicy, renderAccessControlPolicy } from '../authz/acl.js';
 import { checkSettableAcl, granteeDirectory, requestedAcl } from '../authz/acl-request.js';
-import { bucketAcl } from '../authz/authorize.js';
+import { aclsDisabled, bucketAcl } from '../authz/authorize.js';
 import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
@@ -62,7 +62,9 @@ export async function handleGetObjectAcl(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const record = objectOf(ctx, bucket);
   const headers: Array<readonly [string, string]> = record.versionId !== 'null' ? [['x-amz-version-id', record.versionId]] : [];
-  sendXml(ctx, renderAccessControlPolicy(effectiveAcl(record.acl, record.grants, bucket.owner), granteeDirectory(ctx.services.accounts)), headers);
+  // with ACLs disabled the stored grants count for nothing: S3 shows the bucket owner's full control
+  const acl = aclsDisabled(bucket) ? effectiveAcl('private', undefined, bucket.owner) : effectiveAcl(record.acl, record.grants, bucket.owner);
+  sendXml(ctx, renderAccessControlPolicy(acl, granteeDirectory(ctx.services.accounts)), headers);
 }
 
 export async function handlePutObjectAcl(ctx: S3Context): Promise<void> {
