@@ -125,6 +125,19 @@ describe('refused POST forms store nothing', () => {
   });
 });
 
+describe('SigV2-signed forms', () => {
+  it('AWSAccessKeyId + signature over the policy', async () => {
+    const b = await newBucket();
+    const policy = Buffer.from(JSON.stringify({ expiration: new Date(Date.now() + 60_000).toISOString(), conditions: [{ bucket: b }, { key: 'v2.txt' }] })).toString('base64');
+    const signature = createHmac('sha1', ctx.server.root.secretAccessKey).update(policy).digest('base64');
+    const fields: Array<[string, string]> = [['key', 'v2.txt'], ['AWSAccessKeyId', ctx.server.root.accessKeyId], ['policy', policy], ['signature', signature]];
+    expect((await postForm(ctx.server, b, fields, { name: 'v2.txt', body: Buffer.from('v2 form') })).status).toBe(204);
+    expect((await stored(b, 'v2.txt')).text()).toBe('v2 form');
+    const bad = fields.map(([k, v]): [string, string] => [k, k === 'signature' ? createHmac('sha1', 'wrong').update(policy).digest('base64') : v]);
+    expectS3Error(await raw(await postForm(ctx.server, b, bad, { name: 'x', body: Buffer.from('x') })), 403, 'SignatureDoesNotMatch');
+  });
+});
+
 describe('unsigned forms', () => {
   it('upload into a public-read-write bucket', async () => {
     const b = await newBucket('public-read-write');
