@@ -49,8 +49,8 @@ function ensureTypeScript() {
 }
 
 /** The command-line clients the end-to-end tests drive. */
-// chromium: the publisher's browser test (test/e2e/publisher-browser.test.ts).
-const TEST_PACKAGES = ['awscli', 'chromium'];
+// s3cmd and python3-boto3 sign with SigV2 (legacy-clients test); chromium runs the browser tests (S3 and publisher)
+const TEST_PACKAGES = ['awscli', 's3cmd', 'python3-boto3', 'chromium'];
 
 try {
   checkNode();

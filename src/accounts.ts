@@ -15,6 +15,8 @@ export interface Account {
   /** 64 lower-case hex: the `<Owner><ID>` */
   canonicalId: string;
   displayName: string;
+  /** optional e-mail, for ACL grants by `emailAddress` (issue 12) */
+  email?: string;
 }
 
 export interface AccessKey {
@@ -30,6 +32,8 @@ export interface Accounts {
   root: AccessKey;
   lookup(accessKeyId: string): AccessKey | undefined;
   byCanonicalId(id: string): Account | undefined;
+  /** the account with this e-mail (case-insensitive), for ACL grants by e-mail (issue 12) */
+  byEmail?(email: string): Account | undefined;
 }
 
 export const ROOT_FILE = 'root-credentials.json';
@@ -79,6 +83,7 @@ interface AccountsFileEntry {
   secretAccessKey: string;
   accountId?: string;
   canonicalId?: string;
+  email?: string;
   capabilities?: Capability[];
   buckets?: string[];
 }
@@ -124,7 +129,12 @@ export function loadAccounts(
         entry.canonicalId ?? createHash('sha256').update(`tusk-account:${entry.displayName}`).digest('hex');
       const account =
         byId.get(canonicalId) ??
-        ({ accountId: entry.accountId ?? accountIdFrom(canonicalId), canonicalId, displayName: entry.displayName } as Account);
+        ({
+          accountId: entry.accountId ?? accountIdFrom(canonicalId),
+          canonicalId,
+          displayName: entry.displayName,
+          ...(entry.email ? { email: entry.email } : {}),
+        } as Account);
       byId.set(canonicalId, account);
       if (byKey.has(entry.accessKeyId)) throw new Error(`${path}: duplicate access key ${entry.accessKeyId}`);
       byKey.set(entry.accessKeyId, {
@@ -137,7 +147,12 @@ export function loadAccounts(
     }
   }
   return {
-    accounts: { root, lookup: (ak) => byKey.get(ak), byCanonicalId: (id) => byId.get(id) },
+    accounts: {
+      root,
+      lookup: (ak) => byKey.get(ak),
+      byCanonicalId: (id) => byId.get(id),
+      byEmail: (email) => [...byId.values()].find((a) => a.email?.toLowerCase() === email.toLowerCase()),
+    },
     generated: created && !override.accessKeyId,
   };
 }

@@ -12,6 +12,8 @@ export interface RequestHead {
   headerList: ReadonlyArray<readonly [string, string]>;
   /** lower-cased name → value; repeated headers joined with ',' */
   headers: Readonly<Record<string, string>>;
+  /** peer IP address as text (IPv6 or IPv4-mapped), when the transport knows it */
+  remoteAddress?: string;
 }
 
 /** Builds `headers` from `headerList` (repeated headers joined with ','). */

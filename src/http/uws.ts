@@ -22,6 +22,7 @@ type UwsResponse = {
   tryEnd(chunk: Uint8Array, totalSize: number): [boolean, boolean];
   close(): UwsResponse;
   getWriteOffset(): number;
+  getRemoteAddressAsText(): ArrayBuffer;
   onWritable(handler: (offset: number) => boolean): UwsResponse;
   onAborted(handler: () => void): UwsResponse;
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsResponse;
@@ -343,6 +344,7 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
       rawQuery: req.getQuery() ?? '',
       headerList,
       headers: joinHeaders(headerList),
+      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
     inFlight++;
     void handler(new Exchange(res, head)).finally(() => {

@@ -3,11 +3,11 @@
 import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import type { RequestHead } from '../http/request-head.js';
-import type { Exchange } from '../http/uws.js';
-import type { BucketRecord } from '../store/types.js';
+import type { Exchange, ResponseHeaders } from '../http/uws.js';
+import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
-import type { AuthResult } from './auth/index.js';
+import type { AuthContext, AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
 import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';
@@ -34,12 +34,35 @@ export interface S3Context {
   principal: Principal;
   requestId: string;
   hostId: string;
+  /** CORS headers for this request's Origin (s3.md §3.11), sent with every answer */
+  cors?: ResponseHeaders;
+  /** the addressed bucket, read once by dispatch (undefined at service level and for CreateBucket) */
+  bucket?: S3Bucket;
+  /** authorize()'s answer: 'object-acl' leaves the last step to the handler (requireObjectAccess) */
+  verdict?: 'allow' | 'object-acl';
 }
 
 /** The addressed bucket's record; NoSuchBucket when it does not exist. */
-export function bucketOf(ctx: S3Context): BucketRecord {
+export function bucketOf(ctx: S3Context): S3Bucket {
+  if (ctx.bucket) return ctx.bucket;
   const name = ctx.resource.bucket!;
   const bucket = ctx.services.store.getBucket(name);
   if (!bucket) throw new S3Error('NoSuchBucket', { BucketName: name });
   return bucket;
+}
+
+/** What authentication needs from the services (the request time is now). */
+export function authContextOf(services: S3Services, resource: Resource): AuthContext {
+  const { config, accounts } = services;
+  return {
+    region: config.region,
+    acceptAnyRegion: config.acceptAnyRegion,
+    clockSkewMs: config.clockSkewMs,
+    now: Date.now(),
+    virtualBucket: resource.style === 'virtual' ? resource.bucket : undefined,
+    lookupKey: (ak) => {
+      const key = accounts.lookup(ak);
+      return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };
+    },
+  };
 }

@@ -1,7 +1,9 @@
 // The one switch from operation to handler (style.md §1). Operations later issues implement
 // answer 501 NotImplemented naming the operation.
 
-import type { S3Context } from './context.js';
+import { bucketOf, type S3Context } from './context.js';
+import { OPERATION_ACCESS } from './authz/actions.js';
+import { authorizeRequest, requireObjectAccessByKey } from './authz/request.js';
 import { S3Error } from './errors.js';
 import type { ImplementedOperation } from './operations.js';
 import { isPending } from './operations.js';
@@ -15,6 +17,21 @@ import {
   handleListBuckets,
   handlePutBucketSubresourceStub,
 } from './handlers/buckets.js';
+import { handleGetBucketAcl, handleGetObjectAcl, handlePutBucketAcl, handlePutObjectAcl } from './handlers/acl.js';
+import {
+  handleDeleteBucketOwnershipControls,
+  handleDeleteBucketPolicy,
+  handleDeletePublicAccessBlock,
+  handleGetBucketOwnershipControls,
+  handleGetBucketPolicy,
+  handleGetBucketPolicyStatus,
+  handleGetPublicAccessBlock,
+  handlePutBucketOwnershipControls,
+  handlePutBucketPolicy,
+  handlePutPublicAccessBlock,
+} from './handlers/bucket-access.js';
+import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
+import { handlePostObject } from './handlers/post-object.js';
 import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
@@ -35,11 +52,41 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   GetBucketSubresourceStub: handleGetBucketSubresourceStub,
   PutBucketSubresourceStub: handlePutBucketSubresourceStub,
   DeleteBucketSubresourceStub: handleDeleteBucketSubresourceStub,
+  GetBucketAcl: handleGetBucketAcl,
+  PutBucketAcl: handlePutBucketAcl,
+  GetObjectAcl: handleGetObjectAcl,
+  PutObjectAcl: handlePutObjectAcl,
+  GetBucketOwnershipControls: handleGetBucketOwnershipControls,
+  PutBucketOwnershipControls: handlePutBucketOwnershipControls,
+  DeleteBucketOwnershipControls: handleDeleteBucketOwnershipControls,
+  PutBucketPolicy: handlePutBucketPolicy,
+  GetBucketPolicy: handleGetBucketPolicy,
+  DeleteBucketPolicy: handleDeleteBucketPolicy,
+  GetBucketPolicyStatus: handleGetBucketPolicyStatus,
+  PutPublicAccessBlock: handlePutPublicAccessBlock,
+  GetPublicAccessBlock: handleGetPublicAccessBlock,
+  DeletePublicAccessBlock: handleDeletePublicAccessBlock,
+  PutBucketCors: handlePutBucketCors,
+  GetBucketCors: handleGetBucketCors,
+  DeleteBucketCors: handleDeleteBucketCors,
+  CorsPreflight: handleCorsPreflight,
+  PostObject: handlePostObject,
 };
 
+/**
+ * Every operation passes the one authorize() here, before its handler runs (s3.md §2.11–2.13);
+ * pending ones too, so that a caller without access learns nothing about them.
+ */
 export function dispatch(ctx: S3Context): Promise<void> {
   const op = ctx.route.op;
+  const scope = OPERATION_ACCESS[op].scope;
+  const bucket = scope === 'bucket' || scope === 'object' || scope === 'form' ? bucketOf(ctx) : undefined;
+  ctx.bucket = bucket;
+  // a form upload names its signer and key in the body: its handler authorizes once it has read them
+  if (scope !== 'form') ctx.verdict = authorizeRequest(ctx, bucket);
   if (isPending(op)) {
+    // no handler will take the object step: take it here, so a denied caller still learns nothing
+    if (ctx.verdict === 'object-acl') requireObjectAccessByKey(ctx, bucket!);
     throw new S3Error('NotImplemented', {}, { message: `${op} is not implemented yet.` });
   }
   return HANDLERS[op](ctx);

@@ -3,6 +3,7 @@
 
 export const ERROR_TABLE = {
   AccessDenied: [403, 'Access Denied'],
+  AccessControlListNotSupported: [400, 'The bucket does not allow ACLs'],
   AccessForbidden: [403, 'CORSResponse: This CORS request is not allowed.'],
   AuthorizationHeaderMalformed: [400, 'The authorization header is malformed.'],
   AuthorizationQueryParametersError: [400, 'Error parsing the query-string authentication parameters.'],
@@ -27,10 +28,12 @@ export const ERROR_TABLE = {
   InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
   InvalidDigest: [400, 'The Content-MD5 you specified was invalid.'],
   InvalidLocationConstraint: [400, 'The specified location-constraint is not valid'],
+  IncorrectNumberOfFilesInPostRequest: [400, 'POST requires exactly one file upload per request.'],
   InvalidPart: [
     400,
     "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
   ],
+  InvalidPolicyDocument: [400, 'Invalid Policy: Invalid JSON.'],
   InvalidPartNumber: [416, 'The requested partnumber is not satisfiable'],
   InvalidPartOrder: [400, 'The list of parts was not in ascending order. Parts must be ordered by part number.'],
   InvalidRange: [416, 'The requested range is not satisfiable'],
@@ -41,12 +44,15 @@ export const ERROR_TABLE = {
   InvalidURI: [400, "Couldn't parse the specified URI."],
   KeyTooLongError: [400, 'Your key is too long'],
   MalformedACLError: [400, 'The XML you provided was not well-formed or did not validate against our published schema'],
+  MalformedPolicy: [400, 'This policy contains invalid Json'],
+  MalformedPOSTRequest: [400, 'The body of your POST request is not well-formed multipart/form-data.'],
   MalformedTrailerError: [
     400,
     'The request contained trailing data that was not well-formed or did not conform to our published schema.',
   ],
   MalformedXML: [400, 'The XML you provided was not well-formed or did not validate against our published schema'],
   MaxMessageLengthExceeded: [400, 'Your request was too big.'],
+  MaxPostPreDataLengthExceededError: [400, 'Your POST request fields preceeding the upload file was too large.'],
   MetadataTooLarge: [400, 'Your metadata headers exceed the maximum allowed metadata size.'],
   MethodNotAllowed: [405, 'The specified method is not allowed against this resource.'],
   MissingContentLength: [411, 'You must provide the Content-Length HTTP header.'],
@@ -81,6 +87,7 @@ export const ERROR_TABLE = {
   SlowDown: [503, 'Please reduce your request rate.'],
   TooManyBuckets: [400, 'You have attempted to create more buckets than allowed'],
   UnexpectedContent: [400, 'This request does not support content'],
+  UnresolvableGrantByEmailAddress: [400, 'The e-mail address you provided does not match any account on record.'],
   // not an AWS code: S3 has no full disk; named after MinIO's XMinioStorageFull (cmd/api-errors.go)
   XTuskStorageFull: [507, 'There is not enough free space on the server to store this object.'],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],

@@ -1,7 +1,7 @@
 // What the S3 face stores with each object version and upload besides what the engine keeps
 // (size, etag, time, version id, extents): the engine holds it as opaque `attrs`.
 
-import type { CannedAcl, ObjectVersion, Store } from '../store/types.js';
+import type { BucketRecord, CannedAcl, ObjectVersion, Store } from '../store/types.js';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 
@@ -21,6 +21,8 @@ export interface S3ObjectAttrs {
   /** user metadata: lower-cased name without the `x-amz-meta-` prefix → value */
   meta: Record<string, string>;
   checksum?: StoredChecksum;
+  /** an explicit ACL (AccessControlPolicy or x-amz-grant-*), replacing the canned `acl` */
+  grants?: StoredAcl;
 }
 
 /** What a part keeps: its checksum, for the completed object's composite checksum. */
@@ -28,5 +30,68 @@ export interface S3PartAttrs {
   checksum?: StoredChecksum;
 }
 
-export type S3Store = Store<S3ObjectAttrs, S3PartAttrs>;
+/** A bucket as the S3 face stores it: the engine's record and its access control. */
+export interface S3Bucket extends BucketRecord {
+  /** absent on buckets that never set any of it */
+  access?: BucketAccess;
+}
+
+// Access control (s3.md §2.11–2.13, §3.10–3.11)
+
+
+/** An ACL grantee, already resolved (email grantees become CanonicalUser at PUT time). */
+export type AclGrantee =
+  | { type: 'CanonicalUser'; id: string }
+  | { type: 'Group'; uri: string };
+
+export type AclPermission = 'FULL_CONTROL' | 'READ' | 'WRITE' | 'READ_ACP' | 'WRITE_ACP';
+
+export interface AclGrant {
+  grantee: AclGrantee;
+  permission: AclPermission;
+}
+
+/** An explicit ACL (AccessControlPolicy or x-amz-grant-* headers); replaces the canned `acl` when present. */
+export interface StoredAcl {
+  /** canonical id of the resource owner */
+  owner: string;
+  grants: AclGrant[];
+}
+
+export interface CorsRuleRecord {
+  id?: string;
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds?: number;
+}
+
+export interface PublicAccessBlockRecord {
+  blockPublicAcls: boolean;
+  ignorePublicAcls: boolean;
+  blockPublicPolicy: boolean;
+  restrictPublicBuckets: boolean;
+}
+
+export interface ObjectVersionRef {
+  versionId: string;
+  etag: string;
+}
+
+export interface ObjectAccessUpdate {
+  acl: CannedAcl;
+  grants?: StoredAcl;
+}
+
+export interface BucketAccess {
+  /** explicit bucket ACL; the canned `acl` applies when absent */
+  grants?: StoredAcl;
+  /** bucket policy document as the client sent it (JSON text) */
+  policy?: string;
+  cors?: CorsRuleRecord[];
+  publicAccessBlock?: PublicAccessBlockRecord;
+}
+
+export type S3Store = Store<S3ObjectAttrs, S3PartAttrs, S3Bucket>;
 export type S3Object = ObjectVersion<S3ObjectAttrs>;

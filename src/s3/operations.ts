@@ -16,6 +16,25 @@ export const IMPLEMENTED_OPERATIONS = [
   'GetBucketSubresourceStub',
   'PutBucketSubresourceStub',
   'DeleteBucketSubresourceStub',
+  'PutBucketAcl',
+  'GetBucketAcl',
+  'PutObjectAcl',
+  'GetObjectAcl',
+  'PutBucketOwnershipControls',
+  'GetBucketOwnershipControls',
+  'DeleteBucketOwnershipControls',
+  'PutBucketPolicy',
+  'GetBucketPolicy',
+  'DeleteBucketPolicy',
+  'GetBucketPolicyStatus',
+  'PutPublicAccessBlock',
+  'GetPublicAccessBlock',
+  'DeletePublicAccessBlock',
+  'PutBucketCors',
+  'GetBucketCors',
+  'DeleteBucketCors',
+  'CorsPreflight',
+  'PostObject',
 ] as const;
 
 /** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */
@@ -23,14 +42,6 @@ export const PENDING_OPERATIONS = [
   'ListObjectVersions',
   'PutBucketVersioning',
   'GetBucketVersioning',
-  'PutBucketAcl',
-  'GetBucketAcl',
-  'PutObjectAcl',
-  'GetObjectAcl',
-  'PutBucketCors',
-  'GetBucketCors',
-  'DeleteBucketCors',
-  'CorsPreflight',
   'PutObjectLockConfiguration',
   'GetObjectLockConfiguration',
   'GetObjectRetention',
@@ -53,7 +64,6 @@ export const PENDING_OPERATIONS = [
   'GetObjectTorrent',
   'RestoreObject',
   'SelectObjectContent',
-  'PostObject',
 ] as const;
 
 export type ImplementedOperation = (typeof IMPLEMENTED_OPERATIONS)[number];

@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { AwsChunkedDecoder, contentSha256MismatchError, describeBody, type BodyDescription } from './auth/index.js';
+import { digestsNeeded, planChecksums, verifyChecksums } from './checksums.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
 
@@ -90,6 +91,28 @@ export function openRequestBody(ctx: S3Context, maxLength: number, lengthRequire
 
 /** Reads a whole small body (XML requests); MaxMessageLengthExceeded past `max`. */
 export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer> {
+  return (await readWholeBody(ctx, max)).all;
+}
+
+/**
+ * A small body whose integrity S3 requires (PutBucketCors, DeleteObjects: s3.md §3.0.2): Content-MD5
+ * or a flexible checksum must be present and match.
+ */
+export async function readIntegrityCheckedBody(ctx: S3Context, max: number): Promise<Buffer> {
+  const h = ctx.headers;
+  const trailer = h['x-amz-trailer'];
+  const plan = planChecksums(h, trailer);
+  if (!plan.contentMd5 && !plan.algorithm) {
+    throw new S3Error('InvalidRequest', {}, { message: 'Missing required header for this request: Content-MD5 OR x-amz-checksum-*' });
+  }
+  const { all, trailers } = await readWholeBody(ctx, max);
+  const hasher = ctx.services.digester.create(digestsNeeded(plan, false));
+  await hasher.update(all);
+  verifyChecksums(plan, hasher.digest(), trailers);
+  return all;
+}
+
+async function readWholeBody(ctx: S3Context, max: number): Promise<{ all: Buffer; trailers: Record<string, string> }> {
   const body = openRequestBody(ctx, Number.MAX_SAFE_INTEGER, false);
   if (body.length > max) throw new S3Error('MaxMessageLengthExceeded', {}, { close: true });
   const parts: Buffer[] = [];
@@ -98,7 +121,7 @@ export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer
     if (!chunk) break;
     parts.push(chunk);
   }
-  body.finish();
+  const trailers = body.finish();
   const all = Buffer.concat(parts);
   if (body.expectedSha256 !== undefined) {
     const got = createHash('sha256').update(all).digest('hex');
@@ -106,5 +129,5 @@ export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer
       throw contentSha256MismatchError(body.expectedSha256, got);
     }
   }
-  return all;
+  return { all, trailers };
 }

@@ -11,18 +11,27 @@ const NODE_ID = randomBytes(6).toString('hex');
 let requestCounter = BigInt(`0x${randomBytes(6).toString('hex')}`) << 16n;
 
 /** 16 upper-case hex characters, unique per request, and the opaque x-amz-id-2 that goes with it. */
-export function newRequestIds(): { requestId: string; hostId: string } {
+export function newRequestIds(): RequestIds {
   requestCounter = (requestCounter + 1n) & 0xffffffffffffffffn;
   const requestId = requestCounter.toString(16).toUpperCase().padStart(16, '0');
   return { requestId, hostId: Buffer.from(`${NODE_ID}/${requestId}`).toString('base64') };
 }
 
-export function commonHeaders(ids: { requestId: string; hostId: string }, server: string): ResponseHeaders {
-  return [
+export interface RequestIds {
+  requestId: string;
+  hostId: string;
+  /** CORS headers of the bucket's matching rule (s3.md §3.11): on every answer, errors included */
+  cors?: ResponseHeaders;
+}
+
+export function commonHeaders(ids: RequestIds, server: string): ResponseHeaders {
+  const h: Array<readonly [string, string]> = [
     ['x-amz-request-id', ids.requestId],
     ['x-amz-id-2', ids.hostId],
     ['Server', server],
   ];
+  if (ids.cors) h.push(...ids.cors);
+  return h;
 }
 
 export function send(
@@ -48,7 +57,7 @@ export function sendXml(ctx: S3Context, xml: string, headers: ResponseHeaders = 
 /** Renders an S3Error; `close` when the request body was not (fully) read (s3.md §1.7). */
 export function sendError(
   ex: S3Context['ex'],
-  ids: { requestId: string; hostId: string },
+  ids: RequestIds,
   server: string,
   err: S3Error,
   close: boolean,

@@ -93,8 +93,7 @@ export function resolveResource(head: RequestHead, domains: readonly string[]): 
 
 /** §1.6: bucket sub-resources answered with S3's "not configured" result. */
 export const BUCKET_STUBS = [
-  'policy', 'policyStatus', 'lifecycle', 'website', 'encryption', 'replication', 'tagging', 'ownershipControls',
-  'publicAccessBlock', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
+  'lifecycle', 'website', 'encryption', 'replication', 'tagging', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
   'inventory', 'intelligent-tiering',
 ] as const;
 
@@ -123,6 +122,9 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('versioning')) return { op: 'PutBucketVersioning' };
       if (q.has('acl')) return { op: 'PutBucketAcl' };
       if (q.has('cors')) return { op: 'PutBucketCors' };
+      if (q.has('policy')) return { op: 'PutBucketPolicy' };
+      if (q.has('ownershipControls')) return { op: 'PutBucketOwnershipControls' };
+      if (q.has('publicAccessBlock')) return { op: 'PutPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
@@ -139,6 +141,10 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('versioning')) return { op: 'GetBucketVersioning' };
       if (q.has('acl')) return { op: 'GetBucketAcl' };
       if (q.has('cors')) return { op: 'GetBucketCors' };
+      if (q.has('policyStatus')) return { op: 'GetBucketPolicyStatus' };
+      if (q.has('policy')) return { op: 'GetBucketPolicy' };
+      if (q.has('ownershipControls')) return { op: 'GetBucketOwnershipControls' };
+      if (q.has('publicAccessBlock')) return { op: 'GetPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
       return { op: 'ListObjects' };
@@ -146,6 +152,9 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       return { op: 'HeadBucket' };
     case 'DELETE':
       if (q.has('cors')) return { op: 'DeleteBucketCors' };
+      if (q.has('policy')) return { op: 'DeleteBucketPolicy' };
+      if (q.has('ownershipControls')) return { op: 'DeleteBucketOwnershipControls' };
+      if (q.has('publicAccessBlock')) return { op: 'DeletePublicAccessBlock' };
       if (stub) return { op: 'DeleteBucketSubresourceStub', subresource: stub };
       return { op: 'DeleteBucket' };
     case 'POST':

@@ -7,10 +7,12 @@ import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
 import type { S3Store } from './object-attrs.js';
 import { isStoreError } from '../store/errors.js';
+import type { S3Bucket } from './object-attrs.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
-import type { S3Context, S3Services } from './context.js';
+import { authContextOf, type S3Context, type S3Services } from './context.js';
+import { corsForRequest } from './cors.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { checkRequestFraming } from './request-framing.js';
@@ -33,26 +35,23 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
     const head = ex.head;
     checkRequestFraming(head);
     resource = resolveResource(head, services.domains);
+    const origin = head.headers['origin'];
+    let bucket: S3Bucket | undefined;
+    if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
+      bucket = services.store.getBucket(resource.bucket);
+      ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method);
+    }
     const query = parseQuery(head.rawQuery);
-    const { config, accounts } = services;
+    const { accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
-    const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, {
-      region: config.region,
-      acceptAnyRegion: config.acceptAnyRegion,
-      clockSkewMs: config.clockSkewMs,
-      now: Date.now(),
-      lookupKey: (ak) => {
-        const key = accounts.lookup(ak);
-        return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };
-      },
-    });
+    const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, authContextOf(services, resource));
     const principal: Principal =
       auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
     const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length
       ? { ...auth.hoistedHeaders, ...head.headers }
       : head.headers;
     const route = classify(head.method, resource, query, headers);
-    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids };
+    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids, ...(bucket ? { bucket } : {}) };
     await dispatch(ctx);
   } catch (e) {
     if (e instanceof AbortedError || ex.aborted) return;

@@ -1,7 +1,7 @@
 // The storage engine's entry point: open a data directory as a Store (contract: ./types.ts).
 
 import { openSegmentStore, type SegmentStore, type StoreInternals } from './segment-store.js';
-import type { StoreOptions } from './types.js';
+import type { BucketRecord, StoreOptions } from './types.js';
 
 export type { StoreInternals, StoreStats, SegmentStore } from './segment-store.js';
 export type { Crc32c } from './crc32c.js';
@@ -9,6 +9,9 @@ export * from './types.js';
 export * from './errors.js';
 
 /** Opens (creating if needed) `<dataDir>/index.mdb` and `<dataDir>/segments/`, recovering after a crash. */
-export function openStore<A = unknown, P = unknown>(options: StoreOptions, internals?: StoreInternals): Promise<SegmentStore<A, P>> {
-  return openSegmentStore<A, P>(options, internals);
+export function openStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord>(
+  options: StoreOptions,
+  internals?: StoreInternals,
+): Promise<SegmentStore<A, P, B>> {
+  return openSegmentStore<A, P, B>(options, internals);
 }

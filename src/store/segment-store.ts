@@ -116,7 +116,7 @@ function checkCondition(current: StoredVersion | undefined, condition: WriteCond
   return undefined;
 }
 
-export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
+export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord> implements Store<A, P, B> {
   private readonly writerContext: WriterContext;
   private readonly clock: SequenceClock;
   private readonly compactor: Compactor;
@@ -171,12 +171,12 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
 
   // ── buckets ──────────────────────────────────────────────────────────────────────────────
 
-  getBucket(name: string): BucketRecord | undefined {
+  getBucket(name: string): B | undefined {
     const key = lookupBucketKey(name);
-    return key && this.index.buckets.get(key);
+    return key && (this.index.buckets.get(key) as B | undefined);
   }
 
-  async createBucket(record: BucketRecord): Promise<'created' | 'exists'> {
+  async createBucket(record: B): Promise<'created' | 'exists'> {
     const key = bucketKey(record.name);
     return this.bucketWrite(record.name, () => {
       if (this.index.buckets.get(key) !== undefined) return 'exists' as const;
@@ -185,7 +185,7 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     });
   }
 
-  async putBucket(record: BucketRecord): Promise<void> {
+  async putBucket(record: B): Promise<void> {
     const key = bucketKey(record.name);
     await this.bucketWrite(record.name, () => {
       const current = this.index.buckets.get(key);
@@ -212,9 +212,9 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     });
   }
 
-  listBuckets(owner?: string): BucketRecord[] {
-    const out: BucketRecord[] = [];
-    for (const { value } of this.index.buckets.getRange({})) if (owner === undefined || value.owner === owner) out.push(value);
+  listBuckets(owner?: string): B[] {
+    const out: B[] = [];
+    for (const { value } of this.index.buckets.getRange({})) if (owner === undefined || value.owner === owner) out.push(value as B);
     return out;
   }
 
@@ -594,10 +594,10 @@ function statfsFree(dir: string): () => number {
   };
 }
 
-export async function openSegmentStore<A = unknown, P = unknown>(
+export async function openSegmentStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord>(
   options: StoreOptions,
   internals: StoreInternals = {},
-): Promise<SegmentStore<A, P>> {
+): Promise<SegmentStore<A, P, B>> {
   const crc32c = internals.crc32c ?? (await fastestCrc32c());
   const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
   const strict = options.durability !== 'relaxed';
@@ -625,7 +625,7 @@ export async function openSegmentStore<A = unknown, P = unknown>(
   }
   // the redo log starts where the first operation will be written
   if (index.meta.get('logFrom') === undefined) index.meta.putSync('logFrom', allocator.position);
-  return new SegmentStore<A, P>(
+  return new SegmentStore<A, P, B>(
     index,
     files,
     allocator,

@@ -195,16 +195,17 @@ export interface BodyReader {
 
 export type DeleteBucketResult = 'deleted' | 'not-empty' | 'missing';
 
-export interface Store<A = unknown, P = unknown> {
-  getBucket(name: string): BucketRecord | undefined;
+/** `B`: the bucket record of the face, stored whole (the engine reads `name` and `versioning`). */
+export interface Store<A = unknown, P = unknown, B extends BucketRecord = BucketRecord> {
+  getBucket(name: string): B | undefined;
   /** Creates the bucket if no bucket of that name exists (atomic). */
-  createBucket(record: BucketRecord): Promise<'created' | 'exists'>;
+  createBucket(record: B): Promise<'created' | 'exists'>;
   /** Replaces a bucket's record; 'namespace-missing' if it is gone. Versioning never returns to Unversioned. */
-  putBucket(record: BucketRecord): Promise<void>;
+  putBucket(record: B): Promise<void>;
   /** Deletes the bucket only if no key has any version (atomic); its incomplete uploads go with it. */
   deleteBucket(name: string): Promise<DeleteBucketResult>;
   /** Buckets in name order; only `owner`'s when given. */
-  listBuckets(owner?: string): BucketRecord[];
+  listBuckets(owner?: string): B[];
 
   /** The latest version of `key` (possibly a delete marker), or the version `versionId`. */
   getObject(bucket: string, key: string, versionId?: string): ObjectVersion<A> | undefined;

@@ -131,7 +131,7 @@ describe('owner-only operations and ACL headers', () => {
     expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: buckets['public-read-write'], credentials: other }), 403, 'AccessDenied');
   });
 
-  it('x-amz-grant-* answers NotImplemented; together with x-amz-acl InvalidRequest (§2.12)', async () => {
+  it('x-amz-grant-* headers grant; together with x-amz-acl InvalidRequest (§2.12)', async () => {
     const grant = await s3Request(ctx.server, {
       method: 'PUT',
       bucket: buckets.private,
@@ -139,16 +139,17 @@ describe('owner-only operations and ACL headers', () => {
       body: 'g',
       headers: { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
     });
-    expectS3Error(grant, 501, 'NotImplemented');
+    expect(grant.status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: buckets.private, key: 'granted', credentials: null })).text()).toBe('g');
     const both = await s3Request(ctx.server, {
       method: 'PUT',
       bucket: buckets.private,
-      key: 'granted',
       body: 'g',
+      key: 'granted-both',
       headers: { 'x-amz-acl': 'public-read', 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
     });
     expectS3Error(both, 400, 'InvalidRequest');
-    expect((await s3Request(ctx.server, { method: 'HEAD', bucket: buckets.private, key: 'granted' })).status).toBe(404);
+    expect((await s3Request(ctx.server, { method: 'HEAD', bucket: buckets.private, key: 'granted-both' })).status).toBe(404);
   });
 
   it('rejects an unknown object canned ACL with InvalidArgument', async () => {

@@ -126,9 +126,9 @@ describe('header authentication', () => {
     expect(xmlText(err.xml, 'ClientComputedContentSHA256')).toBe('a'.repeat(64));
   });
 
-  it('InvalidRequest for SigV2, SigV4a and SigV4a streaming', async () => {
-    const v2 = await rejectedPut('sigv2', { credentials: null, headers: { authorization: `AWS ${ctx.server.root.accessKeyId}:c2lnbmF0dXJl` } });
-    expectS3Error(v2, 400, 'InvalidRequest');
+  it('SigV2 with a bad signature is SignatureDoesNotMatch; InvalidRequest for SigV4a and SigV4a streaming', async () => {
+    const v2 = await rejectedPut('sigv2', { credentials: null, headers: { date: new Date().toUTCString(), authorization: `AWS ${ctx.server.root.accessKeyId}:c2lnbmF0dXJl` } });
+    expectS3Error(v2, 403, 'SignatureDoesNotMatch');
     const v4a = await rejectedPut('sigv4a', { mutate: replaceAuth((a) => a.replace('AWS4-HMAC-SHA256', 'AWS4-ECDSA-P256-SHA256')) });
     expectS3Error(v4a, 400, 'InvalidRequest');
     const v2query = await s3Request(ctx.server, {
@@ -138,7 +138,7 @@ describe('header authentication', () => {
       credentials: null,
       query: { AWSAccessKeyId: ctx.server.root.accessKeyId, Expires: '9999999999', Signature: 'abc' },
     });
-    expectS3Error(v2query, 400, 'InvalidRequest');
+    expectS3Error(v2query, 403, 'SignatureDoesNotMatch');
     const ecdsaStream = await rejectedPut('v4a-stream', { payloadHash: 'STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD', headers: { 'x-amz-decoded-content-length': '7' } });
     expectS3Error(ecdsaStream, 400, 'InvalidRequest');
   });

@@ -19,6 +19,7 @@ import {
 import { findQueryItem, parseQuery, type QueryItem } from './canonical-request.js';
 import { authenticateHeader } from './header-auth.js';
 import { authenticatePresigned } from './presigned.js';
+import { authenticateHeaderV2, authenticatePresignedV2 } from './sigv2.js';
 import type { AuthContext, AuthResult } from './types.js';
 
 const ANONYMOUS: AuthResult = Object.freeze({ kind: 'anonymous' });
@@ -61,7 +62,8 @@ export function authenticate(head: RequestHead, ctx: AuthContext): AuthResult {
       rejectSessionToken(head);
       return authenticateHeader(head, space === -1 ? '' : auth.slice(space + 1), query, ctx);
     }
-    if (scheme === SIGV2_SCHEME || scheme === SIGV4A_ALGORITHM) throw unsupportedMechanism();
+    if (scheme === SIGV2_SCHEME) return authenticateHeaderV2(head, space === -1 ? '' : auth.slice(space + 1).trim(), query, ctx);
+    if (scheme === SIGV4A_ALGORITHM) throw unsupportedMechanism();
     throw new S3Error(
       'InvalidArgument',
       { ArgumentName: ARG_AUTHORIZATION, ArgumentValue: authorization },
@@ -72,7 +74,7 @@ export function authenticate(head: RequestHead, ctx: AuthContext): AuthResult {
     rejectSessionToken(head);
     return authenticatePresigned(head, query, ctx);
   }
-  if (queryAuth === 'v2') throw unsupportedMechanism();
+  if (queryAuth === 'v2') return authenticatePresignedV2(head, query, ctx);
   return ANONYMOUS;
 }
 

@@ -18,6 +18,8 @@ export interface AuthContext {
   now: number;
   /** enabled access keys only; undefined → InvalidAccessKeyId */
   lookupKey(accessKeyId: string): AccessKeyRecord | undefined;
+  /** SigV2 only: the bucket named by a virtual-hosted Host, part of the V2 CanonicalizedResource */
+  virtualBucket?: string;
   /** optional signing-key cache (a process-wide default is used otherwise) */
   signingKeyCache?: SigningKeyCache;
 }
@@ -32,6 +34,8 @@ export type PayloadMode =
 
 export interface SignedAuth {
   kind: 'signed';
+  /** s3:signatureversion: 'AWS' for Signature Version 2; absent means AWS4-HMAC-SHA256 */
+  signatureVersion?: 'AWS';
   accessKeyId: string;
   accountId?: string;
   presigned: boolean;

@@ -1,13 +1,15 @@
 // Bucket operations: ListBuckets, CreateBucket, DeleteBucket, HeadBucket, GetBucketLocation and
 // the §1.6 sub-resource stubs.
 
-import { checkExpectedOwner, parseCannedAcl, requireBucket, requireCapability, requireOwner } from '../access.js';
+import { checkExpectedOwner } from '../access.js';
+import { isOwnerOnlyAcl, requestedAcl } from '../authz/acl-request.js';
+import { BUCKET_OWNER_ENFORCED, OBJECT_OWNERSHIPS } from '../authz/authorize.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el, escapeXml, isoSeconds, ownerXml } from '../xml.js';
 import { readSmallBody } from '../request-body.js';
-import type { BucketRecord } from '../../store/types.js';
+import type { S3Bucket } from '../object-attrs.js';
 
 function callerKey(ctx: S3Context) {
   if (ctx.principal.kind !== 'key') throw new S3Error('AccessDenied');
@@ -16,7 +18,6 @@ function callerKey(ctx: S3Context) {
 
 export async function handleListBuckets(ctx: S3Context): Promise<void> {
   const key = callerKey(ctx);
-  requireCapability(ctx.principal, 'read');
   const q = ctx.query;
   const prefix = q.get('prefix') ?? '';
   let max = 10000;
@@ -60,22 +61,18 @@ function checkLocationConstraint(xml: string, region: string): void {
 export async function handleCreateBucket(ctx: S3Context): Promise<void> {
   const key = callerKey(ctx);
   const name = ctx.resource.bucket!;
-  requireCapability(ctx.principal, 'create_bucket', name);
   const h = ctx.headers;
-  const acl = parseCannedAcl(h['x-amz-acl']) ?? 'private';
-  if (Object.keys(h).some((k) => k.startsWith('x-amz-grant-'))) {
-    if (h['x-amz-acl'] !== undefined) {
-      throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
-    }
-    throw new S3Error('NotImplemented', { Header: Object.keys(h).find((k) => k.startsWith('x-amz-grant-')) });
-  }
+  const { acl, grants } = requestedAcl(h, key.account.canonicalId, ctx.services.accounts);
   const ownership = h['x-amz-object-ownership'];
-  if (ownership === 'BucketOwnerEnforced' && acl !== 'private' && acl !== 'bucket-owner-full-control') {
+  if (ownership !== undefined && !OBJECT_OWNERSHIPS.has(ownership)) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-object-ownership', ArgumentValue: ownership });
+  }
+  if (ownership === BUCKET_OWNER_ENFORCED && !isOwnerOnlyAcl(acl, grants, key.account.canonicalId)) {
     throw new S3Error('InvalidBucketAclWithObjectOwnership');
   }
   const region = ctx.services.config.region;
   checkLocationConstraint((await readSmallBody(ctx, 1 << 20)).toString('utf8'), region);
-  const record: BucketRecord = {
+  const record: S3Bucket = {
     name,
     owner: key.account.canonicalId,
     created: Date.now(),
@@ -83,6 +80,7 @@ export async function handleCreateBucket(ctx: S3Context): Promise<void> {
     objectLock: (h['x-amz-bucket-object-lock-enabled'] ?? '').trim().toLowerCase() === 'true',
     versioning: 'Unversioned',
     ...(ownership ? { objectOwnership: ownership } : {}),
+    ...(grants ? { access: { grants } } : {}),
   };
   if (record.objectLock) record.versioning = 'Enabled';
   const store = ctx.services.store;
@@ -95,27 +93,26 @@ export async function handleCreateBucket(ctx: S3Context): Promise<void> {
     if (current.owner !== key.account.canonicalId) throw new S3Error('BucketAlreadyExists', { BucketName: name });
     // S3's legacy us-east-1 behaviour: the owner re-creating answers 200 and resets the ACL (s3.md §3.2, §8 #1)
     if (region !== 'us-east-1') throw new S3Error('BucketAlreadyOwnedByYou', { BucketName: name });
-    await store.putBucket({ ...current, acl });
+    const { grants: _old, ...access } = current.access ?? {};
+    await store.putBucket({ ...current, acl, access: grants ? { ...access, grants } : access });
   }
   send(ctx, 200, [['Location', `/${name}`]]);
 }
 
 export async function handleDeleteBucket(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
-  requireOwner(ctx.principal, bucket, 'delete_bucket');
   const result = await ctx.services.store.deleteBucket(bucket.name);
   if (result === 'not-empty') throw new S3Error('BucketNotEmpty', { BucketName: bucket.name });
   if (result === 'missing') throw new S3Error('NoSuchBucket', { BucketName: bucket.name });
   send(ctx, 204);
 }
 
-function ownerAccountId(ctx: S3Context, bucket: BucketRecord): string | undefined {
+function ownerAccountId(ctx: S3Context, bucket: S3Bucket): string | undefined {
   return ctx.services.accounts.byCanonicalId(bucket.owner)?.accountId;
 }
 
 export async function handleHeadBucket(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
-  requireBucket(ctx.principal, bucket, 'read');
   checkExpectedOwner(ctx.headers['x-amz-expected-bucket-owner'], ownerAccountId(ctx, bucket));
   send(ctx, 200, [
     ['x-amz-bucket-region', ctx.services.config.region],
@@ -124,24 +121,18 @@ export async function handleHeadBucket(ctx: S3Context): Promise<void> {
 }
 
 export async function handleGetBucketLocation(ctx: S3Context): Promise<void> {
-  const bucket = bucketOf(ctx);
-  // [DEV] allowed with bucket READ, not only for the owner: minio-js asks before bucket operations (s3.md §3.5)
-  requireBucket(ctx.principal, bucket, 'read');
+  // the bucket exists and the caller may read it: dispatch checked both
   const region = ctx.services.config.region;
   // us-east-1 is the empty element (s3.md §3.5)
   sendXml(ctx, doc('LocationConstraint', region === 'us-east-1' ? '' : escapeXml(region)));
 }
 
 const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> = {
-  policy: 'NoSuchBucketPolicy',
-  policyStatus: 'NoSuchBucketPolicy',
   lifecycle: 'NoSuchLifecycleConfiguration',
   website: 'NoSuchWebsiteConfiguration',
   encryption: 'ServerSideEncryptionConfigurationNotFoundError',
   replication: 'ReplicationConfigurationNotFoundError',
   tagging: 'NoSuchTagSet',
-  ownershipControls: 'OwnershipControlsNotFoundError',
-  publicAccessBlock: 'NoSuchPublicAccessBlockConfiguration',
 };
 
 const STUB_EMPTY_DOCS: Record<string, string> = {
@@ -150,14 +141,8 @@ const STUB_EMPTY_DOCS: Record<string, string> = {
   accelerate: 'AccelerateConfiguration',
 };
 
-function stubBucket(ctx: S3Context, perm: 'read' | 'write'): BucketRecord {
-  const bucket = bucketOf(ctx);
-  requireOwner(ctx.principal, bucket, perm);
-  return bucket;
-}
-
 export async function handleGetBucketSubresourceStub(ctx: S3Context): Promise<void> {
-  const bucket = stubBucket(ctx, 'read');
+  const bucket = bucketOf(ctx);
   const sub = ctx.route.subresource!;
   const notFound = STUB_NOT_FOUND[sub];
   if (notFound) throw new S3Error(notFound, { BucketName: bucket.name });
@@ -167,12 +152,10 @@ export async function handleGetBucketSubresourceStub(ctx: S3Context): Promise<vo
 }
 
 export async function handlePutBucketSubresourceStub(ctx: S3Context): Promise<void> {
-  stubBucket(ctx, 'write');
   throw new S3Error('NotImplemented', {}, { message: `The ${ctx.route.subresource} sub-resource is not implemented` });
 }
 
 export async function handleDeleteBucketSubresourceStub(ctx: S3Context): Promise<void> {
-  stubBucket(ctx, 'write');
   send(ctx, 204);
 }
 

@@ -1,6 +1,5 @@
 // DeleteObject (s3.md §3.16): idempotent 204; If-Match; version ids (unversioned buckets only for now).
 
-import { requireBucket, requireCapability } from '../access.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { send } from '../respond.js';
@@ -9,8 +8,6 @@ import { requestedVersionId } from './version-id.js';
 export async function handleDeleteObject(ctx: S3Context): Promise<void> {
   const versionId = requestedVersionId(ctx);
   const bucket = bucketOf(ctx);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
   const store = ctx.services.store;
   const ifMatch = ctx.headers['if-match'];

@@ -1,7 +1,7 @@
 // GetObject and HeadObject (s3.md §3.14–3.15): version id, partNumber, conditionals, Range, response
 // overrides, stored headers and checksums; the body is streamed from its extent with back-pressure.
 
-import { canBucket, canReadObject } from '../access.js';
+import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
 import { S3Error } from '../errors.js';
@@ -83,12 +83,12 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   const found = ctx.services.store.getObject(bucket.name, key, versionId);
   if (!found || found.deleteMarker) {
     // without bucket READ a missing key is AccessDenied, so keys cannot be probed (s3.md §2.13)
-    if (!canBucket(ctx.principal, bucket, 'read')) throw new S3Error('AccessDenied');
+    if (!canListBucket(ctx, bucket)) throw new S3Error('AccessDenied');
     if (found) throw deleteMarkerError(found, versionId !== undefined, key);
     if (versionId !== undefined && versionId !== 'null') throw new S3Error('NoSuchVersion', { Key: key, VersionId: versionId });
     throw new S3Error('NoSuchKey', { Key: key });
   }
-  if (!canReadObject(ctx.principal, bucket, found.attrs.acl)) throw new S3Error('AccessDenied');
+  requireObjectAccess(ctx, bucket, found);
   if (ctx.principal.kind === 'anonymous' && RESPONSE_OVERRIDES.some(([p]) => ctx.query.has(p))) {
     throw new S3Error('InvalidRequest', {}, {
       message: 'Request specific response headers cannot be used for anonymous GET requests.',

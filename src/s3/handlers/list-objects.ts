@@ -1,12 +1,12 @@
 // ListObjectsV2 and ListObjects (V1), as XML (s3.md §4.3–4.4) or, when the first media range of
 // Accept is application/json, as the seed's JSON shape (§3.7.1).
 
-import { requireBucket } from '../access.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el, isoSeconds } from '../xml.js';
-import type { BucketRecord, ListResult } from '../../store/types.js';
+import type { ListResult } from '../../store/types.js';
+import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object } from '../object-attrs.js';
 
 const MAX_KEYS = 1000;
@@ -71,7 +71,7 @@ interface Owner {
   DisplayName: string;
 }
 
-function ownerOf(ctx: S3Context, bucket: BucketRecord): Owner {
+function ownerOf(ctx: S3Context, bucket: S3Bucket): Owner {
   const account = ctx.services.accounts.byCanonicalId(bucket.owner);
   return { ID: bucket.owner, DisplayName: account?.displayName ?? '' };
 }
@@ -96,7 +96,7 @@ function contentsJson(r: S3Object, enc: (s: string) => string, owner: Owner | un
 }
 
 interface Listing {
-  bucket: BucketRecord;
+  bucket: S3Bucket;
   prefix: string;
   delimiter: string;
   maxKeys: number;
@@ -109,7 +109,6 @@ interface Listing {
 
 function runListing(ctx: S3Context, startAfter: string): Listing {
   const bucket = bucketOf(ctx);
-  requireBucket(ctx.principal, bucket, 'read');
   const q = ctx.query;
   const prefix = q.get('prefix') ?? '';
   const delimiter = q.get('delimiter') ?? '';

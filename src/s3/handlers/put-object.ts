@@ -3,16 +3,17 @@
 // segment write, chunk by chunk → verify every declared digest and trailer → conditional index
 // commit → answer. Any failure or client abort leaves no index entry.
 
-import { requireBucket, requireCapability, parseCannedAcl } from '../access.js';
+import { checkSettableAcl, requestedAcl } from '../authz/acl-request.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums } from '../checksums.js';
+import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums, type ChecksumPlan } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
 import { S3Error } from '../errors.js';
 import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
 import { contentSha256MismatchError } from '../auth/index.js';
-import type { WriteCondition } from '../../store/types.js';
-import type { S3ObjectAttrs } from '../object-attrs.js';
+import type { CannedAcl, WriteCondition } from '../../store/types.js';
+import type { S3Bucket } from '../object-attrs.js';
+import type { S3Object, S3ObjectAttrs, StoredAcl, StoredChecksum } from '../object-attrs.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 const MAX_USER_METADATA = 2048;
@@ -61,12 +62,6 @@ function storedHeadersOf(headers: Readonly<Record<string, string>>, contentEncod
 function rejectUnsupported(headers: Readonly<Record<string, string>>, objectLockBucket: boolean): void {
   for (const name of Object.keys(headers)) {
     if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
-    if (name.startsWith('x-amz-grant-')) {
-      if (headers['x-amz-acl'] !== undefined) {
-        throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
-      }
-      throw new S3Error('NotImplemented', { Header: name });
-    }
     if (name.startsWith('x-amz-object-lock-')) {
       if (!objectLockBucket) {
         throw new S3Error('InvalidRequest', {}, { message: 'Bucket is missing Object Lock Configuration' });
@@ -90,22 +85,56 @@ function writeCondition(headers: Readonly<Record<string, string>>): WriteConditi
   return cond;
 }
 
-export async function handlePutObject(ctx: S3Context): Promise<void> {
-  const h = ctx.headers;
-  const body = openRequestBody(ctx, MAX_PUT_BYTES);
+/** What PutObject and the POST form upload both store: the object's fields taken from headers (or form fields). */
+export interface ObjectFields {
+  storageClass: string;
+  meta: Record<string, string>;
+  headers: Record<string, string>;
+  acl: CannedAcl;
+  grants?: StoredAcl;
+  contentType: string;
+}
+
+/** Reads the stored object fields from request headers (PutObject) or lower-cased form fields (POST upload). */
+export function objectFieldsOf(ctx: S3Context, bucket: S3Bucket, h: Readonly<Record<string, string>>, contentEncoding: string | undefined): ObjectFields {
   const storageClass = storageClassOf(h);
   const meta = userMetadataOf(h);
-  const acl = parseCannedAcl(h['x-amz-acl']) ?? 'private';
-  const condition = writeCondition(h);
-  const plan = planChecksums(h, body.trailer);
-  const bucket = bucketOf(ctx);
   rejectUnsupported(h, bucket.objectLock);
-  const headers = storedHeadersOf(h, body.contentEncoding);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
-  const key = ctx.resource.key!;
+  const { acl, grants } = requestedAcl(h, bucket.owner, ctx.services.accounts);
+  checkSettableAcl(bucket, acl, grants);
+  const headers = storedHeadersOf(h, contentEncoding);
+  return { storageClass, meta, headers, acl, ...(grants ? { grants } : {}), contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE };
+}
 
-  const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined));
+/** A body to store: its exact length and its chunks in order. */
+export interface ObjectBodySource {
+  length: number;
+  next(): Promise<Buffer | null>;
+}
+
+export interface WriteObjectOptions {
+  plan: ChecksumPlan;
+  /** lower-case hex SHA-256 the body must have (signed raw payloads) */
+  expectedSha256?: string;
+  /** trailers after the last chunk (aws-chunked) */
+  trailers?: () => Record<string, string>;
+  condition?: WriteCondition;
+}
+
+/**
+ * The write path (style.md §6): one fused digest pass and the segment write, chunk by chunk, then
+ * every declared digest verified, then the conditional index commit. Nothing is stored on failure.
+ */
+export async function writeObject(
+  ctx: S3Context,
+  bucket: string,
+  key: string,
+  body: ObjectBodySource,
+  fields: ObjectFields,
+  options: WriteObjectOptions,
+): Promise<{ record: S3Object; checksum: StoredChecksum }> {
+  const { plan, expectedSha256, condition } = options;
+  const hasher = ctx.services.digester.create(digestsNeeded(plan, expectedSha256 !== undefined));
   const writer = ctx.services.store.beginWrite(body.length);
   let committed = false;
   try {
@@ -127,24 +156,49 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       }
     }
     await Promise.all(inFlight.map((c) => c.done));
-    const trailers = body.finish();
+    const trailers = options.trailers?.() ?? {};
     const digests = hasher.digest();
-    if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
-      throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
+    if (expectedSha256 !== undefined && digests.sha256!.toString('hex') !== expectedSha256) {
+      throw contentSha256MismatchError(expectedSha256, digests.sha256!.toString('hex'));
     }
     const checksum = verifyChecksums(plan, digests, trailers);
-    const attrs: S3ObjectAttrs = { contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE, storageClass, acl, headers, meta, checksum };
+    const attrs: S3ObjectAttrs = {
+      contentType: fields.contentType,
+      storageClass: fields.storageClass,
+      acl: fields.acl,
+      ...(fields.grants ? { grants: fields.grants } : {}),
+      headers: fields.headers,
+      meta: fields.meta,
+      checksum,
+    };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
-    const record = await writer.commit(bucket.name, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs }, condition);
+    const record = await writer.commit(bucket, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs }, condition);
     committed = true;
-    const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
-    if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);
-    // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
-    if (plan.algorithm) {
-      out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);
-    }
-    send(ctx, 200, out);
+    return { record, checksum };
   } finally {
     if (!committed) await writer.abort();
   }
+}
+
+export async function handlePutObject(ctx: S3Context): Promise<void> {
+  const h = ctx.headers;
+  const body = openRequestBody(ctx, MAX_PUT_BYTES);
+  const condition = writeCondition(h);
+  const plan = planChecksums(h, body.trailer);
+  const bucket = bucketOf(ctx);
+  const fields = objectFieldsOf(ctx, bucket, h, body.contentEncoding);
+  const key = ctx.resource.key!;
+  const { record, checksum } = await writeObject(ctx, bucket.name, key, body, fields, {
+    plan,
+    expectedSha256: body.expectedSha256,
+    trailers: () => body.finish(),
+    condition,
+  });
+  const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
+  if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);
+  // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
+  if (plan.algorithm) {
+    out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);
+  }
+  send(ctx, 200, out);
 }

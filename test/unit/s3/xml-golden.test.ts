@@ -1,6 +1,7 @@
 // Golden strings for every XML (and JSON) response type the S3 face renders (style.md §10):
 // namespace, element order, escaping.
 
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors.js';
 import { escapeXml, renderError } from '../../../src/s3/xml.js';
@@ -126,5 +127,46 @@ describe('listings', () => {
     expect((await h.request('GET', '/gold?encoding-type=xml')).body).toContain(
       '<Message>Invalid Encoding Method specified in Request</Message>',
     );
+  });
+});
+
+describe('access-control responses (issue 12)', () => {
+  const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+  it('AccessControlPolicy of a canned ACL (§4.9)', async () => {
+    await h.request('PUT', '/gold?acl', { headers: { 'x-amz-acl': 'public-read' } });
+    expect((await h.request('GET', '/gold?acl')).body).toBe(
+      `${DECL}<AccessControlPolicy ${NS}>${OWNER}<AccessControlList>` +
+        `<Grant><Grantee ${XSI} xsi:type="CanonicalUser"><ID>${OWNER_ID}</ID><DisplayName>owner</DisplayName></Grantee><Permission>FULL_CONTROL</Permission></Grant>` +
+        `<Grant><Grantee ${XSI} xsi:type="Group"><URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission></Grant>` +
+        '</AccessControlList></AccessControlPolicy>',
+    );
+    await h.request('PUT', '/gold?acl', { headers: { 'x-amz-acl': 'private' } });
+  });
+  it('CORSConfiguration (§4.10), in element order', async () => {
+    const body = '<CORSConfiguration><CORSRule><AllowedOrigin>https://a&amp;b</AllowedOrigin><AllowedMethod>GET</AllowedMethod><ID>r1</ID><MaxAgeSeconds>5</MaxAgeSeconds><ExposeHeader>ETag</ExposeHeader><AllowedHeader>*</AllowedHeader></CORSRule></CORSConfiguration>';
+    const md5 = createHash('md5').update(body).digest('base64');
+    expect((await h.request('PUT', '/gold?cors', { body, headers: { 'content-md5': md5 } })).status).toBe(200);
+    expect((await h.request('GET', '/gold?cors')).body).toBe(
+      `${DECL}<CORSConfiguration ${NS}><CORSRule><ID>r1</ID><AllowedHeader>*</AllowedHeader><AllowedMethod>GET</AllowedMethod>` +
+        '<AllowedOrigin>https://a&amp;b</AllowedOrigin><ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>5</MaxAgeSeconds></CORSRule></CORSConfiguration>',
+    );
+    await h.request('DELETE', '/gold?cors');
+  });
+  it('PolicyStatus, PublicAccessBlockConfiguration, OwnershipControls', async () => {
+    const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: 'arn:aws:s3:::gold/*' }] });
+    expect((await h.request('PUT', '/gold?policy', { body: policy })).status).toBe(204);
+    expect((await h.request('GET', '/gold?policyStatus')).body).toBe(`${DECL}<PolicyStatus ${NS}><IsPublic>true</IsPublic></PolicyStatus>`);
+    await h.request('DELETE', '/gold?policy');
+    await h.request('PUT', '/gold?publicAccessBlock', { body: '<PublicAccessBlockConfiguration><IgnorePublicAcls>true</IgnorePublicAcls></PublicAccessBlockConfiguration>' });
+    expect((await h.request('GET', '/gold?publicAccessBlock')).body).toBe(
+      `${DECL}<PublicAccessBlockConfiguration ${NS}><BlockPublicAcls>false</BlockPublicAcls><IgnorePublicAcls>true</IgnorePublicAcls>` +
+        '<BlockPublicPolicy>false</BlockPublicPolicy><RestrictPublicBuckets>false</RestrictPublicBuckets></PublicAccessBlockConfiguration>',
+    );
+    await h.request('DELETE', '/gold?publicAccessBlock');
+    await h.request('PUT', '/gold?ownershipControls', { body: '<OwnershipControls><Rule><ObjectOwnership>ObjectWriter</ObjectOwnership></Rule></OwnershipControls>' });
+    expect((await h.request('GET', '/gold?ownershipControls')).body).toBe(
+      `${DECL}<OwnershipControls ${NS}><Rule><ObjectOwnership>ObjectWriter</ObjectOwnership></Rule></OwnershipControls>`,
+    );
+    await h.request('DELETE', '/gold?ownershipControls');
   });
 });

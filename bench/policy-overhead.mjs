@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Issue 12 acceptance: authorization costs no measurable throughput. Runs the 4 KiB GET scenario
+// against one Tusk process on two buckets, one without a policy and one with a 20-statement bucket
+// policy that every request must evaluate in full (no statement denies, one conditional Deny is
+// checked on each GET), alternating A/B rounds, and reports obj/s of each and their ratio.
+//
+//   npm run build && node bench/policy-overhead.mjs [--duration 5s] [--rounds 3]
+
+import { CreateBucketCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = await import(new URL('dist/bench/index.js', pathToFileURL(repo)).href);
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5s' },
+    warmup: { type: 'string', default: '1s' },
+    rounds: { type: 'string', default: '3' },
+    count: { type: 'string' },
+  },
+});
+const seconds = (text) => Math.round(parseFloat(text) * (text.endsWith('ms') ? 1 : 1000));
+
+/** 20 statements: 18 allows for other accounts and prefixes, one conditional deny that never holds on loopback, one public read of another prefix. */
+export function twentyStatementPolicy(bucket) {
+  const arn = `arn:aws:s3:::${bucket}`;
+  const statements = [];
+  for (let i = 0; i < 18; i++) {
+    statements.push({
+      Sid: `partner${i}`, Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${String(100000000000 + i)}:root` },
+      Action: ['s3:GetObject', 's3:PutObject', 's3:List*'], Resource: [`${arn}/partner-${i}/*`, arn],
+      Condition: { StringLike: { 's3:prefix': [`partner-${i}/*`] }, DateLessThan: { 'aws:CurrentTime': '2999-01-01T00:00:00Z' } },
+    });
+  }
+  statements.push({ Sid: 'loopback-only', Effect: 'Deny', Principal: '*', Action: 's3:*', Resource: [`${arn}/*`], Condition: { NotIpAddress: { 'aws:SourceIp': ['127.0.0.0/8', '::1/128', '::ffff:127.0.0.0/104'] } } });
+  statements.push({ Sid: 'public', Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `${arn}/public/*` });
+  return JSON.stringify({ Version: '2012-10-17', Statement: statements });
+}
+
+const accessKeyId = 'TUSKPOLICYBENCH00001';
+const secretAccessKey = 'policy-bench-secret-policy-bench-secret';
+const dataDir = await mkdtemp(join(tmpdir(), 'tusk-policy-bench-'));
+const child = spawn(process.execPath, [join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', 'relaxed', '--publisher-listen', 'off'], {
+  env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const endpoint = await new Promise((resolve, reject) => {
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+    const m = /s3 listening on (http:\/\/\S+)/.exec(out);
+    if (m) resolve(m[1]);
+  });
+  child.on('exit', (code) => reject(new Error(`tusk exited (${code})`)));
+});
+
+try {
+  const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const buckets = { 'no policy': 'policy-bench-plain', '20-statement policy': 'policy-bench-policy' };
+  for (const b of Object.values(buckets)) await s3.send(new CreateBucketCommand({ Bucket: b }));
+  await s3.send(new PutBucketPolicyCommand({ Bucket: buckets['20-statement policy'], Policy: twentyStatementPolicy(buckets['20-statement policy']) }));
+  const totals = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
+  for (let round = 0; round < Number(args.rounds); round++) {
+    for (const [label, bucket] of Object.entries(buckets)) {
+      const result = await runBench({
+        ...DEFAULTS, endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
+        mix: { get: 1 }, sizes: parseSizeDistribution('4KiB'), concurrency: 16, objects: 1000,
+        durationMs: seconds(args.duration), warmupMs: seconds(args.warmup), count: args.count ? Number(args.count) : undefined,
+        keep: false, label, client: 'raw',
+      });
+      if (result.total.errorCount) throw new Error(`${label}: ${JSON.stringify(result.total.errors)}`);
+      totals[label].push(result.total.objPerSec);
+    }
+  }
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const base = mean(totals['no policy']);
+  console.log(markdownTable(['bucket', 'obj/s per round', 'mean obj/s', 'vs no policy'],
+    Object.entries(totals).map(([label, xs]) => [label, xs.map((x) => fixed(x, 0)).join(', '), fixed(mean(xs), 0), `${fixed((mean(xs) / base) * 100, 1)}%`])));
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+  await rm(dataDir, { recursive: true, force: true });
+}

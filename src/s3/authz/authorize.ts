@@ -1,0 +1,85 @@
+// The one authorization decision (AWS *How Amazon S3 authorizes a request*, simplified to one
+// deployment): key capabilities and bucket allow-list (s3.md §2.11) → explicit Deny in the bucket
+// policy → the bucket owner → an Allow in the policy → an ACL grant → implicit deny. Public access
+// block and BucketOwnerEnforced shape the last two steps.
+
+import type { Principal } from '../access.js';
+import type { S3Bucket, StoredAcl } from '../object-attrs.js';
+import { aclAllows, effectiveAcl } from './acl.js';
+import type { AclNeed, OperationAccess } from './actions.js';
+import { compiledPolicy, evaluatePolicy, type ConditionValues, type PolicyPrincipal } from './policy.js';
+
+/** `object-acl`: allowed only if the object's own ACL grants `need` (the handler holds the object). */
+export type Verdict = 'allow' | 'deny' | 'object-acl';
+
+export interface AuthzRequest {
+  principal: Principal;
+  access: OperationAccess;
+  action: string;
+  /** the addressed bucket (undefined at service level) */
+  bucket?: S3Bucket;
+  /** policy resource ARN: `arn:aws:s3:::bucket` or `arn:aws:s3:::bucket/key` */
+  arn: string;
+  values: ConditionValues;
+}
+
+export const BUCKET_OWNER_ENFORCED = 'BucketOwnerEnforced';
+/** The values of x-amz-object-ownership and PutBucketOwnershipControls (AWS *Controlling ownership of objects*). */
+export const OBJECT_OWNERSHIPS: ReadonlySet<string> = new Set([BUCKET_OWNER_ENFORCED, 'BucketOwnerPreferred', 'ObjectWriter']);
+
+export function policyPrincipalOf(p: Principal): PolicyPrincipal {
+  return p.kind === 'anonymous'
+    ? { anonymous: true }
+    : { anonymous: false, accountId: p.key.account.accountId, canonicalId: p.key.account.canonicalId };
+}
+
+function keyAllows(p: Principal, access: OperationAccess, bucket: string | undefined): boolean {
+  if (p.kind === 'anonymous') return true;
+  if (!p.key.capabilities.has(access.capability)) return false;
+  return bucket === undefined || !p.key.buckets || p.key.buckets.has(bucket);
+}
+
+export function isBucketOwner(p: Principal, bucket: S3Bucket): boolean {
+  return p.kind === 'key' && p.key.account.canonicalId === bucket.owner;
+}
+
+/** ACLs are disabled by BucketOwnerEnforced (AWS *Controlling ownership of objects*). */
+export function aclsDisabled(bucket: S3Bucket): boolean {
+  return bucket.objectOwnership === BUCKET_OWNER_ENFORCED;
+}
+
+export function bucketAcl(bucket: S3Bucket): StoredAcl {
+  return effectiveAcl(bucket.acl, bucket.access?.grants, bucket.owner);
+}
+
+/** ACL step for object-level needs, once the handler holds the object's ACL. */
+export function objectAclAllows(p: Principal, bucket: S3Bucket, acl: StoredAcl, need: AclNeed): boolean {
+  if (aclsDisabled(bucket)) return false;
+  return aclAllows(acl, p, need.permission, bucket.access?.publicAccessBlock?.ignorePublicAcls ?? false);
+}
+
+export function authorize(r: AuthzRequest): Verdict {
+  const { principal: p, access, bucket } = r;
+  if (access.scope === 'preflight') return 'allow';
+  if (!keyAllows(p, access, bucket?.name)) return 'deny';
+  if (access.scope === 'service' || !bucket) return p.kind === 'key' ? 'allow' : 'deny';
+  const owner = isBucketOwner(p, bucket);
+  // only the owner's account may manage the policy, and its own policy cannot lock it out (AWS *PutBucketPolicy*)
+  if (access.ownerAlways) return owner ? 'allow' : 'deny';
+  const text = bucket.access?.policy;
+  const policy = text === undefined ? undefined : compiledPolicy(text, bucket.name);
+  const verdict = policy ? evaluatePolicy(policy, policyPrincipalOf(p), r.action, r.arn, r.values) : 'none';
+  if (verdict === 'deny') return 'deny';
+  if (owner) return 'allow';
+  if (verdict !== 'none') {
+    // RestrictPublicBuckets: a public policy serves only the owner's account (AWS *Blocking public access*)
+    const restricted = policy!.isPublic && (bucket.access?.publicAccessBlock?.restrictPublicBuckets ?? false);
+    if (!restricted) return 'allow';
+  }
+  const need = access.acl;
+  if (!need || aclsDisabled(bucket)) return 'deny';
+  if (need.on === 'object') return 'object-acl';
+  return aclAllows(bucketAcl(bucket), p, need.permission, bucket.access?.publicAccessBlock?.ignorePublicAcls ?? false)
+    ? 'allow'
+    : 'deny';
+}

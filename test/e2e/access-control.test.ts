@@ -1,0 +1,256 @@
+// ACL calls, ownership controls, bucket policies and the public access block through HTTP
+// (issue 12; s3.md §2.11–2.13, §3.10; AWS *PutBucketPolicy*, *PutPublicAccessBlock*).
+
+import { describe, expect, it } from 'vitest';
+import { s3Request } from './helpers/clients.js';
+import { bucketName } from './helpers/fixtures.js';
+import { testAccount } from './helpers/accounts.js';
+import { useTusk } from './helpers/lifecycle.js';
+import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
+
+const other = testAccount('other', '111122223333');
+const ctx = useTusk({ extraAccounts: [other] });
+const ALL_USERS = 'http://acs.amazonaws.com/groups/global/AllUsers';
+
+async function newBucket(label: string, headers: Record<string, string> = {}): Promise<string> {
+  const b = bucketName(label);
+  expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, headers })).status).toBe(200);
+  return b;
+}
+
+async function put(bucket: string, key: string, body = key, headers: Record<string, string> = {}) {
+  return s3Request(ctx.server, { method: 'PUT', bucket, key, body, headers });
+}
+
+function acp(ownerId: string, grants: string): string {
+  return `<AccessControlPolicy xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Owner><ID>${ownerId}</ID></Owner><AccessControlList>${grants}</AccessControlList></AccessControlPolicy>`;
+}
+const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+const userGrant = (id: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="CanonicalUser"><ID>${id}</ID></Grantee><Permission>${perm}</Permission></Grant>`;
+const emailGrant = (email: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="AmazonCustomerByEmail"><EmailAddress>${email}</EmailAddress></Grantee><Permission>${perm}</Permission></Grant>`;
+const groupGrant = (uri: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="Group"><URI>${uri}</URI></Grantee><Permission>${perm}</Permission></Grant>`;
+
+async function rootCanonicalId(): Promise<string> {
+  const res = await s3Request(ctx.server, { method: 'GET' });
+  return xmlText(res.text(), 'ID')!;
+}
+
+describe('ACL calls', () => {
+  it('GetBucketAcl renders the canned ACL with canonical ids and display names', async () => {
+    const b = await newBucket('acl', { 'x-amz-acl': 'public-read' });
+    const res = await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'acl' });
+    expect(res.status).toBe(200);
+    const xml = res.text();
+    expect(xml).toContain('<Owner><ID>' + (await rootCanonicalId()) + '</ID><DisplayName>root</DisplayName></Owner>');
+    expect(xmlAll(xml, 'Permission')).toEqual(['FULL_CONTROL', 'READ']);
+    expect(xml).toContain(`<URI>${ALL_USERS}</URI>`);
+  });
+
+  it('PutBucketAcl with an AccessControlPolicy body grants another account (by e-mail) bucket READ', async () => {
+    const b = await newBucket('aclbody');
+    const owner = await rootCanonicalId();
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other }), 403, 'AccessDenied');
+    const res = await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', body: acp(owner, userGrant(owner, 'FULL_CONTROL') + emailGrant(other.email, 'READ')) });
+    expect(res.status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other })).status).toBe(200);
+    const got = (await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'acl' })).text();
+    // the e-mail grantee is stored as the account's canonical user
+    expect(got).toContain(`<ID>${other.canonicalId}</ID><DisplayName>other</DisplayName>`);
+    // READ on the bucket is not READ_ACP nor WRITE
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'acl', credentials: other }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'x', body: 'x', credentials: other }), 403, 'AccessDenied');
+  });
+
+  it('PutObjectAcl / GetObjectAcl: canned, grant headers and per-object READ_ACP', async () => {
+    const b = await newBucket('objacl');
+    expect((await put(b, 'k', 'hello')).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'k', query: 'acl', headers: { 'x-amz-acl': 'public-read' } })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null })).text()).toBe('hello');
+    const grants = await s3Request(ctx.server, {
+      method: 'PUT', bucket: b, key: 'k', query: 'acl',
+      headers: { 'x-amz-grant-read': `id="${other.canonicalId}"`, 'x-amz-grant-read-acp': `emailAddress="${other.email}"` },
+    });
+    expect(grants.status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: other })).text()).toBe('hello');
+    const acl = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', query: 'acl', credentials: other });
+    expect(acl.status).toBe(200);
+    expect(xmlAll(acl.text(), 'Permission')).toEqual(['READ', 'READ_ACP']);
+    // READ_ACP is not WRITE_ACP
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'k', query: 'acl', headers: { 'x-amz-acl': 'private' }, credentials: other }), 403, 'AccessDenied');
+  });
+
+  it('CreateBucket with x-amz-grant-* headers grants from the start', async () => {
+    const b = await newBucket('aclcreate', { 'x-amz-grant-read': `id="${other.canonicalId}"`, 'x-amz-grant-write': `emailAddress="${other.email}"` });
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'by-other', body: 'o', credentials: other })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: null }), 403, 'AccessDenied');
+    expect(xmlAll((await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'acl' })).text(), 'Permission')).toEqual(['READ', 'WRITE']);
+  });
+
+  it('ACL errors: MalformedACLError, UnresolvableGrantByEmailAddress, UnexpectedContent, MissingRequestBodyError, InvalidArgument', async () => {
+    const b = await newBucket('aclerr');
+    const owner = await rootCanonicalId();
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', body: '<AccessControlPolicy><AccessControlList><Grant>' }), 400, 'MalformedACLError');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', body: acp(owner, groupGrant(ALL_USERS, 'EVERYTHING')) }), 400, 'MalformedACLError');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', body: acp(owner, emailGrant('nobody@example.com', 'READ')) }), 400, 'UnresolvableGrantByEmailAddress');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', headers: { 'x-amz-acl': 'private' }, body: acp(owner, '') }), 400, 'UnexpectedContent');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl' }), 400, 'MissingRequestBodyError');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', headers: { 'x-amz-grant-read': 'id="0000"' } }), 400, 'InvalidArgument');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', body: acp(other.canonicalId, '') }), 403, 'AccessDenied');
+  });
+});
+
+describe('ownership controls', () => {
+  it('BucketOwnerEnforced disables ACLs: no grant counts, ACL-setting calls fail, reading ACLs works', async () => {
+    const b = await newBucket('own', { 'x-amz-acl': 'public-read' });
+    expect((await put(b, 'pub', 'p', { 'x-amz-acl': 'public-read' })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'ownershipControls' }), 404, 'OwnershipControlsNotFoundError');
+    const body = '<OwnershipControls xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ObjectOwnership>BucketOwnerEnforced</ObjectOwnership></Rule></OwnershipControls>';
+    // the bucket ACL still grants AllUsers: S3 refuses
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'ownershipControls', body }), 400, 'InvalidBucketAclWithObjectOwnership');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', headers: { 'x-amz-acl': 'private' } })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'ownershipControls', body })).status).toBe(200);
+    expect(xmlText((await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'ownershipControls' })).text(), 'ObjectOwnership')).toBe('BucketOwnerEnforced');
+    // the object's public-read grant no longer counts
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null }), 403, 'AccessDenied');
+    expectS3Error(await put(b, 'x', 'x', { 'x-amz-acl': 'public-read' }), 400, 'AccessControlListNotSupported');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'pub', query: 'acl', headers: { 'x-amz-acl': 'public-read' } }), 400, 'AccessControlListNotSupported');
+    expect((await put(b, 'x', 'x', { 'x-amz-acl': 'bucket-owner-full-control' })).status).toBe(200);
+    const shown = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', query: 'acl' });
+    expect(xmlAll(shown.text(), 'Permission')).toEqual(['FULL_CONTROL']);
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'ownershipControls', body: '<OwnershipControls><Rule><ObjectOwnership>Nope</ObjectOwnership></Rule></OwnershipControls>' }), 400, 'MalformedXML');
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, query: 'ownershipControls' })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null })).status).toBe(200);
+  });
+});
+
+function policy(bucket: string, statements: object[]): string {
+  return JSON.stringify({ Version: '2012-10-17', Statement: statements });
+}
+
+describe('bucket policies', () => {
+  it('Put/Get/Delete and GetBucketPolicyStatus; errors NoSuchBucketPolicy and MalformedPolicy', async () => {
+    const b = await newBucket('pol');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policy' }), 404, 'NoSuchBucketPolicy');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policyStatus' }), 404, 'NoSuchBucketPolicy');
+    const text = policy(b, [{ Sid: 'pub', Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` }]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    const got = await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policy' });
+    expect(got.text()).toBe(text);
+    expect(xmlText((await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policyStatus' })).text(), 'IsPublic')).toBe('true');
+    for (const bad of [
+      '{not json',
+      policy(b, [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: 'arn:aws:s3:::another-bucket/*' }]),
+      policy(b, [{ Effect: 'Allow', Principal: '*', Action: 'ec2:RunInstances', Resource: `arn:aws:s3:::${b}/*` }]),
+      policy(b, [{ Effect: 'Maybe', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` }]),
+      policy(b, [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { StringSortOf: { 's3:prefix': 'a' } } }]),
+    ]) {
+      expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: bad }), 400, 'MalformedPolicy');
+    }
+    // another account may not even read the policy, whatever the policy says (AWS *GetBucketPolicy*)
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policy', credentials: other }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, query: 'policy' })).status).toBe(204);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policy' }), 404, 'NoSuchBucketPolicy');
+  });
+
+  it('a prefix grant to another account, a public read with a condition, and an explicit deny that beats the owner', async () => {
+    const b = await newBucket('polx');
+    for (const k of ['shared/a', 'private/b', 'public/c']) expect((await put(b, k)).status).toBe(200);
+    const text = policy(b, [
+      { Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${other.accountId}:root` }, Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${b}/shared/*` },
+      { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:ListBucket', Resource: `arn:aws:s3:::${b}`, Condition: { StringLike: { 's3:prefix': 'shared/*' } } },
+      { Effect: 'Allow', Principal: '*', Action: 's3:Get*', Resource: `arn:aws:s3:::${b}/public/*`, Condition: { IpAddress: { 'aws:SourceIp': ['127.0.0.0/8', '::1/128'] } } },
+      { Effect: 'Deny', Principal: '*', Action: 's3:*', NotResource: [`arn:aws:s3:::${b}`, `arn:aws:s3:::${b}/shared/*`, `arn:aws:s3:::${b}/public/*`, `arn:aws:s3:::${b}/private/*`] },
+      { Effect: 'Deny', Principal: '*', Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${b}/private/*`, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    // the IpAddress condition pins the caller, so the policy is not public
+    expect(xmlText((await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'policyStatus' })).text(), 'IsPublic')).toBe('false');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'shared/a', credentials: other })).text()).toBe('shared/a');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'shared/new', body: 'n', credentials: other })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'private/b', credentials: other }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'private/x', body: 'n', credentials: other }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2', prefix: 'shared/' }, credentials: other })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2', prefix: 'private/' }, credentials: other }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'public/c', credentials: null })).text()).toBe('public/c');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'shared/a', credentials: null }), 403, 'AccessDenied');
+    // explicit deny wins even for the owner: plain HTTP is not secure transport
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'private/b' }), 403, 'AccessDenied');
+    expectS3Error(await put(b, 'elsewhere/z'), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'shared/a' })).status).toBe(204);
+    // …but never out of the policy calls themselves
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, query: 'policy' })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'private/b' })).status).toBe(204);
+  });
+
+  it('a missing key is 404 for a caller the policy lets list the bucket, 403 otherwise', async () => {
+    const b = await newBucket('pol404');
+    const text = policy(b, [
+      // ListBucket is decided on the bucket's ARN even when the request names a key
+      { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:ListBucket', Resource: `arn:aws:s3:::${b}` },
+      { Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'missing', credentials: other }), 404, 'NoSuchKey');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'missing', credentials: null }), 403, 'AccessDenied');
+  });
+
+  it('date, string and Null conditions', async () => {
+    const b = await newBucket('polc');
+    expect((await put(b, 'k')).status).toBe(200);
+    const future = new Date(Date.now() + 3600_000).toISOString();
+    const text = policy(b, [
+      { Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { DateLessThan: { 'aws:CurrentTime': future }, StringEquals: { 'aws:UserAgent': 'good-agent' } } },
+      { Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:PutObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { Null: { 's3:x-amz-acl': 'true' } } },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, headers: { 'user-agent': 'good-agent' } })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', credentials: null, headers: { 'user-agent': 'bad-agent' } }), 403, 'AccessDenied');
+    expectS3Error(await put(b, 'no-acl'), 403, 'AccessDenied');
+    expect((await put(b, 'with-acl', 'w', { 'x-amz-acl': 'private' })).status).toBe(200);
+  });
+});
+
+describe('public access block', () => {
+  const pab = (flags: Partial<Record<'BlockPublicAcls' | 'IgnorePublicAcls' | 'BlockPublicPolicy' | 'RestrictPublicBuckets', boolean>>) =>
+    `<PublicAccessBlockConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${Object.entries(flags).map(([k, v]) => `<${k}>${v}</${k}>`).join('')}</PublicAccessBlockConfiguration>`;
+
+  it('each switch, and Get/Delete', async () => {
+    const b = await newBucket('pab', { 'x-amz-acl': 'public-read' });
+    expect((await put(b, 'pub', 'p', { 'x-amz-acl': 'public-read' })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'publicAccessBlock' }), 404, 'NoSuchPublicAccessBlockConfiguration');
+
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'publicAccessBlock', body: pab({ BlockPublicAcls: true }) })).status).toBe(200);
+    const got = (await s3Request(ctx.server, { method: 'GET', bucket: b, query: 'publicAccessBlock' })).text();
+    expect(got).toContain('<BlockPublicAcls>true</BlockPublicAcls><IgnorePublicAcls>false</IgnorePublicAcls>');
+    expectS3Error(await put(b, 'x', 'x', { 'x-amz-acl': 'public-read' }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', headers: { 'x-amz-acl': 'public-read-write' } }), 403, 'AccessDenied');
+    // existing public grants still count under BlockPublicAcls alone
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null })).status).toBe(200);
+
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'publicAccessBlock', body: pab({ IgnorePublicAcls: true }) })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: null }), 403, 'AccessDenied');
+
+    const publicPolicy = policy(b, [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` }]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'publicAccessBlock', body: pab({ BlockPublicPolicy: true }) })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: publicPolicy }), 403, 'AccessDenied');
+
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'publicAccessBlock', body: pab({ RestrictPublicBuckets: true }) })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: publicPolicy })).status).toBe(204);
+    expect((await put(b, 'priv')).status).toBe(200);
+    // the public policy serves only the owner's account; the ACL of 'pub' still counts (it is not a policy)
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'priv', credentials: other }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'priv', credentials: null }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'pub', credentials: null })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'priv' })).status).toBe(200);
+
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'publicAccessBlock', body: pab({ BlockPublicAcls: 'yes' as unknown as boolean }) }), 400, 'MalformedXML');
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, query: 'publicAccessBlock' })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'priv', credentials: other })).status).toBe(200);
+  });
+});
