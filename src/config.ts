@@ -26,6 +26,14 @@ export interface Config {
   serverHeader: string;
   maxBucketsPerAccount: number;
   publisher: PublisherConfig;
+  lifecycle: LifecycleConfig;
+}
+
+export interface LifecycleConfig {
+  /** time between two passes of the lifecycle worker */
+  intervalMs: number;
+  /** length of a lifecycle "day" (shorter only for testing rules) */
+  dayMs: number;
 }
 
 export interface PublisherConfig {
@@ -75,6 +83,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
+  --lifecycle-interval D   time between lifecycle passes, e.g. 10m (TUSK_LIFECYCLE_INTERVAL, default 1h)
+  --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
 
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
@@ -105,6 +115,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'storage-nodes': { type: 'string', multiple: true },
       'epoch-length': { type: 'string' },
       'max-blob-size': { type: 'string' },
+      'lifecycle-interval': { type: 'string' },
+      'lifecycle-day': { type: 'string' },
     },
     strict: true,
   });
@@ -130,6 +142,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       nodeUrls: list(values['storage-nodes'] ?? env.TUSK_STORAGE_NODES),
       epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
       maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
+    },
+    lifecycle: {
+      intervalMs: parseDuration(values['lifecycle-interval'] ?? env.TUSK_LIFECYCLE_INTERVAL ?? '1h', 'lifecycle interval'),
+      dayMs: parseDuration(values['lifecycle-day'] ?? env.TUSK_LIFECYCLE_DAY ?? '1d', 'lifecycle day'),
     },
   };
 }

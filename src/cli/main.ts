@@ -14,6 +14,7 @@ Commands:
   blob-id        print a file's Walrus blob id (tusk blob-id FILE [--n-shards N])
   encode         RS2-encode a file into metadata and sliver files (tusk encode FILE --out DIR)
   decode         rebuild a file from sliver files (tusk decode DIR --out FILE)
+  mfa            provision TOTP devices for MFA delete (tusk mfa --help)
   ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
 
 ${SERVE_USAGE}`;
@@ -69,6 +70,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'ledger':
       return ledger(rest);
+    case 'mfa': {
+      const { runMfaCli } = await import('./mfa.js');
+      return runMfaCli(rest);
+    }
     case 'blob-id':
     case 'encode':
     case 'decode': {

@@ -19,6 +19,21 @@ import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
 import { handlePutObject } from './handlers/put-object.js';
+import { handleListObjectVersions } from './handlers/list-object-versions.js';
+import { handleGetBucketVersioning, handlePutBucketVersioning } from './handlers/versioning.js';
+import {
+  handleGetObjectLegalHold,
+  handleGetObjectLockConfiguration,
+  handleGetObjectRetention,
+  handlePutObjectLegalHold,
+  handlePutObjectLockConfiguration,
+  handlePutObjectRetention,
+} from './handlers/object-lock.js';
+import {
+  handleDeleteBucketLifecycle,
+  handleGetBucketLifecycleConfiguration,
+  handlePutBucketLifecycleConfiguration,
+} from './handlers/lifecycle.js';
 
 const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> = {
   ListBuckets: handleListBuckets,
@@ -35,6 +50,18 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   GetBucketSubresourceStub: handleGetBucketSubresourceStub,
   PutBucketSubresourceStub: handlePutBucketSubresourceStub,
   DeleteBucketSubresourceStub: handleDeleteBucketSubresourceStub,
+  ListObjectVersions: handleListObjectVersions,
+  PutBucketVersioning: handlePutBucketVersioning,
+  GetBucketVersioning: handleGetBucketVersioning,
+  PutObjectLockConfiguration: handlePutObjectLockConfiguration,
+  GetObjectLockConfiguration: handleGetObjectLockConfiguration,
+  PutObjectRetention: handlePutObjectRetention,
+  GetObjectRetention: handleGetObjectRetention,
+  PutObjectLegalHold: handlePutObjectLegalHold,
+  GetObjectLegalHold: handleGetObjectLegalHold,
+  PutBucketLifecycleConfiguration: handlePutBucketLifecycleConfiguration,
+  GetBucketLifecycleConfiguration: handleGetBucketLifecycleConfiguration,
+  DeleteBucketLifecycle: handleDeleteBucketLifecycle,
 };
 
 export function dispatch(ctx: S3Context): Promise<void> {

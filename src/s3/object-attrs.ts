@@ -21,6 +21,18 @@ export interface S3ObjectAttrs {
   /** user metadata: lower-cased name without the `x-amz-meta-` prefix → value */
   meta: Record<string, string>;
   checksum?: StoredChecksum;
+  /** object-lock retention (s3.md §3.0.9): judged against the server's clock */
+  retention?: Retention;
+  /** object-lock legal hold: no permanent delete while on */
+  legalHold?: boolean;
+}
+
+export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
+
+export interface Retention {
+  mode: RetentionMode;
+  /** retain-until, ms since the epoch */
+  until: number;
 }
 
 /** What a part keeps: its checksum, for the completed object's composite checksum. */

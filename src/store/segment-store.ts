@@ -38,6 +38,7 @@ import {
   type BodyWriter,
   type BucketRecord,
   type DeleteBucketResult,
+  type DeleteOptions,
   type DeleteOutcome,
   type Extent,
   type ListOptions,
@@ -214,11 +215,7 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     return new SegmentBodyWriter(size, this.writerContext) as unknown as BodyWriter<A, P>;
   }
 
-  async deleteObject(
-    bucket: string,
-    key: string,
-    options: { versionId?: string; condition?: WriteCondition } = {},
-  ): Promise<DeleteOutcome<A>> {
+  async deleteObject(bucket: string, key: string, options: DeleteOptions<A> = {}): Promise<DeleteOutcome<A>> {
     const bucketId = bucketKey(bucket);
     const objKey = lookupObjectKey(bucket, key);
     if (!objKey) return { kind: 'missing' };
@@ -232,12 +229,16 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
       if (options.versionId !== undefined) {
         const found = findVersion(this.index, objKey, options.versionId);
         if (!found) return { kind: 'missing' };
+        const guarded = this.guard(key, found.version, options);
+        if (guarded) return guarded;
         removeVersion(this.index, objKey, found);
         this.account(found.version.extents, -1);
         return { kind: 'removed', version: toVersion<A>(key, found.version) };
       }
       if (record.versioning === 'Unversioned') {
         if (!latest) return { kind: 'missing' };
+        const guarded = this.guard(key, latest, options);
+        if (guarded) return guarded;
         this.index.objects.removeSync(objKey);
         this.account(latest.extents, -1);
         return { kind: 'removed', version: toVersion<A>(key, latest) };
@@ -476,6 +477,11 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     if (!counted) this.account(extents, +1);
     this.index.meta.putSync('seq', seq);
     return toVersion<A>(key, version);
+  }
+
+  private guard(key: string, version: StoredVersion, options: DeleteOptions<A>): Failure | undefined {
+    if (!options.mayRemove || version.deleteMarker || options.mayRemove(toVersion<A>(key, version))) return undefined;
+    return fail('condition-failed', 'the version is protected', 'version', { condition: 'guard', versionId: version.versionId });
   }
 
   private dropVersions(dropped: StoredVersion[]): void {

@@ -28,6 +28,18 @@ export interface BucketRecord {
   objectLock: boolean;
   versioning: VersioningState;
   objectOwnership?: string;
+  /** Versioning protection and expiry of the S3 face (issue 11); opaque to the engine, absent until set. */
+  versionControl?: BucketVersionControl;
+}
+
+/** The S3 face's MFA delete switch, default object-lock retention and lifecycle rules, stored as given. */
+export interface BucketVersionControl {
+  /** 'Enabled' / 'Disabled' once PutBucketVersioning set it (s3.md §2.14) */
+  mfaDelete?: 'Enabled' | 'Disabled';
+  /** default retention for new versions of an object-lock bucket */
+  lockRule?: { mode: 'GOVERNANCE' | 'COMPLIANCE'; days?: number; years?: number };
+  /** lifecycle rules (src/s3/lifecycle/rules.ts), validated by the face */
+  lifecycle?: unknown[];
 }
 
 /** Where body bytes live: the whole body of one segment record. */
@@ -159,6 +171,16 @@ export interface PartChoice {
   etag: string;
 }
 
+export interface DeleteOptions<A = unknown> {
+  versionId?: string;
+  condition?: WriteCondition;
+  /**
+   * Checked inside the transaction on a version about to be removed for good (object lock, s3.md
+   * §3.0.9): false fails the delete with 'condition-failed' (subject 'version', condition 'guard').
+   */
+  mayRemove?: (version: ObjectVersion<A>) => boolean;
+}
+
 export type DeleteOutcome<A = unknown> =
   /** nothing to delete (unversioned bucket, no such key or version) */
   | { kind: 'missing' }
@@ -214,7 +236,7 @@ export interface Store<A = unknown, P = unknown> {
    * Without `versionId`: removes the latest version (unversioned bucket) or adds a delete marker
    * (versioned). With it: removes that version for good. `condition.ifMatch` applies to the latest.
    */
-  deleteObject(bucket: string, key: string, options?: { versionId?: string; condition?: WriteCondition }): Promise<DeleteOutcome<A>>;
+  deleteObject(bucket: string, key: string, options?: DeleteOptions<A>): Promise<DeleteOutcome<A>>;
   /** A new latest version of `key` sharing `source`'s extents (no bytes copied); the source must still exist. */
   copyObject(
     source: { bucket: string; key: string; versionId: string },

@@ -13,6 +13,8 @@ import { openRequestBody } from '../request-body.js';
 import { contentSha256MismatchError } from '../auth/index.js';
 import type { WriteCondition } from '../../store/types.js';
 import type { S3ObjectAttrs } from '../object-attrs.js';
+import { lockOfNewVersion } from '../object-lock.js';
+import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 const MAX_USER_METADATA = 2048;
@@ -57,19 +59,13 @@ function storedHeadersOf(headers: Readonly<Record<string, string>>, contentEncod
   return out;
 }
 
-/** Headers that imply features Tusk does not have yet (s3.md §3.0.3, §3.0.9, §2.12). */
-function rejectUnsupported(headers: Readonly<Record<string, string>>, objectLockBucket: boolean): void {
+/** Headers that imply features Tusk does not have yet (s3.md §3.0.3, §2.12). */
+function rejectUnsupported(headers: Readonly<Record<string, string>>): void {
   for (const name of Object.keys(headers)) {
     if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
     if (name.startsWith('x-amz-grant-')) {
       if (headers['x-amz-acl'] !== undefined) {
         throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
-      }
-      throw new S3Error('NotImplemented', { Header: name });
-    }
-    if (name.startsWith('x-amz-object-lock-')) {
-      if (!objectLockBucket) {
-        throw new S3Error('InvalidRequest', {}, { message: 'Bucket is missing Object Lock Configuration' });
       }
       throw new S3Error('NotImplemented', { Header: name });
     }
@@ -99,7 +95,8 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   const condition = writeCondition(h);
   const plan = planChecksums(h, body.trailer);
   const bucket = bucketOf(ctx);
-  rejectUnsupported(h, bucket.objectLock);
+  rejectUnsupported(h);
+  const lock = lockOfNewVersion(h, bucket, Date.now());
   const headers = storedHeadersOf(h, body.contentEncoding);
   requireCapability(ctx.principal, 'write', bucket.name);
   requireBucket(ctx.principal, bucket, 'write');
@@ -133,12 +130,14 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
     }
     const checksum = verifyChecksums(plan, digests, trailers);
-    const attrs: S3ObjectAttrs = { contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE, storageClass, acl, headers, meta, checksum };
+    const attrs: S3ObjectAttrs = { contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE, storageClass, acl, headers, meta, checksum, ...lock };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const record = await writer.commit(bucket.name, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs }, condition);
     committed = true;
     const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
     if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);
+    const expiration = expirationHeader(lifecycleRulesOf(bucket), record, ctx.services.config.lifecycle.dayMs);
+    if (expiration) out.push(['x-amz-expiration', expiration]);
     // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
     if (plan.algorithm) {
       out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);

@@ -1,0 +1,16 @@
+// Reads and parses a small XML request body (s3.md §4 "Request bodies"): empty where one is
+// required → MissingRequestBodyError; over `max` → MaxMessageLengthExceeded; bad → MalformedXML.
+
+import type { S3Context } from './context.js';
+import { S3Error } from './errors.js';
+import { readSmallBody } from './request-body.js';
+import { parseXmlBody, type XmlNode } from './xml-input.js';
+
+/** Configuration documents are small; AWS caps most of them far below this. */
+export const MAX_CONFIG_XML_BYTES = 1 << 20;
+
+export async function readXmlRequest(ctx: S3Context, root: string, arrays: readonly string[] = []): Promise<XmlNode> {
+  const text = (await readSmallBody(ctx, MAX_CONFIG_XML_BYTES)).toString('utf8');
+  if (!text.trim()) throw new S3Error('MissingRequestBodyError');
+  return parseXmlBody(text, root, arrays);
+}
