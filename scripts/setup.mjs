@@ -49,7 +49,7 @@ function ensureTypeScript() {
 }
 
 /** The command-line clients the end-to-end tests drive. */
-const TEST_PACKAGES = ['awscli'];
+const TEST_PACKAGES = ['awscli', 'python3-boto3'];
 
 try {
   checkNode();
