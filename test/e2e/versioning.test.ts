@@ -18,19 +18,9 @@ import { describe, expect, it } from 'vitest';
 import { s3Client, s3Request, sdkError } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
-import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
+import { expectS3Error, versionEntries, xmlAll, xmlText } from './helpers/xml.js';
 
 const ctx = useTusk();
-
-/** The `<Version>`/`<DeleteMarker>` entries of a ListVersionsResult in document order. */
-function entries(xml: string): Array<{ kind: string; key: string; versionId: string; isLatest: boolean }> {
-  return [...xml.matchAll(/<(Version|DeleteMarker)>([\s\S]*?)<\/\1>/g)].map((m) => ({
-    kind: m[1]!,
-    key: xmlText(m[2]!, 'Key')!,
-    versionId: xmlText(m[2]!, 'VersionId')!,
-    isLatest: xmlText(m[2]!, 'IsLatest') === 'true',
-  }));
-}
 
 describe('versioning with the JS SDK', () => {
   it('three versions, a marker, listing order, permanent deletes, suspended null version, DeleteBucket', async () => {
@@ -75,7 +65,7 @@ describe('versioning with the JS SDK', () => {
     // S3's order: key ascending, newest first, markers interleaved
     const listing = await s3Request(ctx.server, { method: 'GET', bucket: Bucket, query: 'versions' });
     expect(listing.status).toBe(200);
-    expect(entries(listing.text())).toEqual([
+    expect(versionEntries(listing.text())).toEqual([
       { kind: 'DeleteMarker', key: Key, versionId: markerId, isLatest: true },
       { kind: 'Version', key: Key, versionId: ids[2], isLatest: false },
       { kind: 'Version', key: Key, versionId: ids[1], isLatest: false },
