@@ -88,8 +88,8 @@ export function openRequestBody(ctx: S3Context, maxLength: number, lengthRequire
   };
 }
 
-/** Reads a whole small body (XML requests); MaxMessageLengthExceeded past `max`. */
-export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer> {
+/** Reads a whole small body (XML requests); MaxMessageLengthExceeded past `max`. `onTrailers` gets aws-chunked trailers. */
+export async function readSmallBody(ctx: S3Context, max: number, onTrailers?: (trailers: Record<string, string>) => void): Promise<Buffer> {
   const body = openRequestBody(ctx, Number.MAX_SAFE_INTEGER, false);
   if (body.length > max) throw new S3Error('MaxMessageLengthExceeded', {}, { close: true });
   const parts: Buffer[] = [];
@@ -98,7 +98,8 @@ export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer
     if (!chunk) break;
     parts.push(chunk);
   }
-  body.finish();
+  const trailers = body.finish();
+  onTrailers?.(trailers);
   const all = Buffer.concat(parts);
   if (body.expectedSha256 !== undefined) {
     const got = createHash('sha256').update(all).digest('hex');

@@ -1,6 +1,9 @@
 // Reads and parses a small XML request body (s3.md §4 "Request bodies"): empty where one is
 // required → MissingRequestBodyError; over `max` → MaxMessageLengthExceeded; bad → MalformedXML.
+// Configuration PUTs that AWS guards with an integrity check (object lock, retention, legal hold,
+// lifecycle: "Content-MD5 … is required") need Content-MD5 or an x-amz-checksum-*, verified here.
 
+import { digestsNeeded, planChecksums, verifyChecksums } from './checksums.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
 import { readSmallBody } from './request-body.js';
@@ -9,8 +12,24 @@ import { parseXmlBody, type XmlNode } from './xml-input.js';
 /** Configuration documents are small; AWS caps most of them far below this. */
 export const MAX_CONFIG_XML_BYTES = 1 << 20;
 
-export async function readXmlRequest(ctx: S3Context, root: string, arrays: readonly string[] = []): Promise<XmlNode> {
-  const text = (await readSmallBody(ctx, MAX_CONFIG_XML_BYTES)).toString('utf8');
+export async function readXmlRequest(
+  ctx: S3Context,
+  root: string,
+  arrays: readonly string[] = [],
+  integrity: 'required' | 'optional' = 'optional',
+): Promise<XmlNode> {
+  const plan = planChecksums(ctx.headers, ctx.headers['x-amz-trailer']);
+  if (integrity === 'required' && !plan.contentMd5 && !plan.algorithm) {
+    throw new S3Error('InvalidRequest', {}, { message: 'Missing required header for this request: Content-MD5 OR x-amz-checksum-*' });
+  }
+  let trailers: Record<string, string> = {};
+  const bytes = await readSmallBody(ctx, MAX_CONFIG_XML_BYTES, (t) => (trailers = t));
+  if (plan.contentMd5 || plan.algorithm) {
+    const hasher = ctx.services.digester.create(digestsNeeded(plan, false));
+    await hasher.update(bytes);
+    verifyChecksums(plan, hasher.digest(), trailers);
+  }
+  const text = bytes.toString('utf8');
   if (!text.trim()) throw new S3Error('MissingRequestBodyError');
   return parseXmlBody(text, root, arrays);
 }

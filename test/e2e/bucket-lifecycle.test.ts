@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { s3Client, s3Request, sdkError } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
+import { md5Base64 } from './helpers/sigv4.js';
 import { expectS3Error } from './helpers/xml.js';
 
 const DAY_MS = 2000;
@@ -27,7 +28,7 @@ const ctx = useTusk({ extraArgs: ['--lifecycle-day', `${DAY_MS}ms`, '--lifecycle
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; server said: ${ctx.server.output().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -69,7 +70,8 @@ describe('bucket lifecycle', () => {
     await s3.send(new DeleteBucketLifecycleCommand({ Bucket }));
     expect((await sdkError(s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket })))).name).toBe('NoSuchLifecycleConfiguration');
 
-    const put = (body: string) => s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'lifecycle', body });
+    const put = (body: string) =>
+      s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'lifecycle', body, headers: { 'content-md5': md5Base64(body) } });
     const rule = (inner: string) => `<LifecycleConfiguration><Rule><ID>r</ID><Filter></Filter><Status>Enabled</Status>${inner}</Rule></LifecycleConfiguration>`;
     expectS3Error(await put(rule('<Expiration><Days>0</Days></Expiration>')), 400, 'InvalidArgument');
     expectS3Error(await put(rule('<Expiration><Days>1</Days><Date>2030-01-01T00:00:00Z</Date></Expiration>')), 400, 'MalformedXML');
@@ -77,6 +79,8 @@ describe('bucket lifecycle', () => {
     expectS3Error(await put(rule('')), 400, 'InvalidArgument');
     expectS3Error(await put('<LifecycleConfiguration><Rule><Status>On</Status></Rule></LifecycleConfiguration>'), 400, 'MalformedXML');
     expectS3Error(await put('<LifecycleConfiguration></LifecycleConfiguration>'), 400, 'MalformedXML');
+    const unchecked = await s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'lifecycle', body: rule('<Expiration><Days>1</Days></Expiration>') });
+    expectS3Error(unchecked, 400, 'InvalidRequest');
   });
 
   it('expires current objects matching prefix and size; announces it in x-amz-expiration', async () => {

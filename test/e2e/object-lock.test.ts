@@ -20,7 +20,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { s3Client, s3Request, sdkError } from './helpers/clients.js';
-import { bucketName, md5Hex } from './helpers/fixtures.js';
+import { bucketName } from './helpers/fixtures.js';
+import { md5Base64 } from './helpers/sigv4.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { expectS3Error } from './helpers/xml.js';
 
@@ -166,12 +167,17 @@ describe('object lock', () => {
     await s3.send(new PutObjectCommand({ Bucket, Key: 'm', Body: 'x' }));
     const body = '<Retention><Mode>FOREVER</Mode><RetainUntilDate>2999-01-01T00:00:00Z</RetainUntilDate></Retention>';
     const bad = await s3Request(ctx.server, {
-      method: 'PUT', bucket: Bucket, key: 'm', query: 'retention', body, headers: { 'content-md5': Buffer.from(md5Hex(body), 'hex').toString('base64') },
+      method: 'PUT', bucket: Bucket, key: 'm', query: 'retention', body, headers: { 'content-md5': md5Base64(body) },
     });
     expectS3Error(bad, 400, 'MalformedXML');
     const rule = '<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Days>1</Days><Years>1</Years></DefaultRetention></Rule></ObjectLockConfiguration>';
-    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'object-lock', body: rule }), 400, 'MalformedXML');
+    const lockPut = (b: string, headers: Record<string, string> = { 'content-md5': md5Base64(b) }) =>
+      s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'object-lock', body: b, headers });
+    expectS3Error(await lockPut(rule), 400, 'MalformedXML');
+    // AWS requires an integrity check on these PUTs, and verifies it
+    expectS3Error(await lockPut(rule, {}), 400, 'InvalidRequest');
+    expectS3Error(await lockPut(rule, { 'content-md5': md5Base64('other') }), 400, 'BadDigest');
     const zero = rule.replace('<Years>1</Years>', '').replace('<Days>1</Days>', '<Days>0</Days>');
-    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'object-lock', body: zero }), 400, 'InvalidArgument');
+    expectS3Error(await lockPut(zero), 400, 'InvalidArgument');
   });
 });

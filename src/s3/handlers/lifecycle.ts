@@ -11,7 +11,7 @@ import { readXmlRequest } from '../xml-request.js';
 export async function handlePutBucketLifecycleConfiguration(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   requireOwner(ctx.principal, bucket, 'write');
-  const rules = parseLifecycle(await readXmlRequest(ctx, 'LifecycleConfiguration', ['Rule', 'Tag']));
+  const rules = parseLifecycle(await readXmlRequest(ctx, 'LifecycleConfiguration', ['Rule', 'Tag'], 'required'));
   await ctx.services.store.putBucket({ ...bucket, versionControl: { ...bucket.versionControl, lifecycle: rules } });
   send(ctx, 200);
 }

@@ -48,7 +48,7 @@ function parseRule(node: ReturnType<typeof xmlChildren>[number] | undefined): Lo
 export async function handlePutObjectLockConfiguration(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   requireOwner(ctx.principal, bucket, 'write');
-  const config = await readXmlRequest(ctx, 'ObjectLockConfiguration');
+  const config = await readXmlRequest(ctx, 'ObjectLockConfiguration', [], 'required');
   const enabled = xmlTextOf(config['ObjectLockEnabled']);
   if (enabled !== 'Enabled') throw new S3Error('MalformedXML');
   const rule = parseRule(xmlChildren(config['Rule'])[0]);
@@ -115,7 +115,7 @@ async function updateLock(
 
 export async function handlePutObjectRetention(ctx: S3Context): Promise<void> {
   const bucket = lockBucket(ctx, 'write');
-  const body = await readXmlRequest(ctx, 'Retention');
+  const body = await readXmlRequest(ctx, 'Retention', [], 'required');
   const mode = xmlTextOf(body['Mode']);
   const until = xmlTextOf(body['RetainUntilDate']);
   if ((mode === undefined) !== (until === undefined)) throw new S3Error('MalformedXML');
@@ -139,7 +139,7 @@ export async function handleGetObjectRetention(ctx: S3Context): Promise<void> {
 
 export async function handlePutObjectLegalHold(ctx: S3Context): Promise<void> {
   const bucket = lockBucket(ctx, 'write');
-  const body = await readXmlRequest(ctx, 'LegalHold');
+  const body = await readXmlRequest(ctx, 'LegalHold', [], 'required');
   const status = xmlTextOf(body['Status']);
   if (status !== 'ON' && status !== 'OFF') throw new S3Error('MalformedXML');
   const on = parseLegalHoldStatus(status, 'Status');

@@ -36,21 +36,23 @@ export function startLifecycleWorker(store: S3Store, options: { intervalMs: numb
   const stats: LifecycleStats = { passes: 0, expired: 0, noncurrentRemoved: 0, markersRemoved: 0, uploadsAborted: 0, lockedSkipped: 0 };
   let running: Promise<void> | undefined;
   let stopped = false;
-  const runOnce = (now = Date.now()): Promise<void> => {
-    running ??= (async () => {
-      try {
-        for (const bucket of store.listBuckets()) {
-          if (stopped) break;
-          const rules = lifecycleRulesOf(bucket)?.filter((r) => r.enabled);
-          if (rules?.length) await applyRules(store, bucket, rules, now, options.dayMs, stats);
-        }
-        stats.passes++;
-      } catch (e) {
-        log(`lifecycle pass failed: ${(e as Error).stack ?? e}`);
-      } finally {
-        running = undefined;
+  const pass = async (now: number): Promise<void> => {
+    try {
+      for (const bucket of store.listBuckets()) {
+        if (stopped) break;
+        const rules = lifecycleRulesOf(bucket)?.filter((r) => r.enabled);
+        if (rules?.length) await applyRules(store, bucket, rules, now, options.dayMs, stats);
       }
-    })();
+      stats.passes++;
+    } catch (e) {
+      log(`lifecycle pass failed: ${(e as Error).stack ?? e}`);
+    }
+  };
+  // one pass at a time; cleared in a later microtask, so a pass that finishes synchronously cannot stick
+  const runOnce = (now = Date.now()): Promise<void> => {
+    running ??= pass(now).finally(() => {
+      running = undefined;
+    });
     return running;
   };
   const timer = setInterval(() => void runOnce(), options.intervalMs);

@@ -81,3 +81,29 @@ describe('lifecycle worker', () => {
     expect(worker.stats.lockedSkipped).toBe(1);
   });
 });
+
+describe('lifecycle worker passes', () => {
+  it('runs again after a pass that found nothing to do', async () => {
+    const dir = tempDir();
+    const engine = await open(dir);
+    const store = engine as unknown as S3Store;
+    const worker = startLifecycleWorker(store, { intervalMs: 3_600_000, dayMs: DAY }, () => undefined);
+    try {
+      await worker.runOnce(NOW);
+      await store.createBucket({
+        ...bucket('later'),
+        versionControl: { lifecycle: [{ id: 'x', enabled: true, filter: { prefix: '', tags: [], form: 'prefix' }, expiration: { days: 1 } }] },
+      });
+      const w = store.beginWrite(1);
+      await w.write(Buffer.from('x'));
+      await w.commit('later', 'k', { etag: 'e', lastModified: NOW - 3 * DAY, attrs: attrs() });
+      await worker.runOnce(NOW);
+      expect(store.getObject('later', 'k')).toBeUndefined();
+      expect(worker.stats.passes).toBe(2);
+    } finally {
+      await worker.stop();
+      await engine.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

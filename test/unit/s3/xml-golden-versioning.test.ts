@@ -1,6 +1,7 @@
 // Golden strings for the versioning, object-lock and lifecycle documents (style.md §10, s3.md §4.5,
 // §4.6, §4.19): namespace, element order, escaping.
 
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
 import type { Store, VersionInput } from '../../../src/store/types.js';
@@ -97,7 +98,7 @@ describe('lifecycle document', () => {
       '</NoncurrentVersionExpiration></Rule>' +
       '<Rule><Filter><Tag><Key>t</Key><Value></Value></Tag></Filter><Status>Enabled</Status><Expiration><Date>2030-01-01T00:00:00.000Z</Date></Expiration></Rule>' +
       '</LifecycleConfiguration>';
-    const put = await h.request('PUT', '/plain?lifecycle', { body });
+    const put = await h.request('PUT', '/plain?lifecycle', { body, headers: { 'content-md5': createHash('md5').update(body).digest('base64') } });
     expect(put.status, put.body).toBe(200);
     expect((await h.request('GET', '/plain?lifecycle')).body).toBe(
       `${DECL}<LifecycleConfiguration ${NS}><Rule><ID>a&amp;b</ID><Prefix>logs/</Prefix><Status>Enabled</Status><Expiration><Days>3</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>` +
