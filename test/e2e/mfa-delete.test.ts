@@ -3,7 +3,9 @@
 
 import {
   CreateBucketCommand,
+  DeleteBucketCommand,
   DeleteObjectCommand,
+  ListObjectVersionsCommand,
   GetBucketVersioningCommand,
   PutBucketVersioningCommand,
   PutObjectCommand,
@@ -99,6 +101,13 @@ describe('MFA delete', () => {
     await enable(`${device.serial} ${newer}`, 'Disabled');
     expect((await s3.send(new GetBucketVersioningCommand({ Bucket }))).MFADelete).toBe('Disabled');
     await s3.send(new DeleteObjectCommand({ Bucket, Key: 'k', VersionId: v2 }));
+    for (const v of (await s3.send(new ListObjectVersionsCommand({ Bucket }))).DeleteMarkers ?? []) {
+      await s3.send(new DeleteObjectCommand({ Bucket, Key: v.Key!, VersionId: v.VersionId! }));
+    }
+    // DeleteBucket never needs MFA, but a code sent with it is checked (§2.14)
+    const badMfa = await s3Request(ctx.server, { method: 'DELETE', bucket: Bucket, headers: { 'x-amz-mfa': `${device.serial} ${current}` } });
+    expectS3Error(badMfa, 403, 'AccessDenied');
+    await s3.send(new DeleteBucketCommand({ Bucket }));
   });
 
   it('boto3: versioning scenario and MFA delete with missing, wrong, reused and valid codes', async () => {
