@@ -3,6 +3,7 @@
 // CopyObject and CreateMultipartUpload take a new version's lock from lockOfNewVersion().
 
 import type { BucketRecord } from '../store/types.js';
+import { isOwner, type Principal } from './access.js';
 import { S3Error } from './errors.js';
 import type { Retention, RetentionMode, S3Object, S3ObjectAttrs } from './object-attrs.js';
 
@@ -105,8 +106,12 @@ export function lockedError(): S3Error {
   return new S3Error('AccessDenied', {}, { message: 'Access Denied because object protected by object lock.' });
 }
 
-export function wantsBypass(headers: Readonly<Record<string, string>>): boolean {
-  return (headers[BYPASS_GOVERNANCE_HEADER] ?? '').trim().toLowerCase() === 'true';
+/**
+ * `x-amz-bypass-governance-retention: true` from someone allowed to bypass: AWS needs the
+ * s3:BypassGovernanceRetention permission, which here only the bucket owner has.
+ */
+export function governanceBypass(headers: Readonly<Record<string, string>>, principal: Principal, bucket: BucketRecord): boolean {
+  return (headers[BYPASS_GOVERNANCE_HEADER] ?? '').trim().toLowerCase() === 'true' && isOwner(principal, bucket);
 }
 
 /**

@@ -23,9 +23,11 @@ import { s3Client, s3Request, sdkError } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { md5Base64 } from './helpers/sigv4.js';
 import { useTusk } from './helpers/lifecycle.js';
+import { randomCredentials } from './helpers/server.js';
 import { expectS3Error } from './helpers/xml.js';
 
-const ctx = useTusk();
+const other = { displayName: 'other', ...randomCredentials('OTHR') };
+const ctx = useTusk({ extraAccounts: [other] });
 const DAY = 86_400_000;
 
 async function lockBucket(s3: S3Client): Promise<string> {
@@ -93,6 +95,17 @@ describe('object lock', () => {
     await expectDenied(s3.send(new DeleteBucketCommand({ Bucket })), 409, 'BucketNotEmpty');
     const gone = await s3.send(new DeleteObjectCommand({ Bucket, Key: 'g', VersionId: v, BypassGovernanceRetention: true }));
     expect(gone.VersionId).toBe(v);
+  });
+
+  it('only the bucket owner may bypass GOVERNANCE retention', async () => {
+    const s3 = s3Client(ctx.server);
+    const Bucket = bucketName('lockacl');
+    await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true, ACL: 'public-read-write' }));
+    const theirs = s3Client(ctx.server, { credentials: other });
+    const until = new Date(Date.now() + DAY);
+    const v = (await theirs.send(new PutObjectCommand({ Bucket, Key: 'o', Body: 'x', ObjectLockMode: 'GOVERNANCE', ObjectLockRetainUntilDate: until }))).VersionId!;
+    await expectDenied(theirs.send(new DeleteObjectCommand({ Bucket, Key: 'o', VersionId: v, BypassGovernanceRetention: true })));
+    await s3.send(new DeleteObjectCommand({ Bucket, Key: 'o', VersionId: v, BypassGovernanceRetention: true }));
   });
 
   it('COMPLIANCE: no delete even with bypass, only extension; allowed once the date passed', async () => {

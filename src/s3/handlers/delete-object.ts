@@ -6,7 +6,7 @@ import { requireBucket, requireCapability } from '../access.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { checkMfa, mfaDeleteEnabled, mfaMissing } from '../mfa-delete.js';
-import { lockedError, removalGuard, wantsBypass } from '../object-lock.js';
+import { governanceBypass, lockedError, removalGuard } from '../object-lock.js';
 import type { S3ObjectAttrs } from '../object-attrs.js';
 import { send } from '../respond.js';
 import { isStoreError } from '../../store/errors.js';
@@ -27,7 +27,7 @@ export interface DeleteAuthority {
  */
 export function deleteAuthority(ctx: S3Context, bucket: BucketRecord, needsMfa: boolean): DeleteAuthority {
   const presented = checkMfa(ctx, bucket, needsMfa && mfaDeleteEnabled(bucket));
-  return { mfa: presented || !mfaDeleteEnabled(bucket), bypassGovernance: wantsBypass(ctx.headers) };
+  return { mfa: presented || !mfaDeleteEnabled(bucket), bypassGovernance: governanceBypass(ctx.headers, ctx.principal, bucket) };
 }
 
 /**

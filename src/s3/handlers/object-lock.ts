@@ -8,11 +8,11 @@ import { S3Error } from '../errors.js';
 import type { S3Object } from '../object-attrs.js';
 import {
   checkRetentionChange,
+  governanceBypass,
   isRetentionMode,
   MISSING_LOCK_CONFIGURATION,
   parseLegalHoldStatus,
   parseRetainUntil,
-  wantsBypass,
 } from '../object-lock.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';
@@ -121,7 +121,7 @@ export async function handlePutObjectRetention(ctx: S3Context): Promise<void> {
   if ((mode === undefined) !== (until === undefined)) throw new S3Error('MalformedXML');
   if (mode !== undefined && !isRetentionMode(mode)) throw new S3Error('MalformedXML');
   const next = mode !== undefined ? { mode: mode as 'GOVERNANCE' | 'COMPLIANCE', until: parseRetainUntil(until!, 'RetainUntilDate') } : undefined;
-  const bypass = wantsBypass(ctx.headers);
+  const bypass = governanceBypass(ctx.headers, ctx.principal, bucket);
   await updateLock(ctx, bucket, (attrs) => {
     checkRetentionChange(attrs.retention, next, Date.now(), bypass);
     const { retention: _old, ...rest } = attrs;
