@@ -184,10 +184,14 @@ export function renderLifecycle(rules: readonly LifecycleRule[]): string {
   return doc('LifecycleConfiguration', body);
 }
 
-/** Tags of a version, when the face stores them (object tagging). */
-function tagsOf(v: S3Object): Record<string, string> | undefined {
+/**
+ * Tags of a version as object tagging stores them (`attrs.tags`: [key, value] pairs in the order
+ * given, issue 10); read defensively, since this branch does not set them itself.
+ */
+function tagsOf(v: S3Object): Map<string, string> | undefined {
   const tags = (v.attrs as { tags?: unknown }).tags;
-  return tags && typeof tags === 'object' && !Array.isArray(tags) ? (tags as Record<string, string>) : undefined;
+  if (!Array.isArray(tags)) return undefined;
+  return new Map(tags.filter((t): t is [string, string] => Array.isArray(t) && t.length === 2).map(([k, val]) => [String(k), String(val)]));
 }
 
 /** Does the rule's filter select this version (prefix, every tag, size bounds)? */
@@ -198,7 +202,7 @@ export function ruleMatches(rule: LifecycleRule, v: S3Object): boolean {
   if (f.sizeLessThan !== undefined && !(v.size < f.sizeLessThan)) return false;
   if (f.tags.length) {
     const tags = tagsOf(v);
-    if (!tags || f.tags.some((t) => tags[t.key] !== t.value)) return false;
+    if (!tags || f.tags.some((t) => tags.get(t.key) !== t.value)) return false;
   }
   return true;
 }

@@ -12,7 +12,7 @@ import { bucket, open, tempDir } from '../store/helpers.js';
 const DAY = 1000;
 const NOW = Date.parse('2030-06-01T00:00:00Z');
 
-function attrs(tags?: Record<string, string>): S3ObjectAttrs {
+function attrs(tags?: Array<[string, string]>): S3ObjectAttrs {
   return { contentType: 'x', storageClass: 'STANDARD', acl: 'private', headers: {}, meta: {}, ...(tags ? { tags } : {}) } as S3ObjectAttrs;
 }
 
@@ -60,8 +60,8 @@ describe('lifecycle worker', () => {
     const tagged: LifecycleRule = { id: 't', enabled: true, filter: { prefix: '', tags: [{ key: 'class', value: 'tmp' }], form: 'filter' }, expiration: { days: 1 } };
     const dated: LifecycleRule = { id: 'd', enabled: true, filter: { prefix: 'd/', tags: [], form: 'filter' }, expiration: { date: NOW + 5 * DAY } };
     await withRules('tags', [tagged, dated]);
-    await put('tags', 'tmp', attrs({ class: 'tmp' }), NOW - 3 * DAY);
-    await put('tags', 'keep', attrs({ class: 'gold' }), NOW - 3 * DAY);
+    await put('tags', 'tmp', attrs([['class', 'tmp'], ['x', 'y']]), NOW - 3 * DAY);
+    await put('tags', 'keep', attrs([['class', 'gold']]), NOW - 3 * DAY);
     await put('tags', 'untagged', attrs(), NOW - 3 * DAY);
     await put('tags', 'd/x', attrs(), NOW - 30 * DAY);
     await worker.runOnce(NOW);
