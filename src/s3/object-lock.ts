@@ -29,8 +29,12 @@ export function parseRetainUntil(value: string, argument: string): number {
   return t;
 }
 
+function pastDateError(): S3Error {
+  return new S3Error('InvalidArgument', {}, { message: 'The retain until date must be in the future!' });
+}
+
 function requireFuture(until: number, now: number): void {
-  if (until <= now) throw new S3Error('InvalidArgument', {}, { message: 'The retain until date must be in the future!' });
+  if (until <= now) throw pastDateError();
 }
 
 export function parseLegalHoldStatus(value: string | undefined, argument: string): boolean {
@@ -115,18 +119,18 @@ export function governanceBypass(headers: Readonly<Record<string, string>>, prin
 }
 
 /**
- * May `current` retention become `next` (undefined = removed)? COMPLIANCE can only be extended;
- * GOVERNANCE can be shortened, removed or changed only with the bypass header (s3.md §3.0.9).
+ * May `current` retention become `next` (undefined = removed)? The refusal, or undefined. COMPLIANCE
+ * can only be extended; GOVERNANCE can be shortened, removed or changed only with the bypass (s3.md §3.0.9).
  */
-export function checkRetentionChange(current: Retention | undefined, next: Retention | undefined, now: number, bypass: boolean): void {
-  if (next) requireFuture(next.until, now);
-  if (!current || current.until <= now) return;
+export function retentionChangeRefusal(current: Retention | undefined, next: Retention | undefined, now: number, bypass: boolean): S3Error | undefined {
+  if (next && next.until <= now) return pastDateError();
+  if (!current || current.until <= now) return undefined;
   const weakens = !next || next.until < current.until || next.mode !== current.mode;
-  if (!weakens) return;
+  if (!weakens) return undefined;
   // COMPLIANCE → GOVERNANCE is a weakening; GOVERNANCE → COMPLIANCE (same or later date) is not
-  if (current.mode === 'GOVERNANCE' && next && next.mode === 'COMPLIANCE' && next.until >= current.until) return;
-  if (current.mode === 'GOVERNANCE' && bypass) return;
-  throw new S3Error('AccessDenied', {}, {
+  if (current.mode === 'GOVERNANCE' && next && next.mode === 'COMPLIANCE' && next.until >= current.until) return undefined;
+  if (current.mode === 'GOVERNANCE' && bypass) return undefined;
+  return new S3Error('AccessDenied', {}, {
     message: current.mode === 'COMPLIANCE' ? 'Access Denied because object protected by object lock.' : 'Access Denied',
   });
 }

@@ -7,7 +7,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import type { S3Object } from '../object-attrs.js';
 import {
-  checkRetentionChange,
+  retentionChangeRefusal,
   governanceBypass,
   isRetentionMode,
   MISSING_LOCK_CONFIGURATION,
@@ -100,16 +100,28 @@ function addressedVersion(ctx: S3Context, bucket: BucketRecord, versionId: strin
   return found;
 }
 
-/** Changes one version's attrs in place; headers name the version changed. */
+/**
+ * Changes one version's attrs in place; `update` runs inside the engine's transaction, against the
+ * version as committed, and refuses by returning an S3Error (never throwing inside the transaction:
+ * the attrs then stay as they were). Headers name the version changed.
+ */
 async function updateLock(
   ctx: S3Context,
   bucket: BucketRecord,
-  update: (attrs: S3Object['attrs']) => S3Object['attrs'],
+  update: (attrs: S3Object['attrs']) => S3Object['attrs'] | S3Error,
 ): Promise<void> {
   const versionId = requestedVersionId(ctx);
   const target = addressedVersion(ctx, bucket, versionId);
-  // the check runs again inside the transaction (update), against the version as committed
-  const changed = await ctx.services.store.updateAttrs(bucket.name, target.key, target.versionId, update);
+  let refused: S3Error | undefined;
+  const changed = await ctx.services.store.updateAttrs(bucket.name, target.key, target.versionId, (attrs) => {
+    const next = update(attrs);
+    if (next instanceof S3Error) {
+      refused = next;
+      return attrs;
+    }
+    return next;
+  });
+  if (refused) throw refused;
   send(ctx, 200, changed.versionId !== 'null' ? [['x-amz-version-id', changed.versionId]] : []);
 }
 
@@ -123,7 +135,8 @@ export async function handlePutObjectRetention(ctx: S3Context): Promise<void> {
   const next = mode !== undefined ? { mode: mode as 'GOVERNANCE' | 'COMPLIANCE', until: parseRetainUntil(until!, 'RetainUntilDate') } : undefined;
   const bypass = governanceBypass(ctx.headers, ctx.principal, bucket);
   await updateLock(ctx, bucket, (attrs) => {
-    checkRetentionChange(attrs.retention, next, Date.now(), bypass);
+    const refusal = retentionChangeRefusal(attrs.retention, next, Date.now(), bypass);
+    if (refusal) return refusal;
     const { retention: _old, ...rest } = attrs;
     return next ? { ...rest, retention: next } : rest;
   });
