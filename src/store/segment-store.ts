@@ -175,6 +175,19 @@ export class SegmentStore<A = unknown, P = unknown> implements Store<A, P> {
     });
   }
 
+  async updateBucket(name: string, update: (current: BucketRecord) => BucketRecord): Promise<BucketRecord> {
+    const key = bucketKey(name);
+    return this.write(() => {
+      const current = this.index.buckets.get(key);
+      if (!current) return fail('namespace-missing', `no bucket ${name}`, 'bucket');
+      const next = update(current);
+      // versioning, once on, only moves between Enabled and Suspended (s3.md §3.0.7)
+      const record = { ...next, name, versioning: next.versioning === 'Unversioned' ? current.versioning : next.versioning };
+      this.index.buckets.putSync(key, record);
+      return record;
+    });
+  }
+
   async deleteBucket(name: string): Promise<DeleteBucketResult> {
     const key = lookupBucketKey(name);
     if (!key) return 'missing';

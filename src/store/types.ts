@@ -223,6 +223,12 @@ export interface Store<A = unknown, P = unknown> {
   createBucket(record: BucketRecord): Promise<'created' | 'exists'>;
   /** Replaces a bucket's record; 'namespace-missing' if it is gone. Versioning never returns to Unversioned. */
   putBucket(record: BucketRecord): Promise<void>;
+  /**
+   * Replaces a bucket's record with `update(current)` inside one index transaction, so that two
+   * concurrent changes of different fields both hold; 'namespace-missing' if it is gone. `update`
+   * must not throw. Versioning never returns to Unversioned.
+   */
+  updateBucket(name: string, update: (current: BucketRecord) => BucketRecord): Promise<BucketRecord>;
   /** Deletes the bucket only if no key has any version (atomic); its incomplete uploads go with it. */
   deleteBucket(name: string): Promise<DeleteBucketResult>;
   /** Buckets in name order; only `owner`'s when given. */

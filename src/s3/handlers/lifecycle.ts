@@ -12,7 +12,10 @@ export async function handlePutBucketLifecycleConfiguration(ctx: S3Context): Pro
   const bucket = bucketOf(ctx);
   requireOwner(ctx.principal, bucket, 'write');
   const rules = parseLifecycle(await readXmlRequest(ctx, 'LifecycleConfiguration', ['Rule', 'Tag'], 'required'));
-  await ctx.services.store.putBucket({ ...bucket, versionControl: { ...bucket.versionControl, lifecycle: rules } });
+  await ctx.services.store.updateBucket(bucket.name, (current) => ({
+    ...current,
+    versionControl: { ...current.versionControl, lifecycle: rules },
+  }));
   send(ctx, 200);
 }
 
@@ -28,8 +31,10 @@ export async function handleDeleteBucketLifecycle(ctx: S3Context): Promise<void>
   const bucket = bucketOf(ctx);
   requireOwner(ctx.principal, bucket, 'write');
   if (bucket.versionControl?.lifecycle) {
-    const { lifecycle: _dropped, ...rest } = bucket.versionControl;
-    await ctx.services.store.putBucket({ ...bucket, versionControl: rest });
+    await ctx.services.store.updateBucket(bucket.name, (current) => {
+      const { lifecycle: _dropped, ...rest } = current.versionControl ?? {};
+      return { ...current, versionControl: rest };
+    });
   }
   send(ctx, 204);
 }

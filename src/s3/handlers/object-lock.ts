@@ -53,15 +53,18 @@ export async function handlePutObjectLockConfiguration(ctx: S3Context): Promise<
   if (enabled !== 'Enabled') throw new S3Error('MalformedXML');
   const rule = parseRule(xmlChildren(config['Rule'])[0]);
   // an existing bucket can take object lock once versioning is Enabled (AWS, since 2023)
-  if (!bucket.objectLock && bucket.versioning !== 'Enabled') {
-    throw new S3Error('InvalidBucketState', {}, {
-      message: "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration",
-    });
-  }
-  const versionControl = { ...bucket.versionControl };
-  if (rule) versionControl.lockRule = rule;
-  else delete versionControl.lockRule;
-  await ctx.services.store.putBucket({ ...bucket, objectLock: true, versionControl });
+  const notEnabled = () =>
+    new S3Error('InvalidBucketState', {}, { message: "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration" });
+  if (!bucket.objectLock && bucket.versioning !== 'Enabled') throw notEnabled();
+  let refused = false;
+  await ctx.services.store.updateBucket(bucket.name, (current) => {
+    if (!current.objectLock && current.versioning !== 'Enabled') return ((refused = true), current);
+    const versionControl = { ...current.versionControl };
+    if (rule) versionControl.lockRule = rule;
+    else delete versionControl.lockRule;
+    return { ...current, objectLock: true, versionControl };
+  });
+  if (refused) throw notEnabled();
   send(ctx, 200);
 }
 

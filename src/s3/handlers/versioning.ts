@@ -3,7 +3,7 @@
 import { requireOwner } from '../access.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
-import { checkMfa, mfaDeleteEnabled, MFA_HEADER, mfaMissing } from '../mfa-delete.js';
+import { checkMfa, mfaDeleteEnabled } from '../mfa-delete.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';
 import { xmlTextOf } from '../xml-input.js';
@@ -24,11 +24,11 @@ export async function handlePutBucketVersioning(ctx: S3Context): Promise<void> {
     throw illegal('The MfaDelete element must be Enabled or Disabled');
   }
   // a bucket with object lock stays Enabled (s3.md §3.0.7)
-  if (bucket.objectLock && status === 'Suspended') {
-    throw new S3Error('InvalidBucketState', {}, {
+  const lockRefusal = () =>
+    new S3Error('InvalidBucketState', {}, {
       message: 'An Object Lock configuration is present on this bucket, so the versioning state cannot be changed.',
     });
-  }
+  if (bucket.objectLock && status === 'Suspended') throw lockRefusal();
   const vc = bucket.versionControl ?? {};
   const changesMfa = mfaDelete !== undefined && mfaDelete !== (vc.mfaDelete ?? 'Disabled');
   const changesStatus = status !== bucket.versioning;
@@ -39,14 +39,19 @@ export async function handlePutBucketVersioning(ctx: S3Context): Promise<void> {
         message: 'MFA delete cannot be enabled: no MFA device is configured for the bucket owner',
       });
     }
-    if (ctx.headers[MFA_HEADER] === undefined) throw mfaMissing();
   }
   checkMfa(ctx, bucket, mfaDelete !== undefined || (mfaDeleteEnabled(bucket) && (changesStatus || changesMfa)));
-  await ctx.services.store.putBucket({
-    ...bucket,
-    versioning: status,
-    ...(mfaDelete !== undefined ? { versionControl: { ...vc, mfaDelete } } : {}),
+  let refused = false;
+  await ctx.services.store.updateBucket(bucket.name, (current) => {
+    // checked again against the committed record: object lock may have come meanwhile
+    if (current.objectLock && status === 'Suspended') return ((refused = true), current);
+    return {
+      ...current,
+      versioning: status,
+      ...(mfaDelete !== undefined ? { versionControl: { ...current.versionControl, mfaDelete } } : {}),
+    };
   });
+  if (refused) throw lockRefusal();
   send(ctx, 200);
 }
 
