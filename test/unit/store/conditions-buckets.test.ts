@@ -110,21 +110,6 @@ describe('conditional writes and bucket atomics', () => {
     expect(store.listBuckets().map((b) => b.name)).toEqual(['a-bucket', 'b', 'z-bucket']);
     expect(store.listBuckets('owner-1').map((b) => b.name)).toEqual(['b', 'z-bucket']);
   });
-});
-
-describe('updateBucket', () => {
-  let dir: string;
-  let store: SegmentStore;
-
-  beforeEach(async () => {
-    dir = tempDir();
-    store = await open(dir);
-    await store.createBucket(bucket('b'));
-  });
-  afterEach(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('applies concurrent updates of different fields on top of each other', async () => {
     await Promise.all([
