@@ -9,6 +9,8 @@ import { writeFileDurably } from '../durable-file.js';
 import { base32Decode, base32Encode, matchingStep, newSecret } from './totp.js';
 
 export const MFA_DEVICES_FILE = 'mfa-devices.json';
+/** The server's record of each device's last accepted step, so that a restart does not re-open a used code. */
+export const MFA_USED_FILE = 'mfa-used-steps.json';
 
 export interface MfaDeviceRecord {
   /** what clients send before the code in `x-amz-mfa` */
@@ -37,15 +39,28 @@ function readDevices(file: string): MfaDeviceRecord[] {
   }
 }
 
+function readUsedSteps(file: string): Record<string, number> {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, number>) : {};
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new Error(`${file}: ${(e as Error).message}`);
+  }
+}
+
 export class MfaDevices {
   private readonly file: string;
+  private readonly usedFile: string;
   private devices: MfaDeviceRecord[] = [];
   private loadedStamp = '';
   /** serial → the last step whose code was accepted */
-  private readonly lastStep = new Map<string, number>();
+  private readonly lastStep: Map<string, number>;
 
   constructor(dataDir: string) {
     this.file = join(dataDir, MFA_DEVICES_FILE);
+    this.usedFile = join(dataDir, MFA_USED_FILE);
+    this.lastStep = new Map(Object.entries(readUsedSteps(this.usedFile)));
   }
 
   /** The devices as on disk now (re-read when the file's size or mtime changed). */
@@ -77,6 +92,8 @@ export class MfaDevices {
     const step = matchingStep(base32Decode(device.secret), m[2]!, now);
     if (step === undefined || step <= (this.lastStep.get(device.serial) ?? -Infinity)) return 'invalid';
     this.lastStep.set(device.serial, step);
+    // durable before the code is honoured: a crash right after must not make it usable again
+    writeFileDurably(this.usedFile, `${JSON.stringify(Object.fromEntries(this.lastStep))}\n`);
     return 'valid';
   }
 
