@@ -7,6 +7,7 @@ import {
   CreateBucketCommand,
   DeleteBucketCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   GetObjectLegalHoldCommand,
   GetObjectLockConfigurationCommand,
   GetObjectRetentionCommand,
@@ -67,6 +68,14 @@ describe('object lock', () => {
     await s3.send(new PutObjectLockConfigurationCommand({ Bucket: plain, ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled' } }));
     expect((await s3.send(new GetObjectLockConfigurationCommand({ Bucket: plain }))).ObjectLockConfiguration?.ObjectLockEnabled).toBe('Enabled');
     await expectDenied(s3.send(new GetObjectRetentionCommand({ Bucket: plain, Key: 'k' })), 404, 'NoSuchObjectLockConfiguration');
+    // the null version from before cannot be overwritten in place: the bucket cannot be suspended,
+    // so a new write is a new version and the held null version stays
+    await s3.send(new PutObjectLegalHoldCommand({ Bucket: plain, Key: 'k', VersionId: 'null', LegalHold: { Status: 'ON' } }));
+    await expectDenied(s3.send(new PutBucketVersioningCommand({ Bucket: plain, VersioningConfiguration: { Status: 'Suspended' } })), 409, 'InvalidBucketState');
+    const over = await s3.send(new PutObjectCommand({ Bucket: plain, Key: 'k', Body: 'new' }));
+    expect(over.VersionId).not.toBe('null');
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: plain, Key: 'k', VersionId: 'null' }))).Body!.transformToString()).toBe('x');
+    await expectDenied(s3.send(new DeleteObjectCommand({ Bucket: plain, Key: 'k', VersionId: 'null' })));
   });
 
   it('GOVERNANCE: no delete or shortening without the bypass header; with it, both', async () => {
