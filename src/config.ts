@@ -27,6 +27,14 @@ export interface Config {
   maxBucketsPerAccount: number;
   storage: StorageConfig;
   publisher: PublisherConfig;
+  lifecycle: LifecycleConfig;
+}
+
+export interface LifecycleConfig {
+  /** time between two passes of the lifecycle worker */
+  intervalMs: number;
+  /** length of a lifecycle "day" (shorter only for testing rules) */
+  dayMs: number;
 }
 
 export interface StorageConfig {
@@ -96,6 +104,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --compaction-interval D  background compaction period, e.g. 60s, or 'off' (TUSK_COMPACTION_INTERVAL, default 60s)
   --compaction-dead R      compact segments at least this share dead, 0-1 (TUSK_COMPACTION_DEAD, default 0.5)
   --compaction-rate SIZE   bytes per second compaction may copy (TUSK_COMPACTION_RATE, default 64MiB)
+  --lifecycle-interval D   time between lifecycle passes, e.g. 10m (TUSK_LIFECYCLE_INTERVAL, default 1h)
+  --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
 
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
@@ -139,6 +149,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'jwt-algorithm': { type: 'string' },
       'jwt-expiring-sec': { type: 'string' },
       'jwt-verify-upload': { type: 'boolean' },
+      'lifecycle-interval': { type: 'string' },
+      'lifecycle-day': { type: 'string' },
     },
     strict: true,
   });
@@ -172,6 +184,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
       maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
       jwt: parseJwt(values, env),
+    },
+    lifecycle: {
+      intervalMs: parseDuration(values['lifecycle-interval'] ?? env.TUSK_LIFECYCLE_INTERVAL ?? '1h', 'lifecycle interval'),
+      dayMs: parseDuration(values['lifecycle-day'] ?? env.TUSK_LIFECYCLE_DAY ?? '1d', 'lifecycle day'),
     },
   };
 }

@@ -10,7 +10,8 @@ import { s3RequestHandler, s3Services } from './s3/service.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
-import type { S3ObjectAttrs, S3PartAttrs, S3Store } from './s3/object-attrs.js';
+import { startLifecycleWorker } from './s3/lifecycle/worker.js';
+import type { S3Bucket, S3ObjectAttrs, S3PartAttrs, S3Store } from './s3/object-attrs.js';
 
 export interface RunningServer {
   s3Port: number;
@@ -32,7 +33,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     accessKeyId: config.rootAccessKeyId,
     secretAccessKey: config.rootSecretAccessKey,
   });
-  const engine = await openStore<S3ObjectAttrs, S3PartAttrs>({
+  const engine = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
     dataDir: config.dataDir,
     durability: config.durability,
     diskReserve: config.storage.diskReserve,
@@ -46,6 +47,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
   }
   const store: S3Store = engine;
   const services = s3Services(store, accounts, config);
+  const lifecycle = startLifecycleWorker(store, config.lifecycle, (l) => log(`tusk: ${l}`));
   const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
@@ -79,6 +81,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         log,
       }).catch(async (e) => {
         await server.close(0);
+        await lifecycle.stop();
         await store.close();
         throw e;
       })
@@ -89,6 +92,7 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
     async close(graceMs = 10_000) {
       const publisherClosed = publisher?.close(graceMs);
       await server.close(graceMs);
+      await lifecycle.stop();
       await store.close();
       await publisherClosed;
       lock.release();

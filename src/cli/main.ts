@@ -14,6 +14,7 @@ Commands:
   blob-id        print a file's Walrus blob id (tusk blob-id FILE [--n-shards N])
   encode         RS2-encode a file into metadata and sliver files (tusk encode FILE --out DIR)
   decode         rebuild a file from sliver files (tusk decode DIR --out FILE)
+  mfa            provision TOTP devices for MFA delete (tusk mfa --help)
   ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
   scrub          check every stored record against its checksum, offline (tusk scrub --help)
   compact        give back the space of deleted and overwritten data now, offline (tusk compact --help)
@@ -75,6 +76,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'compact': {
       const cli = await import('./store-commands.js');
       return command === 'scrub' ? cli.runScrubCli(rest) : cli.runCompactCli(rest);
+    }
+    case 'mfa': {
+      const { runMfaCli } = await import('./mfa.js');
+      return runMfaCli(rest);
     }
     case 'blob-id':
     case 'encode':

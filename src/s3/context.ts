@@ -4,6 +4,7 @@ import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange, ResponseHeaders } from '../http/uws.js';
+import type { MfaDevices } from '../mfa/devices.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
@@ -19,6 +20,8 @@ export interface S3Services {
   /** normalized base domains, longest first */
   domains: string[];
   digester: BodyDigester;
+  /** accounts' TOTP devices for MFA delete (s3.md §2.14) */
+  mfa: MfaDevices;
 }
 
 export interface S3Context {

@@ -36,6 +36,21 @@ import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
 import { handlePutObject } from './handlers/put-object.js';
+import { handleListObjectVersions } from './handlers/list-object-versions.js';
+import { handleGetBucketVersioning, handlePutBucketVersioning } from './handlers/versioning.js';
+import {
+  handleGetObjectLegalHold,
+  handleGetObjectLockConfiguration,
+  handleGetObjectRetention,
+  handlePutObjectLegalHold,
+  handlePutObjectLockConfiguration,
+  handlePutObjectRetention,
+} from './handlers/object-lock.js';
+import {
+  handleDeleteBucketLifecycle,
+  handleGetBucketLifecycleConfiguration,
+  handlePutBucketLifecycleConfiguration,
+} from './handlers/lifecycle.js';
 
 const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> = {
   ListBuckets: handleListBuckets,
@@ -71,6 +86,18 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   DeleteBucketCors: handleDeleteBucketCors,
   CorsPreflight: handleCorsPreflight,
   PostObject: handlePostObject,
+  ListObjectVersions: handleListObjectVersions,
+  PutBucketVersioning: handlePutBucketVersioning,
+  GetBucketVersioning: handleGetBucketVersioning,
+  PutObjectLockConfiguration: handlePutObjectLockConfiguration,
+  GetObjectLockConfiguration: handleGetObjectLockConfiguration,
+  PutObjectRetention: handlePutObjectRetention,
+  GetObjectRetention: handleGetObjectRetention,
+  PutObjectLegalHold: handlePutObjectLegalHold,
+  GetObjectLegalHold: handleGetObjectLegalHold,
+  PutBucketLifecycleConfiguration: handlePutBucketLifecycleConfiguration,
+  GetBucketLifecycleConfiguration: handleGetBucketLifecycleConfiguration,
+  DeleteBucketLifecycle: handleDeleteBucketLifecycle,
 };
 
 /**

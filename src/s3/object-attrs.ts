@@ -23,6 +23,18 @@ export interface S3ObjectAttrs {
   checksum?: StoredChecksum;
   /** an explicit ACL (AccessControlPolicy or x-amz-grant-*), replacing the canned `acl` */
   grants?: StoredAcl;
+  /** object-lock retention (s3.md §3.0.9): judged against the server's clock */
+  retention?: Retention;
+  /** object-lock legal hold: no permanent delete while on */
+  legalHold?: boolean;
+}
+
+export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
+
+export interface Retention {
+  mode: RetentionMode;
+  /** retain-until, ms since the epoch */
+  until: number;
 }
 
 /** What a part keeps: its checksum, for the completed object's composite checksum. */
@@ -34,6 +46,18 @@ export interface S3PartAttrs {
 export interface S3Bucket extends BucketRecord {
   /** absent on buckets that never set any of it */
   access?: BucketAccess;
+  /** versioning protection and expiry (MFA delete, default retention, lifecycle); absent until set */
+  versionControl?: BucketVersionControl;
+}
+
+/** The MFA delete switch, default object-lock retention and lifecycle rules of a bucket. */
+export interface BucketVersionControl {
+  /** 'Enabled' / 'Disabled' once PutBucketVersioning set it (s3.md §2.14) */
+  mfaDelete?: 'Enabled' | 'Disabled';
+  /** default retention for new versions of an object-lock bucket */
+  lockRule?: { mode: 'GOVERNANCE' | 'COMPLIANCE'; days?: number; years?: number };
+  /** lifecycle rules (src/s3/lifecycle/rules.ts), validated by the face */
+  lifecycle?: unknown[];
 }
 
 // Access control (s3.md §2.11–2.13, §3.10–3.11)

@@ -35,19 +35,22 @@ export const IMPLEMENTED_OPERATIONS = [
   'DeleteBucketCors',
   'CorsPreflight',
   'PostObject',
-] as const;
-
-/** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */
-export const PENDING_OPERATIONS = [
   'ListObjectVersions',
   'PutBucketVersioning',
   'GetBucketVersioning',
   'PutObjectLockConfiguration',
   'GetObjectLockConfiguration',
-  'GetObjectRetention',
-  'GetObjectLegalHold',
   'PutObjectRetention',
+  'GetObjectRetention',
   'PutObjectLegalHold',
+  'GetObjectLegalHold',
+  'PutBucketLifecycleConfiguration',
+  'GetBucketLifecycleConfiguration',
+  'DeleteBucketLifecycle',
+] as const;
+
+/** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */
+export const PENDING_OPERATIONS = [
   'DeleteObjects',
   'CopyObject',
   'PutObjectTagging',

@@ -98,17 +98,23 @@ export async function readSmallBody(ctx: S3Context, max: number): Promise<Buffer
  * A small body whose integrity S3 requires (PutBucketCors, DeleteObjects: s3.md §3.0.2): Content-MD5
  * or a flexible checksum must be present and match.
  */
-export async function readIntegrityCheckedBody(ctx: S3Context, max: number): Promise<Buffer> {
+export function readIntegrityCheckedBody(ctx: S3Context, max: number): Promise<Buffer> {
+  return readCheckedBody(ctx, max, true);
+}
+
+/** A small body checked against its Content-MD5 or flexible checksum when it has one (`required`: it must). */
+export async function readCheckedBody(ctx: S3Context, max: number, required: boolean): Promise<Buffer> {
   const h = ctx.headers;
-  const trailer = h['x-amz-trailer'];
-  const plan = planChecksums(h, trailer);
-  if (!plan.contentMd5 && !plan.algorithm) {
+  const plan = planChecksums(h, h['x-amz-trailer']);
+  if (required && !plan.contentMd5 && !plan.algorithm) {
     throw new S3Error('InvalidRequest', {}, { message: 'Missing required header for this request: Content-MD5 OR x-amz-checksum-*' });
   }
   const { all, trailers } = await readWholeBody(ctx, max);
-  const hasher = ctx.services.digester.create(digestsNeeded(plan, false));
-  await hasher.update(all);
-  verifyChecksums(plan, hasher.digest(), trailers);
+  if (plan.contentMd5 || plan.algorithm) {
+    const hasher = ctx.services.digester.create(digestsNeeded(plan, false));
+    await hasher.update(all);
+    verifyChecksums(plan, hasher.digest(), trailers);
+  }
   return all;
 }
 

@@ -93,7 +93,7 @@ export function resolveResource(head: RequestHead, domains: readonly string[]): 
 
 /** §1.6: bucket sub-resources answered with S3's "not configured" result. */
 export const BUCKET_STUBS = [
-  'lifecycle', 'website', 'encryption', 'replication', 'tagging', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
+  'website', 'encryption', 'replication', 'tagging', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
   'inventory', 'intelligent-tiering',
 ] as const;
 
@@ -126,6 +126,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('ownershipControls')) return { op: 'PutBucketOwnershipControls' };
       if (q.has('publicAccessBlock')) return { op: 'PutPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
+      if (q.has('lifecycle')) return { op: 'PutBucketLifecycleConfiguration' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
     case 'GET':
@@ -146,6 +147,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('ownershipControls')) return { op: 'GetBucketOwnershipControls' };
       if (q.has('publicAccessBlock')) return { op: 'GetPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
+      if (q.has('lifecycle')) return { op: 'GetBucketLifecycleConfiguration' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
       return { op: 'ListObjects' };
     case 'HEAD':
@@ -155,6 +157,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('policy')) return { op: 'DeleteBucketPolicy' };
       if (q.has('ownershipControls')) return { op: 'DeleteBucketOwnershipControls' };
       if (q.has('publicAccessBlock')) return { op: 'DeletePublicAccessBlock' };
+      if (q.has('lifecycle')) return { op: 'DeleteBucketLifecycle' };
       if (stub) return { op: 'DeleteBucketSubresourceStub', subresource: stub };
       return { op: 'DeleteBucket' };
     case 'POST':

@@ -5,6 +5,7 @@ import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/uws.js';
+import { MfaDevices } from '../mfa/devices.js';
 import type { S3Store } from './object-attrs.js';
 import { isStoreError } from '../store/errors.js';
 import type { S3Bucket } from './object-attrs.js';
@@ -70,7 +71,9 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
 /** The S3 listener's request handler; the promise settles when the exchange is answered. */
 /** The S3 face's services over `store`: the normalized base domains and one body digester. */
 export function s3Services(store: S3Store, accounts: Accounts, config: Config): S3Services {
-  return { store, accounts, config, domains: normalizeDomains(config.domains), digester: createBodyDigester() };
+  return {
+    store, accounts, config, domains: normalizeDomains(config.domains), digester: createBodyDigester(), mfa: new MfaDevices(config.dataDir),
+  };
 }
 
 export function s3RequestHandler(services: S3Services, log: RequestLogger): (ex: Exchange) => Promise<void> {

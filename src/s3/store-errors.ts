@@ -6,6 +6,7 @@
 import { StoreError } from '../store/errors.js';
 import { isOutOfSpace, storageErrno } from '../storage-failures.js';
 import { S3Error } from './errors.js';
+import { lockedError } from './object-lock.js';
 import type { Resource } from './router.js';
 
 export async function s3ErrorOf(e: unknown, resource: Resource, dataDir: string): Promise<S3Error> {
@@ -33,6 +34,8 @@ export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
           return new S3Error('NoSuchKey', { Key: key });
       }
     case 'condition-failed':
+      // deleteObject's mayRemove refused: an object-lock protected version (s3.md §3.0.9)
+      if (e.detail.condition === 'guard') return lockedError();
       if (e.subject === 'part') return new S3Error('InvalidPart', { PartNumber: e.detail.partNumber });
       return new S3Error('PreconditionFailed', { Condition: e.detail.condition ?? 'If-Match' });
     case 'invalid-name':

@@ -1,4 +1,4 @@
-// XML request bodies, parsed with fast-xml-parser: no DTDs or entities, namespace prefixes dropped,
+// XML request bodies, parsed with fast-xml-parser: no DTDs, references decoded, namespace prefixes dropped,
 // values kept as text. Callers name the elements that may repeat and the error a bad body gets.
 
 import { XMLParser } from 'fast-xml-parser';
@@ -17,8 +17,10 @@ function parserFor(arrays: readonly string[]): XMLParser {
     p = new XMLParser({
       ignoreAttributes: false,
       removeNSPrefix: true,
-      // the five predefined entities and character references; DOCTYPEs (and so custom entities) are refused above
+      // DTDs are refused before parsing, so only the predefined and numeric references remain to
+      // decode (a key `a&b` arrives as `a&amp;b`); htmlEntities is what decodes `&#x…;`
       processEntities: true,
+      htmlEntities: true,
       parseTagValue: false,
       trimValues: true,
       isArray: (name) => repeat.has(name),

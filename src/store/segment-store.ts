@@ -42,6 +42,7 @@ import {
   type BodyWriter,
   type BucketRecord,
   type DeleteBucketResult,
+  type DeleteOptions,
   type DeleteOutcome,
   type Extent,
   type ListOptions,
@@ -197,6 +198,19 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     });
   }
 
+  async updateBucket(name: string, update: (current: B) => B): Promise<B> {
+    const key = bucketKey(name);
+    return this.bucketWrite(name, () => {
+      const current = this.index.buckets.get(key) as B | undefined;
+      if (!current) return fail('namespace-missing', `no bucket ${name}`, 'bucket');
+      const next = update(current);
+      // versioning, once on, only moves between Enabled and Suspended (s3.md §3.0.7)
+      const record = { ...next, name, versioning: next.versioning === 'Unversioned' ? current.versioning : next.versioning };
+      this.index.buckets.putSync(key, record);
+      return record;
+    });
+  }
+
   async deleteBucket(name: string): Promise<DeleteBucketResult> {
     const key = lookupBucketKey(name);
     if (!key) return 'missing';
@@ -236,11 +250,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return new SegmentBodyWriter(size, this.writerContext) as unknown as BodyWriter<A, P>;
   }
 
-  async deleteObject(
-    bucket: string,
-    key: string,
-    options: { versionId?: string; condition?: WriteCondition } = {},
-  ): Promise<DeleteOutcome<A>> {
+  async deleteObject(bucket: string, key: string, options: DeleteOptions<A> = {}): Promise<DeleteOutcome<A>> {
     const objKey = lookupObjectKey(bucket, key);
     if (!objKey) return { kind: 'missing' };
     return this.logged([{ bucket, key }], [], (): Outcome<Planned<DeleteOutcome<A>>> => {
@@ -253,6 +263,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       if (options.versionId !== undefined || record.versioning === 'Unversioned') {
         const target = options.versionId !== undefined ? findVersion(this.index, objKey, options.versionId)?.version : latest;
         if (!target) return { result: { kind: 'missing' } };
+        const guarded = this.guard(key, target, options);
+        if (guarded) return guarded;
         const seq = this.clock.next();
         return {
           op: { t: 'remove', seq, b: bucket, k: key, versionId: target.versionId },
@@ -483,6 +495,11 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       seq,
     };
     return { op: { t: 'put', seq, b: bucket, k: key, v: version, mode: record.versioning }, result: toVersion<A>(key, version) };
+  }
+
+  private guard(key: string, version: StoredVersion, options: DeleteOptions<A>): Failure | undefined {
+    if (!options.mayRemove || version.deleteMarker || options.mayRemove(toVersion<A>(key, version))) return undefined;
+    return fail('condition-failed', 'the version is protected', 'version', { condition: 'guard', versionId: version.versionId });
   }
 
   /**

@@ -159,6 +159,16 @@ export interface PartChoice {
   etag: string;
 }
 
+export interface DeleteOptions<A = unknown> {
+  versionId?: string;
+  condition?: WriteCondition;
+  /**
+   * Checked inside the transaction on a version about to be removed for good (object lock, s3.md
+   * §3.0.9): false fails the delete with 'condition-failed' (subject 'version', condition 'guard').
+   */
+  mayRemove?: (version: ObjectVersion<A>) => boolean;
+}
+
 export type DeleteOutcome<A = unknown> =
   /** nothing to delete (unversioned bucket, no such key or version) */
   | { kind: 'missing' }
@@ -202,6 +212,12 @@ export interface Store<A = unknown, P = unknown, B extends BucketRecord = Bucket
   createBucket(record: B): Promise<'created' | 'exists'>;
   /** Replaces a bucket's record; 'namespace-missing' if it is gone. Versioning never returns to Unversioned. */
   putBucket(record: B): Promise<void>;
+  /**
+   * Replaces a bucket's record with `update(current)` inside one index transaction, so that two
+   * concurrent changes of different fields both hold; 'namespace-missing' if it is gone. `update`
+   * must not throw. Versioning never returns to Unversioned.
+   */
+  updateBucket(name: string, update: (current: B) => B): Promise<B>;
   /** Deletes the bucket only if no key has any version (atomic); its incomplete uploads go with it. */
   deleteBucket(name: string): Promise<DeleteBucketResult>;
   /** Buckets in name order; only `owner`'s when given. */
@@ -215,7 +231,7 @@ export interface Store<A = unknown, P = unknown, B extends BucketRecord = Bucket
    * Without `versionId`: removes the latest version (unversioned bucket) or adds a delete marker
    * (versioned). With it: removes that version for good. `condition.ifMatch` applies to the latest.
    */
-  deleteObject(bucket: string, key: string, options?: { versionId?: string; condition?: WriteCondition }): Promise<DeleteOutcome<A>>;
+  deleteObject(bucket: string, key: string, options?: DeleteOptions<A>): Promise<DeleteOutcome<A>>;
   /** A new latest version of `key` sharing `source`'s extents (no bytes copied); the source must still exist. */
   copyObject(
     source: { bucket: string; key: string; versionId: string },

@@ -8,10 +8,9 @@ import {
   ListBucketsCommand,
   PutObjectCommand,
   DeleteObjectCommand,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { s3Client, s3Request } from './helpers/clients.js';
+import { s3Client, s3Request, sdkError } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { randomCredentials, startTusk } from './helpers/server.js';
@@ -19,16 +18,6 @@ import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
 
 const other = { displayName: 'other', ...randomCredentials('OTHR') };
 const ctx = useTusk({ extraAccounts: [other] });
-
-async function sdkError(p: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof S3ServiceException) return e;
-    throw e;
-  }
-  throw new Error('expected the request to fail');
-}
 
 describe('CreateBucket', () => {
   it('answers 200 with Location: /<bucket> and an empty body (§3.2)', async () => {

@@ -102,11 +102,9 @@ describe('routing errors (§1.5)', () => {
     ['CompleteMultipartUpload', { method: 'POST', key: 'mpu', query: 'uploadId=abc', body: '<CompleteMultipartUpload/>' }],
     ['CopyObject', { method: 'PUT', key: 'copy', headers: { 'x-amz-copy-source': `/${bucket}/canary` } }],
     ['DeleteObjects', { method: 'POST', query: 'delete', body: '<Delete><Object><Key>canary</Key></Object></Delete>' }],
-    ['PutBucketVersioning', { method: 'PUT', query: 'versioning', body: '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>' }],
     ['PutObjectTagging', { method: 'PUT', key: 'canary', query: 'tagging', body: '<Tagging><TagSet/></Tagging>' }],
     ['GetObjectAttributes', { method: 'GET', key: 'canary', query: 'attributes' }],
     ['SelectObjectContent', { method: 'POST', key: 'canary', query: 'select', body: '<x/>' }],
-    ['PutBucketLifecycle (stub)', { method: 'PUT', query: 'lifecycle', body: '<x/>' }],
   ])('NotImplemented (501) for %s, and nothing changes', async (_op, req) => {
     const headers = { ...req.headers, ...(req.body !== undefined ? { 'content-md5': md5Base64(req.body) } : {}) };
     const res = await s3Request(ctx.server, { method: req.method, bucket, key: req.key, query: req.query, headers, body: req.body });

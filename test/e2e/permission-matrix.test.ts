@@ -107,9 +107,12 @@ const MATRIX: Record<MatrixOp, Cell> = {
   PutBucketVersioning: { method: 'PUT', target: 'bucket', query: 'versioning', body: '<bad/>', need: 'owner' },
   GetObjectLockConfiguration: { method: 'GET', target: 'bucket', query: 'object-lock', need: 'owner' },
   PutObjectLockConfiguration: { method: 'PUT', target: 'bucket', query: 'object-lock', body: '<bad/>', need: 'owner' },
-  GetBucketSubresourceStub: { method: 'GET', target: 'bucket', query: 'lifecycle', need: 'owner' },
-  PutBucketSubresourceStub: { method: 'PUT', target: 'bucket', query: 'lifecycle', body: '<bad/>', need: 'owner', allowedStatus: 501 },
-  DeleteBucketSubresourceStub: { method: 'DELETE', target: 'bucket', query: 'lifecycle', need: 'owner' },
+  GetBucketLifecycleConfiguration: { method: 'GET', target: 'bucket', query: 'lifecycle', need: 'owner' },
+  PutBucketLifecycleConfiguration: { method: 'PUT', target: 'bucket', query: 'lifecycle', body: '<bad/>', need: 'owner' },
+  DeleteBucketLifecycle: { method: 'DELETE', target: 'bucket', query: 'lifecycle', need: 'owner' },
+  GetBucketSubresourceStub: { method: 'GET', target: 'bucket', query: 'website', need: 'owner' },
+  PutBucketSubresourceStub: { method: 'PUT', target: 'bucket', query: 'website', body: '<bad/>', need: 'owner', allowedStatus: 501 },
+  DeleteBucketSubresourceStub: { method: 'DELETE', target: 'bucket', query: 'website', need: 'owner' },
 };
 
 // AWS *Canned ACL* (bucket and object get the same canned ACL here) and the explicit grant

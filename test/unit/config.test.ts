@@ -38,6 +38,14 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(() => loadConfig(['--jwt-decode-secret', 'x', '--jwt-algorithm', 'RS256'], {})).toThrow(/jwt-algorithm/);
   });
 
+  it('takes the lifecycle interval and day length (a short day only for testing rules)', () => {
+    expect(loadConfig([], {}).lifecycle).toEqual({ intervalMs: 3_600_000, dayMs: 86_400_000 });
+    const env = { TUSK_LIFECYCLE_INTERVAL: '10m', TUSK_LIFECYCLE_DAY: '1h' };
+    expect(loadConfig([], env).lifecycle).toEqual({ intervalMs: 600_000, dayMs: 3_600_000 });
+    expect(loadConfig(['--lifecycle-day', '2s', '--lifecycle-interval', '500ms'], env).lifecycle).toEqual({ intervalMs: 500, dayMs: 2000 });
+    expect(() => loadConfig(['--lifecycle-day', 'short'], {})).toThrow(/lifecycle day/);
+  });
+
   it('rejects bad values with a message naming the setting', () => {
     expect(() => loadConfig(['--durability', 'sometimes'], {})).toThrow(/durability/);
     expect(() => loadConfig(['--listen', 'nope'], {})).toThrow(/listen/);

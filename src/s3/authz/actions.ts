@@ -109,6 +109,10 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   PutBucketVersioning: bucket('s3:PutBucketVersioning', 'write'),
   GetObjectLockConfiguration: bucket('s3:GetBucketObjectLockConfiguration', 'read'),
   PutObjectLockConfiguration: bucket('s3:PutBucketObjectLockConfiguration', 'write'),
+  GetBucketLifecycleConfiguration: bucket('s3:GetLifecycleConfiguration', 'read'),
+  PutBucketLifecycleConfiguration: bucket('s3:PutLifecycleConfiguration', 'write'),
+  // AWS has no action of its own for the delete: it is s3:PutLifecycleConfiguration
+  DeleteBucketLifecycle: bucket('s3:PutLifecycleConfiguration', 'write'),
   GetBucketSubresourceStub: { action: stubAction(0), scope: 'bucket', capability: 'read' },
   PutBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },
   DeleteBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },

@@ -1,28 +1,82 @@
-// DeleteObject (s3.md §3.16): idempotent 204; If-Match; version ids (unversioned buckets only for now).
+// DeleteObject (s3.md §3.16, §3.0.7): idempotent 204; If-Match; version ids and delete markers; MFA
+// delete (§2.14) and object lock (§3.0.9) on permanent deletes. deleteVersion() is the one path for
+// DeleteObject and each entry of DeleteObjects.
 
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
+import { checkMfa, mfaDeleteEnabled, mfaMissing } from '../mfa-delete.js';
+import { governanceBypass, lockedError, removalGuard } from '../object-lock.js';
+import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { send } from '../respond.js';
+import { isStoreError } from '../../store/errors.js';
+import { NULL_VERSION, type DeleteOutcome, type WriteCondition } from '../../store/types.js';
 import { requestedVersionId } from './version-id.js';
+
+/** What a delete request may do, decided once per request (DeleteObjects: for all its entries). */
+export interface DeleteAuthority {
+  /** a valid `x-amz-mfa` code was presented (or the bucket has no MFA delete) */
+  mfa: boolean;
+  /** `x-amz-bypass-governance-retention: true` */
+  bypassGovernance: boolean;
+}
+
+/**
+ * Checks `x-amz-mfa` once for the request: present and wrong → 403 for the whole request (§2.14).
+ * `needsMfa`: the request certainly makes a permanent delete (DeleteObject with a version id).
+ */
+export function deleteAuthority(ctx: S3Context, bucket: S3Bucket, needsMfa: boolean): DeleteAuthority {
+  const presented = checkMfa(ctx, bucket, needsMfa && mfaDeleteEnabled(bucket));
+  return { mfa: presented || !mfaDeleteEnabled(bucket), bypassGovernance: governanceBypass(ctx.headers, ctx.principal, bucket) };
+}
+
+/**
+ * Deletes `key` (a marker or the unversioned object) or, with `versionId`, that version for good.
+ * Throws S3Errors: AccessDenied when MFA is required and missing, or when object lock protects it.
+ */
+export async function deleteVersion(
+  ctx: S3Context,
+  bucket: S3Bucket,
+  key: string,
+  versionId: string | undefined,
+  authority: DeleteAuthority,
+  condition?: WriteCondition,
+): Promise<DeleteOutcome<S3ObjectAttrs>> {
+  if (versionId !== undefined && !authority.mfa) throw mfaMissing();
+  try {
+    return await ctx.services.store.deleteObject(bucket.name, key, {
+      versionId,
+      condition,
+      mayRemove: removalGuard(authority.bypassGovernance),
+    });
+  } catch (e) {
+    if (isStoreError(e, 'condition-failed') && e.detail.condition === 'guard') throw lockedError();
+    throw e;
+  }
+}
 
 export async function handleDeleteObject(ctx: S3Context): Promise<void> {
   const versionId = requestedVersionId(ctx);
   const bucket = bucketOf(ctx);
-  const key = ctx.resource.key!;
-  const store = ctx.services.store;
+  const authority = deleteAuthority(ctx, bucket, versionId !== undefined);
   const ifMatch = ctx.headers['if-match'];
   // an id that names no version is a 204 no-op, as a missing key is (s3.md §3.0.7)
-  const outcome = await store.deleteObject(bucket.name, key, {
+  const outcome = await deleteVersion(
+    ctx,
+    bucket,
+    ctx.resource.key!,
     versionId,
-    condition: ifMatch === undefined ? undefined : { ifMatch: normalizeEtag(ifMatch) },
-  });
+    authority,
+    ifMatch === undefined ? undefined : { ifMatch: normalizeEtag(ifMatch) },
+  );
   const headers: Array<readonly [string, string]> = [];
   if (outcome.kind === 'marker') {
-    headers.push(['x-amz-delete-marker', 'true']);
-    if (outcome.marker.versionId !== 'null') headers.push(['x-amz-version-id', outcome.marker.versionId]);
+    // a suspended bucket's marker is the null version and says so (s3.md §3.0.7)
+    headers.push(['x-amz-delete-marker', 'true'], ['x-amz-version-id', outcome.marker.versionId]);
   } else if (outcome.kind === 'removed' && versionId !== undefined) {
     headers.push(['x-amz-version-id', outcome.version.versionId]);
     if (outcome.version.deleteMarker) headers.push(['x-amz-delete-marker', 'true']);
+  } else if (outcome.kind === 'missing' && versionId !== undefined && versionId !== NULL_VERSION) {
+    headers.push(['x-amz-version-id', versionId]);
   }
   send(ctx, 204, headers);
 }

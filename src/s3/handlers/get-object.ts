@@ -10,6 +10,10 @@ import { parseRange, type ByteRange } from '../range.js';
 import { httpDate } from '../xml.js';
 import { requestedVersionId } from './version-id.js';
 import type { S3Object } from '../object-attrs.js';
+import { lockHeaders } from '../object-lock.js';
+import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
+import { NULL_VERSION } from '../../store/types.js';
+import type { S3Bucket } from '../object-attrs.js';
 
 const RESPONSE_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
   ['response-content-type', 'Content-Type'],
@@ -47,14 +51,15 @@ function parsePartNumber(ctx: S3Context): number | undefined {
   return n;
 }
 
-function objectHeaders(ctx: S3Context, version: S3Object, whole: boolean): Array<readonly [string, string]> {
+function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whole: boolean): Array<readonly [string, string]> {
   const r = version.attrs;
   const h: Array<readonly [string, string]> = [
     ['Last-Modified', httpDate(version.lastModified)],
     ['ETag', `"${version.etag}"`],
     ['Accept-Ranges', 'bytes'],
   ];
-  if (version.versionId !== 'null') h.push(['x-amz-version-id', version.versionId]);
+  // once versioning was configured, even the null version names itself (s3.md §3.0.7)
+  if (version.versionId !== NULL_VERSION || bucket.versioning !== 'Unversioned') h.push(['x-amz-version-id', version.versionId]);
   const overrides = new Map<string, string>();
   for (const [param, header] of RESPONSE_OVERRIDES) {
     const v = ctx.query.get(param);
@@ -67,6 +72,9 @@ function objectHeaders(ctx: S3Context, version: S3Object, whole: boolean): Array
   }
   for (const [header, value] of overrides) if (header !== 'Content-Type') h.push([header, value]);
   for (const [name, value] of Object.entries(r.meta)) h.push([`x-amz-meta-${name}`, value]);
+  h.push(...lockHeaders(r));
+  const expiration = expirationHeader(lifecycleRulesOf(bucket), version, ctx.services.config.lifecycle.dayMs);
+  if (expiration) h.push(['x-amz-expiration', expiration]);
   if (r.storageClass !== 'STANDARD') h.push(['x-amz-storage-class', r.storageClass]);
   if (whole && r.checksum && (ctx.headers['x-amz-checksum-mode'] ?? '').toUpperCase() === 'ENABLED') {
     h.push([`x-amz-checksum-${r.checksum.algorithm.toLowerCase()}`, r.checksum.value]);
@@ -84,7 +92,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   if (!found || found.deleteMarker) {
     // without bucket READ a missing key is AccessDenied, so keys cannot be probed (s3.md §2.13)
     if (!canListBucket(ctx, bucket)) throw new S3Error('AccessDenied');
-    if (found) throw deleteMarkerError(found, versionId !== undefined, key);
+    if (found) throw deleteMarkerError(found, versionId !== undefined, key, ctx.head.method);
     if (versionId !== undefined && versionId !== 'null') throw new S3Error('NoSuchVersion', { Key: key, VersionId: versionId });
     throw new S3Error('NoSuchKey', { Key: key });
   }
@@ -119,7 +127,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   }
   const headers = [
     ...commonHeaders(ctx, ctx.services.config.serverHeader),
-    ...objectHeaders(ctx, found, range === undefined),
+    ...objectHeaders(ctx, bucket, found, range === undefined),
     ...extra,
   ];
   const start = range?.start ?? 0;
@@ -143,10 +151,10 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
 export const handleHeadObject = handleGetObject;
 
 /** A delete marker: 404 NoSuchKey as the latest version, 405 when asked for by id (s3.md §3.0.7). */
-function deleteMarkerError(marker: S3Object, byId: boolean, key: string): S3Error {
+function deleteMarkerError(marker: S3Object, byId: boolean, key: string, method: string): S3Error {
   const headers = { 'x-amz-delete-marker': 'true', 'x-amz-version-id': marker.versionId };
   if (!byId) return new S3Error('NoSuchKey', { Key: key }, { headers });
-  return new S3Error('MethodNotAllowed', { Method: 'GET', ResourceType: 'DeleteMarker' }, {
+  return new S3Error('MethodNotAllowed', { Method: method, ResourceType: 'DeleteMarker' }, {
     headers: { ...headers, 'Last-Modified': httpDate(marker.lastModified), Allow: 'DELETE' },
   });
 }

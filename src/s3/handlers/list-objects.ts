@@ -14,7 +14,7 @@ const MAX_TOKEN_BYTES = 2048;
 /** format byte leading every continuation token, so that a later format can be told apart */
 const TOKEN_FORMAT = 1;
 
-function parseMaxKeys(q: Map<string, string>): number {
+export function parseMaxKeys(q: Map<string, string>): number {
   const raw = q.get('max-keys');
   if (raw === undefined) return MAX_KEYS;
   if (!/^\d+$/.test(raw)) throw new S3Error('InvalidArgument', { ArgumentName: 'max-keys', ArgumentValue: raw }, {
@@ -23,7 +23,7 @@ function parseMaxKeys(q: Map<string, string>): number {
   return Math.min(Number(raw), MAX_KEYS);
 }
 
-function parseEncodingType(q: Map<string, string>): boolean {
+export function parseEncodingType(q: Map<string, string>): boolean {
   const v = q.get('encoding-type');
   if (v === undefined) return false;
   if (v !== 'url') {

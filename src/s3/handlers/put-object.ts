@@ -12,8 +12,9 @@ import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
 import { contentSha256MismatchError } from '../auth/index.js';
 import type { CannedAcl, WriteCondition } from '../../store/types.js';
-import type { S3Bucket } from '../object-attrs.js';
-import type { S3Object, S3ObjectAttrs, StoredAcl, StoredChecksum } from '../object-attrs.js';
+import type { S3Bucket, S3Object, S3ObjectAttrs, StoredAcl, StoredChecksum } from '../object-attrs.js';
+import { lockOfNewVersion } from '../object-lock.js';
+import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 const MAX_USER_METADATA = 2048;
@@ -58,16 +59,10 @@ function storedHeadersOf(headers: Readonly<Record<string, string>>, contentEncod
   return out;
 }
 
-/** Headers that imply features Tusk does not have yet (s3.md §3.0.3, §3.0.9, §2.12). */
-function rejectUnsupported(headers: Readonly<Record<string, string>>, objectLockBucket: boolean): void {
+/** Headers that imply features Tusk does not have yet (s3.md §3.0.3, §2.12). */
+function rejectUnsupported(headers: Readonly<Record<string, string>>): void {
   for (const name of Object.keys(headers)) {
     if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
-    if (name.startsWith('x-amz-object-lock-')) {
-      if (!objectLockBucket) {
-        throw new S3Error('InvalidRequest', {}, { message: 'Bucket is missing Object Lock Configuration' });
-      }
-      throw new S3Error('NotImplemented', { Header: name });
-    }
   }
   if (headers['x-amz-tagging'] !== undefined) throw new S3Error('NotImplemented', { Header: 'x-amz-tagging' });
 }
@@ -93,17 +88,20 @@ export interface ObjectFields {
   acl: CannedAcl;
   grants?: StoredAcl;
   contentType: string;
+  /** object-lock retention and legal hold of the new version (explicit headers or the bucket's default) */
+  lock: Pick<S3ObjectAttrs, 'retention' | 'legalHold'>;
 }
 
 /** Reads the stored object fields from request headers (PutObject) or lower-cased form fields (POST upload). */
 export function objectFieldsOf(ctx: S3Context, bucket: S3Bucket, h: Readonly<Record<string, string>>, contentEncoding: string | undefined): ObjectFields {
   const storageClass = storageClassOf(h);
   const meta = userMetadataOf(h);
-  rejectUnsupported(h, bucket.objectLock);
+  rejectUnsupported(h);
+  const lock = lockOfNewVersion(h, bucket, Date.now());
   const { acl, grants } = requestedAcl(h, bucket.owner, ctx.services.accounts);
   checkSettableAcl(bucket, acl, grants);
   const headers = storedHeadersOf(h, contentEncoding);
-  return { storageClass, meta, headers, acl, ...(grants ? { grants } : {}), contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE };
+  return { storageClass, meta, headers, acl, ...(grants ? { grants } : {}), contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE, lock };
 }
 
 /** A body to store: its exact length and its chunks in order. */
@@ -170,6 +168,7 @@ export async function writeObject(
       headers: fields.headers,
       meta: fields.meta,
       checksum,
+      ...fields.lock,
     };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const record = await writer.commit(bucket, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs }, condition);
@@ -196,6 +195,8 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   });
   const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
   if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);
+  const expiration = expirationHeader(lifecycleRulesOf(bucket), record, ctx.services.config.lifecycle.dayMs);
+  if (expiration) out.push(['x-amz-expiration', expiration]);
   // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
   if (plan.algorithm) {
     out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);

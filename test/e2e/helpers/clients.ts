@@ -1,7 +1,7 @@
 // Real clients against a test server: the AWS JS SDK at its default settings, Debian's aws-cli, and
 // raw signed requests (helpers/sigv4.ts over helpers/raw-http.ts) for everything an SDK will not send.
 
-import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,4 +159,15 @@ export async function runAws(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The S3 error an SDK call fails with; throws when it succeeds or fails otherwise. */
+export async function sdkError(p: Promise<unknown>): Promise<S3ServiceException> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof S3ServiceException) return e;
+    throw e;
+  }
+  throw new Error('expected the request to fail');
 }

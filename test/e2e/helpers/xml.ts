@@ -57,3 +57,20 @@ export function expectS3Error(res: RawResponse, status: number, code: string, me
   expect(err.xml, 'Error has no namespace').toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\s*<Error>/);
   return err;
 }
+
+export interface VersionEntry {
+  kind: 'Version' | 'DeleteMarker';
+  key: string;
+  versionId: string;
+  isLatest: boolean;
+}
+
+/** The `<Version>`/`<DeleteMarker>` entries of a ListVersionsResult in document order (s3.md §4.5). */
+export function versionEntries(xml: string): VersionEntry[] {
+  return [...xml.matchAll(/<(Version|DeleteMarker)>([\s\S]*?)<\/\1>/g)].map((m) => ({
+    kind: m[1] as VersionEntry['kind'],
+    key: xmlText(m[2]!, 'Key')!,
+    versionId: xmlText(m[2]!, 'VersionId')!,
+    isLatest: xmlText(m[2]!, 'IsLatest') === 'true',
+  }));
+}

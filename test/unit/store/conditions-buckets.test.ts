@@ -110,4 +110,20 @@ describe('conditional writes and bucket atomics', () => {
     expect(store.listBuckets().map((b) => b.name)).toEqual(['a-bucket', 'b', 'z-bucket']);
     expect(store.listBuckets('owner-1').map((b) => b.name)).toEqual(['b', 'z-bucket']);
   });
+
+  it('applies concurrent updates of different fields on top of each other', async () => {
+    await Promise.all([
+      store.updateBucket('b', (r) => ({ ...r, acl: 'public-read' })),
+      store.updateBucket('b', (r) => ({ ...r, versioning: 'Enabled' })),
+      store.updateBucket('b', (r) => ({ ...r, objectOwnership: 'BucketOwnerEnforced' })),
+    ]);
+    expect(store.getBucket('b')).toMatchObject({ acl: 'public-read', versioning: 'Enabled', objectOwnership: 'BucketOwnerEnforced' });
+  });
+
+  it('never returns versioning to Unversioned, keeps the name, fails for a missing bucket', async () => {
+    await store.updateBucket('b', (r) => ({ ...r, versioning: 'Suspended' }));
+    const after = await store.updateBucket('b', (r) => ({ ...r, name: 'other', versioning: 'Unversioned' }));
+    expect([after.name, after.versioning]).toEqual(['b', 'Suspended']);
+    await expect(store.updateBucket('gone', (r) => r)).rejects.toMatchObject({ kind: 'namespace-missing' });
+  });
 });

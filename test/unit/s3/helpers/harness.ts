@@ -17,8 +17,7 @@ import { sendError } from '../../../../src/s3/respond.js';
 import { classify, resolveResource } from '../../../../src/s3/router.js';
 import { s3Services } from '../../../../src/s3/service.js';
 import { openStore } from '../../../../src/store/index.js';
-import type { S3ObjectAttrs, S3PartAttrs } from '../../../../src/s3/object-attrs.js';
-import type { Store } from '../../../../src/store/types.js';
+import type { S3Bucket, S3ObjectAttrs, S3PartAttrs, S3Store } from '../../../../src/s3/object-attrs.js';
 
 export interface Recorded {
   status: number;
@@ -60,7 +59,7 @@ class FakeResponse {
 export const OWNER_ID = 'a'.repeat(64);
 
 export interface Harness {
-  store: Store;
+  store: S3Store;
   /** Runs one request as `principal` (the owner by default) and records the answer. */
   request(method: string, url: string, opts?: { headers?: Record<string, string>; body?: string; anonymous?: boolean }): Promise<Recorded>;
   close(): Promise<void>;
@@ -68,7 +67,7 @@ export interface Harness {
 
 export async function openHarness(): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'tusk-harness-'));
-  const store = await openStore<S3ObjectAttrs, S3PartAttrs>({ dataDir: dir, durability: 'relaxed' });
+  const store = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({ dataDir: dir, durability: 'relaxed' });
   const account = { accountId: '123456789012', canonicalId: OWNER_ID, displayName: 'owner' };
   const key: AccessKey = {
     accessKeyId: 'AKOWNER',

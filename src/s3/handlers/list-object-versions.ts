@@ -1,0 +1,51 @@
+// ListObjectVersions (s3.md §3.8, §4.5): key ascending, newest first per key, Version and
+// DeleteMarker interleaved in that order.
+
+import { bucketOf, type S3Context } from '../context.js';
+import { S3Error } from '../errors.js';
+import { sendXml } from '../respond.js';
+import { doc, el, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
+import type { S3Object } from '../object-attrs.js';
+import { parseEncodingType, parseMaxKeys, urlEncodeListing } from './list-objects.js';
+
+function versionXml(v: S3Object, isLatest: boolean, owner: OwnerXml, enc: (s: string) => string): string {
+  const common = el('Key', enc(v.key)) + el('VersionId', v.versionId) + el('IsLatest', isLatest) + el('LastModified', isoSeconds(v.lastModified));
+  if (v.deleteMarker) return `<DeleteMarker>${common}${ownerXml(owner)}</DeleteMarker>`;
+  return `<Version>${common}${el('ETag', `"${v.etag}"`)}${el('Size', v.size)}${ownerXml(owner)}${el('StorageClass', v.attrs.storageClass)}</Version>`;
+}
+
+export async function handleListObjectVersions(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const q = ctx.query;
+  const prefix = q.get('prefix') ?? '';
+  const delimiter = q.get('delimiter') ?? '';
+  const keyMarker = q.get('key-marker') ?? '';
+  const versionIdMarker = q.get('version-id-marker') ?? '';
+  if (versionIdMarker && !keyMarker) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'version-id-marker', ArgumentValue: versionIdMarker }, {
+      message: 'A version-id marker cannot be specified without a key marker.',
+    });
+  }
+  const maxKeys = parseMaxKeys(q);
+  const url = parseEncodingType(q);
+  const enc = url ? urlEncodeListing : (s: string) => s;
+  const result = ctx.services.store.listVersions(bucket.name, { prefix, delimiter, keyMarker, versionIdMarker, maxKeys });
+  const account = ctx.services.accounts.byCanonicalId(bucket.owner);
+  const owner = { id: bucket.owner, displayName: account?.displayName ?? '' };
+  let xml = el('Name', bucket.name) + el('Prefix', enc(prefix)) + el('KeyMarker', enc(keyMarker)) + el('VersionIdMarker', versionIdMarker);
+  if (result.isTruncated) {
+    xml += el('NextKeyMarker', enc(result.nextKeyMarker ?? ''));
+    if (result.nextVersionIdMarker !== undefined) xml += el('NextVersionIdMarker', result.nextVersionIdMarker);
+  }
+  xml += el('MaxKeys', maxKeys);
+  if (delimiter) xml += el('Delimiter', enc(delimiter));
+  xml += el('IsTruncated', result.isTruncated);
+  let prefixes = '';
+  for (const item of result.items) {
+    if (item.kind === 'version') xml += versionXml(item.version, item.isLatest, owner, enc);
+    else prefixes += `<CommonPrefixes>${el('Prefix', enc(item.prefix))}</CommonPrefixes>`;
+  }
+  xml += prefixes;
+  if (url) xml += el('EncodingType', 'url');
+  sendXml(ctx, doc('ListVersionsResult', xml));
+}
