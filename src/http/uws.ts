@@ -19,6 +19,7 @@ type UwsResponse = {
   end(body?: Uint8Array | string, closeConnection?: boolean): UwsResponse;
   endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): UwsResponse;
   tryEnd(chunk: Uint8Array, totalSize: number): [boolean, boolean];
+  write(chunk: Uint8Array | string): boolean;
   close(): UwsResponse;
   getWriteOffset(): number;
   onWritable(handler: (offset: number) => boolean): UwsResponse;
@@ -274,6 +275,27 @@ export class Exchange {
         if (done) return;
       }
     }
+  }
+
+  /**
+   * Starts a response whose length is not known yet: uWS sends it with chunked transfer encoding
+   * when no Content-Length was written. Meant for small bodies (keep-alive whitespace, an XML
+   * result): writes are buffered by uWS without back-pressure.
+   */
+  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+    const live = (): boolean => !this.aborted;
+    if (live() && !this.responded) {
+      this.responded = true;
+      this.res.cork(() => this.writeHead(status, headers));
+    }
+    return {
+      write: (data) => {
+        if (live()) this.res.cork(() => this.res.write(data));
+      },
+      end: (data) => {
+        if (live()) this.res.cork(() => this.res.end(data));
+      },
+    };
   }
 
   /** Drops the connection without a response (or after a partial one). */

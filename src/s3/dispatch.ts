@@ -19,6 +19,13 @@ import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
 import { handlePutObject } from './handlers/put-object.js';
+import { handleCopyObject } from './handlers/copy-object.js';
+import { handleDeleteObjects } from './handlers/delete-objects.js';
+import { handleListMultipartUploads, handleListParts } from './handlers/list-multipart.js';
+import { handleAbortMultipartUpload, handleCompleteMultipartUpload, handleCreateMultipartUpload } from './handlers/multipart.js';
+import { handleGetObjectAttributes } from './handlers/object-attributes.js';
+import { handleDeleteObjectTagging, handleGetObjectTagging, handlePutObjectTagging } from './handlers/object-tagging.js';
+import { handleUploadPart, handleUploadPartCopy } from './handlers/upload-part.js';
 
 const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> = {
   ListBuckets: handleListBuckets,
@@ -35,6 +42,19 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   GetBucketSubresourceStub: handleGetBucketSubresourceStub,
   PutBucketSubresourceStub: handlePutBucketSubresourceStub,
   DeleteBucketSubresourceStub: handleDeleteBucketSubresourceStub,
+  DeleteObjects: handleDeleteObjects,
+  CopyObject: handleCopyObject,
+  PutObjectTagging: handlePutObjectTagging,
+  GetObjectTagging: handleGetObjectTagging,
+  DeleteObjectTagging: handleDeleteObjectTagging,
+  CreateMultipartUpload: handleCreateMultipartUpload,
+  UploadPart: handleUploadPart,
+  UploadPartCopy: handleUploadPartCopy,
+  CompleteMultipartUpload: handleCompleteMultipartUpload,
+  AbortMultipartUpload: handleAbortMultipartUpload,
+  ListParts: handleListParts,
+  ListMultipartUploads: handleListMultipartUploads,
+  GetObjectAttributes: handleGetObjectAttributes,
 };
 
 export function dispatch(ctx: S3Context): Promise<void> {

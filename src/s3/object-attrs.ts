@@ -21,6 +21,18 @@ export interface S3ObjectAttrs {
   /** user metadata: lower-cased name without the `x-amz-meta-` prefix → value */
   meta: Record<string, string>;
   checksum?: StoredChecksum;
+  /** object tags in the order they were given (s3.md §3.19) */
+  tags?: Array<[string, string]>;
+  /** a completed multipart object's parts in order, so that `?partNumber=N` is a byte range (s3.md §3.0.6) */
+  parts?: ObjectPart[];
+  /** uploads only: the checksum CreateMultipartUpload asked for (s3.md §3.20) */
+  uploadChecksum?: { algorithm: ChecksumAlgorithm; type: StoredChecksum['type'] };
+}
+
+export interface ObjectPart {
+  size: number;
+  /** base64 of the part's checksum in the object's algorithm, when it has one */
+  checksum?: string;
 }
 
 /** What a part keeps: its checksum, for the completed object's composite checksum. */

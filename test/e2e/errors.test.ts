@@ -97,14 +97,8 @@ describe('routing errors (§1.5)', () => {
     body?: string;
   }
   it.each<[string, Case]>([
-    ['CreateMultipartUpload', { method: 'POST', key: 'mpu', query: 'uploads' }],
-    ['UploadPart', { method: 'PUT', key: 'mpu', query: 'partNumber=1&uploadId=abc', body: 'x' }],
-    ['CompleteMultipartUpload', { method: 'POST', key: 'mpu', query: 'uploadId=abc', body: '<CompleteMultipartUpload/>' }],
-    ['CopyObject', { method: 'PUT', key: 'copy', headers: { 'x-amz-copy-source': `/${bucket}/canary` } }],
-    ['DeleteObjects', { method: 'POST', query: 'delete', body: '<Delete><Object><Key>canary</Key></Object></Delete>' }],
     ['PutBucketVersioning', { method: 'PUT', query: 'versioning', body: '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>' }],
     ['PutBucketCors', { method: 'PUT', query: 'cors', body: '<CORSConfiguration/>' }],
-    ['GetObjectAttributes', { method: 'GET', key: 'canary', query: 'attributes' }],
     ['SelectObjectContent', { method: 'POST', key: 'canary', query: 'select', body: '<x/>' }],
     ['PostObject (HTML form)', { method: 'POST', body: 'form' }],
     ['PutBucketLifecycle (stub)', { method: 'PUT', query: 'lifecycle', body: '<x/>' }],

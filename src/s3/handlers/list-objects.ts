@@ -23,7 +23,7 @@ function parseMaxKeys(q: Map<string, string>): number {
   return Math.min(Number(raw), MAX_KEYS);
 }
 
-function parseEncodingType(q: Map<string, string>): boolean {
+export function parseEncodingType(q: Map<string, string>): boolean {
   const v = q.get('encoding-type');
   if (v === undefined) return false;
   if (v !== 'url') {

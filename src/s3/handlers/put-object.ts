@@ -3,137 +3,33 @@
 // segment write, chunk by chunk → verify every declared digest and trailer → conditional index
 // commit → answer. Any failure or client abort leaves no index entry.
 
-import { requireBucket, requireCapability, parseCannedAcl } from '../access.js';
+import { requireBucket, requireCapability } from '../access.js';
+import { receiveBody } from '../body-pipeline.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums } from '../checksums.js';
-import { normalizeEtag } from '../conditionals.js';
-import { S3Error } from '../errors.js';
+import { headerNameOf, planChecksums } from '../checksums.js';
+import { objectAttrsOf, rejectUnsupported, writeCondition } from '../object-input.js';
 import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
-import { contentSha256MismatchError } from '../auth/index.js';
-import type { WriteCondition } from '../../store/types.js';
-import type { S3ObjectAttrs } from '../object-attrs.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
-const MAX_USER_METADATA = 2048;
-/** Body bytes of one PUT being hashed and written at once: keeps the disk and the hasher busy, bounds memory. */
-const PIPELINE_WINDOW = 4 << 20;
-
-const STORABLE_CLASSES = new Set(['STANDARD', 'REDUCED_REDUNDANCY', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'GLACIER_IR']);
-const STORED_HEADERS = ['cache-control', 'content-disposition', 'content-language', 'expires', 'x-amz-website-redirect-location'];
-const DEFAULT_CONTENT_TYPE = 'binary/octet-stream';
-
-function storageClassOf(headers: Readonly<Record<string, string>>): string {
-  const v = headers['x-amz-storage-class'];
-  if (v === undefined) return 'STANDARD';
-  const sc = v.trim();
-  if (!STORABLE_CLASSES.has(sc)) throw new S3Error('InvalidStorageClass', { StorageClassRequested: v });
-  return sc;
-}
-
-function userMetadataOf(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const meta: Record<string, string> = {};
-  let size = 0;
-  for (const [name, value] of Object.entries(headers)) {
-    if (!name.startsWith('x-amz-meta-')) continue;
-    const short = name.slice('x-amz-meta-'.length);
-    meta[short] = value;
-    size += Buffer.byteLength(short) + Buffer.byteLength(value);
-  }
-  if (size > MAX_USER_METADATA) throw new S3Error('MetadataTooLarge', { Size: size, MaxSizeAllowed: MAX_USER_METADATA });
-  return meta;
-}
-
-function storedHeadersOf(headers: Readonly<Record<string, string>>, contentEncoding: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of STORED_HEADERS) if (headers[name] !== undefined) out[name] = headers[name]!;
-  const redirect = out['x-amz-website-redirect-location'];
-  if (redirect !== undefined && !/^(\/|https?:\/\/)/.test(redirect)) {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-website-redirect-location', ArgumentValue: redirect }, {
-      message: 'The website redirect location must have a prefix of \'http://\' or \'https://\' or \'/\'.',
-    });
-  }
-  if (contentEncoding) out['content-encoding'] = contentEncoding;
-  return out;
-}
-
-/** Headers that imply features Tusk does not have yet (s3.md §3.0.3, §3.0.9, §2.12). */
-function rejectUnsupported(headers: Readonly<Record<string, string>>, objectLockBucket: boolean): void {
-  for (const name of Object.keys(headers)) {
-    if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
-    if (name.startsWith('x-amz-grant-')) {
-      if (headers['x-amz-acl'] !== undefined) {
-        throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
-      }
-      throw new S3Error('NotImplemented', { Header: name });
-    }
-    if (name.startsWith('x-amz-object-lock-')) {
-      if (!objectLockBucket) {
-        throw new S3Error('InvalidRequest', {}, { message: 'Bucket is missing Object Lock Configuration' });
-      }
-      throw new S3Error('NotImplemented', { Header: name });
-    }
-  }
-  if (headers['x-amz-tagging'] !== undefined) throw new S3Error('NotImplemented', { Header: 'x-amz-tagging' });
-}
-
-function writeCondition(headers: Readonly<Record<string, string>>): WriteCondition | undefined {
-  const inm = headers['if-none-match'];
-  const im = headers['if-match'];
-  if (inm === undefined && im === undefined) return undefined;
-  const cond: WriteCondition = {};
-  if (inm !== undefined) {
-    if (inm.trim() !== '*') throw new S3Error('NotImplemented', { Header: 'If-None-Match' });
-    cond.ifNoneMatchStar = true;
-  }
-  if (im !== undefined) cond.ifMatch = normalizeEtag(im);
-  return cond;
-}
 
 export async function handlePutObject(ctx: S3Context): Promise<void> {
   const h = ctx.headers;
   const body = openRequestBody(ctx, MAX_PUT_BYTES);
-  const storageClass = storageClassOf(h);
-  const meta = userMetadataOf(h);
-  const acl = parseCannedAcl(h['x-amz-acl']) ?? 'private';
+  const attrs = objectAttrsOf(h, body.contentEncoding);
   const condition = writeCondition(h);
   const plan = planChecksums(h, body.trailer);
   const bucket = bucketOf(ctx);
   rejectUnsupported(h, bucket.objectLock);
-  const headers = storedHeadersOf(h, body.contentEncoding);
   requireCapability(ctx.principal, 'write', bucket.name);
   requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
 
-  const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined));
   const writer = ctx.services.store.beginWrite(body.length);
   let committed = false;
   try {
-    // Chunks are hashed and written while the next ones arrive; both keep chunk order on their own
-    // (the hasher queues its updates, the writer places each chunk at its offset when called).
-    const inFlight: Array<{ done: Promise<unknown>; bytes: number }> = [];
-    let inFlightBytes = 0;
-    for (;;) {
-      const chunk = await body.next();
-      if (!chunk) break;
-      const done = Promise.all([hasher.update(chunk), writer.write(chunk)]);
-      done.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
-      inFlight.push({ done, bytes: chunk.length });
-      inFlightBytes += chunk.length;
-      while (inFlightBytes > PIPELINE_WINDOW) {
-        const oldest = inFlight.shift()!;
-        inFlightBytes -= oldest.bytes;
-        await oldest.done;
-      }
-    }
-    await Promise.all(inFlight.map((c) => c.done));
-    const trailers = body.finish();
-    const digests = hasher.digest();
-    if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
-      throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
-    }
-    const checksum = verifyChecksums(plan, digests, trailers);
-    const attrs: S3ObjectAttrs = { contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE, storageClass, acl, headers, meta, checksum };
+    const { digests, checksum } = await receiveBody(ctx, body, plan, writer);
+    attrs.checksum = checksum;
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const record = await writer.commit(bucket.name, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs }, condition);
     committed = true;
