@@ -1,5 +1,6 @@
 // GetObjectAttributes (`GET /<key>?attributes`, AWS GetObjectAttributes): the attributes named by
-// `x-amz-object-attributes` — ETag, Checksum, ObjectParts, StorageClass, ObjectSize — in AWS's order.
+// `x-amz-object-attributes` — ETag, Checksum, ObjectParts, StorageClass, ObjectSize — in AWS's order
+// (the parts' count is the element PartsCount, as the SDK's model names it for TotalPartsCount).
 
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
@@ -51,7 +52,7 @@ export function renderGetObjectAttributesResponse(
     const page = a.parts.map((p, i) => ({ ...p, n: i + 1 })).filter((p) => p.n > partNumberMarker);
     const shown = page.slice(0, maxParts);
     const truncated = page.length > shown.length;
-    xml += `<ObjectParts>${el('TotalPartsCount', a.parts.length)}${el('PartNumberMarker', partNumberMarker)}`;
+    xml += `<ObjectParts>${el('PartsCount', a.parts.length)}${el('PartNumberMarker', partNumberMarker)}`;
     xml += `${el('NextPartNumberMarker', shown.at(-1)?.n ?? partNumberMarker)}${el('MaxParts', maxParts)}${el('IsTruncated', truncated)}`;
     for (const p of shown) {
       xml += `<Part>${el('PartNumber', p.n)}${el('Size', p.size)}`;
