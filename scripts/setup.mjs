@@ -49,7 +49,8 @@ function ensureTypeScript() {
 }
 
 /** The command-line clients the end-to-end tests drive. */
-const TEST_PACKAGES = ['awscli'];
+// clients the e2e tests drive: aws-cli, boto3 (Debian's python3), s3cmd, rclone
+const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone'];
 
 try {
   checkNode();
