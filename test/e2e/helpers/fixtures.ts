@@ -94,3 +94,10 @@ export async function md5OfFile(path: string): Promise<string> {
   await pipeline(createReadStream(path), hash);
   return hash.digest('hex');
 }
+
+/** What a crash test sent: the body's MD5 and length, and whether the server acknowledged it. */
+export interface SentBody {
+  md5: string;
+  size: number;
+  acked: boolean;
+}
