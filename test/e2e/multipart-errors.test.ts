@@ -89,8 +89,12 @@ describe('multipart errors', () => {
     await absent('mp');
     const ok = await complete('mp', id, completeXml([[1, e1], [3, e3]]));
     expect(ok.status, ok.text()).toBe(200);
-    // the upload is gone once completed
-    expectS3Error(await complete('mp', id, completeXml([[1, e1], [3, e3]])), 404, 'NoSuchUpload');
+    // an identical retry (its answer was lost) gets the same 200; any other Complete finds no upload (s3.md §3.23)
+    const retry = await complete('mp', id, completeXml([[1, e1], [3, e3]]));
+    expect(retry.status).toBe(200);
+    expect(xmlText(retry.text(), 'ETag')).toBe(xmlText(ok.text(), 'ETag'));
+    expectS3Error(await complete('mp', id, completeXml([[1, e1]])), 404, 'NoSuchUpload');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'mp', query: { partNumber: '2', uploadId: id }, body: 'x' }), 404, 'NoSuchUpload');
   }, 60_000);
 
   it('checksum rules: type header alone, mismatched algorithm, missing composite part checksum, bad expected checksum', async () => {

@@ -7,7 +7,8 @@ import { headerNameOf, CHECKSUM_ALGORITHMS } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
-import { answerWithKeepAlive } from '../long-running.js';
+import { choiceOf, recallCompleted, rememberCompleted } from '../completed-uploads.js';
+import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
 import type { ObjectPart, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { objectAttrsOf, rejectUnsupported, writeCondition } from '../object-input.js';
@@ -164,6 +165,11 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   const condition = writeCondition(h);
   const bucket = authorizeWrite(ctx);
   const key = ctx.resource.key!;
+  const requestedId = ctx.query.get('uploadId') ?? '';
+  if (requestedId && !ctx.services.store.getUpload(bucket.name, key, requestedId)) {
+    const retried = await retriedComplete(ctx, bucket.name, key, requestedId);
+    if (retried) return sendXml(ctx, retried.xml, retried.headers);
+  }
   const upload = uploadOf(ctx, bucket);
   const uploadId = upload.uploadId;
   const chosen = parseCompleteBody(await readSmallBody(ctx, MAX_COMPLETE_XML));
@@ -211,6 +217,19 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
     );
     const headers: Array<readonly [string, string]> = [];
     if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
-    return { headers, xml: renderCompleteMultipartUploadResult(locationOf(ctx, bucket.name, key), bucket.name, key, etag, checksum) };
+    const answer = { headers, xml: renderCompleteMultipartUploadResult(locationOf(ctx, bucket.name, key), bucket.name, key, etag, checksum) };
+    rememberCompleted(bucket.name, key, uploadId, choiceOf(chosen), answer);
+    return answer;
   });
+}
+
+/** A retry of a Complete that succeeded, with the same parts: its answer again (s3.md §3.23). */
+async function retriedComplete(ctx: S3Context, bucket: string, key: string, uploadId: string): Promise<XmlAnswer | undefined> {
+  let chosen: ChosenPart[];
+  try {
+    chosen = parseCompleteBody(await readSmallBody(ctx, MAX_COMPLETE_XML));
+  } catch {
+    return undefined; // the upload is gone: NoSuchUpload comes first (s3.md §3.23 #1)
+  }
+  return recallCompleted(bucket, key, uploadId, choiceOf(chosen));
 }
