@@ -3,10 +3,11 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s3Request } from './helpers/clients.js';
-import { bucketName, randomBody } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
-import { md5Base64 } from './helpers/sigv4.js';
-import { expectS3Error, xmlText } from './helpers/xml.js';
+import { putAwsChunked } from './helpers/chunked.js';
+import { bucketName, crc32Base64, md5Hex, randomBody } from './helpers/fixtures.js';
+import { md5Base64, STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER } from './helpers/sigv4.js';
+import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
 
 const ctx = useTusk();
 const bucket = bucketName('mperr');
@@ -133,6 +134,39 @@ describe('multipart errors', () => {
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket, query: { uploads: '', 'encoding-type': 'base64' } }), 400, 'InvalidArgument');
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: 'no-such-bucket-mperr', query: { uploads: '' } }), 404, 'NoSuchBucket');
   });
+});
+
+describe('UploadPart body variants (s3.md §2.8, §3.21)', () => {
+  it('takes aws-chunked parts in every streaming mode, with trailer checksums verified', async () => {
+    const id = await createUpload('chunked-parts', { 'x-amz-checksum-algorithm': 'CRC32' });
+    const bodies = [randomBody(5 * MiB), randomBody(5 * MiB), randomBody(777)];
+    const modes = [STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER] as const;
+    const parts: Array<[number, string]> = [];
+    for (const [i, mode] of modes.entries()) {
+      const data = bodies[i]!;
+      const trailer = mode === STREAMING_SIGNED ? undefined : { name: 'x-amz-checksum-crc32', value: crc32Base64(data) };
+      const res = await putAwsChunked(ctx.server, {
+        bucket, key: 'chunked-parts', query: `partNumber=${i + 1}&uploadId=${id}`, data, mode, trailer, chunkSize: 64 * 1024,
+      });
+      expect(res.status, res.text()).toBe(200);
+      expect(res.headers['etag']).toBe(`"${md5Hex(data)}"`);
+      expect(res.headers['x-amz-checksum-crc32']).toBe(crc32Base64(data));
+      parts.push([i + 1, res.headers['etag']!]);
+    }
+    const bad = await putAwsChunked(ctx.server, {
+      bucket, key: 'chunked-parts', query: `partNumber=4&uploadId=${id}`, data: Buffer.from('x'), mode: STREAMING_UNSIGNED_TRAILER,
+      trailer: { name: 'x-amz-checksum-crc32', value: crc32Base64(Buffer.from('y')) },
+    });
+    expectS3Error(bad, 400, 'BadDigest');
+    const listed = await s3Request(ctx.server, { method: 'GET', bucket, key: 'chunked-parts', query: { uploadId: id } });
+    expect(xmlAll(listed.text(), 'PartNumber')).toEqual(['1', '2', '3']);
+    const sums = xmlAll(listed.text(), 'ChecksumCRC32');
+    const body = completeXml(parts).replace(/<\/ETag>/g, () => `</ETag><ChecksumCRC32>${sums.shift()}</ChecksumCRC32>`);
+    const done = await complete('chunked-parts', id, body);
+    expect(done.status, done.text()).toBe(200);
+    const got = await s3Request(ctx.server, { method: 'GET', bucket, key: 'chunked-parts' });
+    expect(got.body.equals(Buffer.concat(bodies))).toBe(true);
+  }, 60_000);
 });
 
 describe('copy errors', () => {
