@@ -6,7 +6,7 @@ import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/uws.js';
 import type { BucketRecord } from '../store/types.js';
 import type { S3Store } from './object-attrs.js';
-import type { Principal } from './access.js';
+import { requireBucket, requireCapability, type Principal } from './access.js';
 import type { AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
 import { S3Error } from './errors.js';
@@ -41,5 +41,13 @@ export function bucketOf(ctx: S3Context): BucketRecord {
   const name = ctx.resource.bucket!;
   const bucket = ctx.services.store.getBucket(name);
   if (!bucket) throw new S3Error('NoSuchBucket', { BucketName: name });
+  return bucket;
+}
+
+/** The addressed bucket, once the caller may write objects into it (s3.md §2.13). */
+export function writableBucket(ctx: S3Context): BucketRecord {
+  const bucket = bucketOf(ctx);
+  requireCapability(ctx.principal, 'write', bucket.name);
+  requireBucket(ctx.principal, bucket, 'write');
   return bucket;
 }

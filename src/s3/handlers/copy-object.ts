@@ -1,16 +1,14 @@
 // CopyObject (s3.md §3.18): a new version sharing the source's extents (no bytes copied), with the
 // source's or the request's metadata and tags; answers only after the copy committed.
 
-import { requireBucket, requireCapability } from '../access.js';
 import { hashStoredRange } from '../body-pipeline.js';
 import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
-import { bucketOf, type S3Context } from '../context.js';
+import { writableBucket, type S3Context } from '../context.js';
 import { MAX_COPY_BYTES, resolveCopySource, type CopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectAttrsOf, rejectUnsupported, storageClassOf, writeCondition } from '../object-input.js';
 import { sendXml } from '../respond.js';
-import { parseTaggingHeader } from '../tagging.js';
 import { doc, el, isoSeconds } from '../xml.js';
 
 type Directive = 'COPY' | 'REPLACE';
@@ -66,11 +64,8 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   const algorithm = checksumAlgorithmOf(ctx);
   const condition = writeCondition(h);
   const requested = objectAttrsOf(h, h['content-encoding']);
-  const requestTags = parseTaggingHeader(h['x-amz-tagging']);
-  const bucket = bucketOf(ctx);
+  const bucket = writableBucket(ctx);
   rejectUnsupported(h, bucket.objectLock);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
   const source = resolveCopySource(ctx);
   const src = source.object;
   if (src.size > MAX_COPY_BYTES) {
@@ -81,11 +76,11 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   rejectNoOpSelfCopy(ctx, source, metadata, algorithm);
 
   // storage class and ACL come from the request only, never from the source (s3.md §3.18)
+  const { tags: requestTags, ...fromRequest } = requested;
   const attrs: S3ObjectAttrs =
     metadata === 'REPLACE'
-      ? { ...requested }
-      : { ...requested, contentType: src.attrs.contentType, headers: { ...src.attrs.headers }, meta: { ...src.attrs.meta } };
-  delete attrs.tags;
+      ? fromRequest
+      : { ...fromRequest, contentType: src.attrs.contentType, headers: { ...src.attrs.headers }, meta: { ...src.attrs.meta } };
   const tags = tagging === 'REPLACE' ? requestTags : src.attrs.tags;
   if (tags && tags.length > 0) attrs.tags = tags;
   if (src.attrs.parts) attrs.parts = src.attrs.parts;

@@ -1,9 +1,8 @@
 // DeleteObjects (s3.md §3.17, XML §4.7–4.8): up to 1000 keys, each deleted as DeleteObject would,
 // with per-key errors; the body's Content-MD5 or x-amz-checksum-* is required and verified.
 
-import { requireBucket, requireCapability } from '../access.js';
 import { digestsNeeded, planChecksums, verifyChecksums } from '../checksums.js';
-import { bucketOf, type S3Context } from '../context.js';
+import { writableBucket, type S3Context } from '../context.js';
 import { ERROR_TABLE, S3Error, type S3ErrorCode } from '../errors.js';
 import { readSmallBody } from '../request-body.js';
 import { sendXml } from '../respond.js';
@@ -89,9 +88,7 @@ export function renderDeleteResult(entries: readonly DeleteResultEntry[], quiet:
 }
 
 export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
-  const bucket = bucketOf(ctx);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
+  const bucket = writableBucket(ctx);
   const { quiet, entries } = parseDelete(await verifiedBody(ctx));
   const store = ctx.services.store;
   // the engine batches concurrent index writes into group commits

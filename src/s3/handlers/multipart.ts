@@ -2,10 +2,9 @@
 // §3.24). Complete never copies part data: the object becomes its parts' extents (engine).
 
 import { createHash } from 'node:crypto';
-import { requireBucket, requireCapability } from '../access.js';
 import { headerNameOf, CHECKSUM_ALGORITHMS } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
-import { bucketOf, type S3Context } from '../context.js';
+import { writableBucket, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { choiceOf, recallCompleted, rememberCompleted } from '../completed-uploads.js';
 import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
@@ -26,7 +25,7 @@ const MAX_OBJECT_SIZE = 5 * 1024 ** 4;
 /** Largest CompleteMultipartUpload body (s3.md §6). */
 const MAX_COMPLETE_XML = 4 * 1024 * 1024;
 
-/** The upload named by `?uploadId=` on this key, after the caller was authorized for `perm` on the bucket. */
+/** The upload named by `?uploadId=` on this key; NoSuchUpload otherwise. */
 export function uploadOf(ctx: S3Context, bucket: BucketRecord): Upload<S3ObjectAttrs> {
   const uploadId = ctx.query.get('uploadId') ?? '';
   const upload = uploadId ? ctx.services.store.getUpload(bucket.name, ctx.resource.key!, uploadId) : undefined;
@@ -34,22 +33,13 @@ export function uploadOf(ctx: S3Context, bucket: BucketRecord): Upload<S3ObjectA
   return upload;
 }
 
-function authorizeWrite(ctx: S3Context): BucketRecord {
-  const bucket = bucketOf(ctx);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
-  return bucket;
-}
-
 export async function handleCreateMultipartUpload(ctx: S3Context): Promise<void> {
   const h = ctx.headers;
   const attrs = objectAttrsOf(h, h['content-encoding']);
   const uploadChecksum = parseUploadChecksum(h);
   if (uploadChecksum) attrs.uploadChecksum = uploadChecksum;
-  const bucket = bucketOf(ctx);
+  const bucket = writableBucket(ctx);
   rejectUnsupported(h, bucket.objectLock);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
   const upload = await ctx.services.store.createUpload(bucket.name, key, attrs);
   const headers: Array<readonly [string, string]> = [];
@@ -62,7 +52,7 @@ export function renderInitiateMultipartUploadResult(bucket: string, key: string,
 }
 
 export async function handleAbortMultipartUpload(ctx: S3Context): Promise<void> {
-  const bucket = authorizeWrite(ctx);
+  const bucket = writableBucket(ctx);
   const uploadId = ctx.query.get('uploadId') ?? '';
   const ended = uploadId !== '' && (await ctx.services.store.abortUpload(bucket.name, ctx.resource.key!, uploadId));
   if (!ended) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
@@ -163,7 +153,7 @@ export function renderCompleteMultipartUploadResult(
 export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<void> {
   const h = ctx.headers;
   const condition = writeCondition(h);
-  const bucket = authorizeWrite(ctx);
+  const bucket = writableBucket(ctx);
   const key = ctx.resource.key!;
   const requestedId = ctx.query.get('uploadId') ?? '';
   if (requestedId && !ctx.services.store.getUpload(bucket.name, key, requestedId)) {

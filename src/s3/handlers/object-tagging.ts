@@ -1,8 +1,7 @@
 // GetObjectTagging, PutObjectTagging, DeleteObjectTagging (s3.md §3.19): tags live in the
 // version's attrs and change in place (no new version).
 
-import { requireBucket, requireCapability } from '../access.js';
-import { bucketOf, type S3Context } from '../context.js';
+import { bucketOf, writableBucket, type S3Context } from '../context.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { parseTaggingXml, renderTagging } from '../tagging.js';
@@ -17,9 +16,7 @@ export async function handleGetObjectTagging(ctx: S3Context): Promise<void> {
 }
 
 async function updateTags(ctx: S3Context, tags: Array<[string, string]> | undefined, status: number): Promise<void> {
-  const bucket = bucketOf(ctx);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
+  const bucket = writableBucket(ctx);
   const versionId = requestedVersionId(ctx);
   const version = await ctx.services.store.updateAttrs(bucket.name, ctx.resource.key!, versionId, (attrs) => {
     const next = { ...attrs };

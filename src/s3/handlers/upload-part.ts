@@ -2,10 +2,9 @@
 // payload mode and checksum), or bytes of a stored object written anew as a part; either replaces
 // an earlier part of that number.
 
-import { requireBucket, requireCapability } from '../access.js';
 import { hashStoredRange, receiveBody } from '../body-pipeline.js';
 import { DEFAULT_CHECKSUM, digestNameOf, headerNameOf, planChecksums } from '../checksums.js';
-import { bucketOf, type S3Context } from '../context.js';
+import { writableBucket, type S3Context } from '../context.js';
 import { copySourceRange, resolveCopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
@@ -21,13 +20,6 @@ function partNumberOf(ctx: S3Context): number {
   return parsePartNumber(ctx.query.get('partNumber') ?? '');
 }
 
-function authorizedBucket(ctx: S3Context) {
-  const bucket = bucketOf(ctx);
-  requireCapability(ctx.principal, 'write', bucket.name);
-  requireBucket(ctx.principal, bucket, 'write');
-  return bucket;
-}
-
 /** The checksum a part of this upload gets when the client sends none (s3.md §3.21 [DEV lenient]). */
 function partAlgorithm(upload: Upload<S3ObjectAttrs>): ChecksumAlgorithm {
   return upload.attrs.uploadChecksum?.algorithm ?? DEFAULT_CHECKSUM;
@@ -37,7 +29,7 @@ export async function handleUploadPart(ctx: S3Context): Promise<void> {
   const partNumber = partNumberOf(ctx);
   const body = openRequestBody(ctx, MAX_PUT_BYTES);
   const plan = planChecksums(ctx.headers, body.trailer);
-  const bucket = authorizedBucket(ctx);
+  const bucket = writableBucket(ctx);
   const upload = uploadOf(ctx, bucket);
   const expected = upload.attrs.uploadChecksum?.algorithm;
   if (expected !== undefined && plan.algorithm !== undefined && plan.algorithm !== expected) {
@@ -68,7 +60,7 @@ export function renderCopyPartResult(lastModified: number, etag: string, checksu
 
 export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
   const partNumber = partNumberOf(ctx);
-  const bucket = authorizedBucket(ctx);
+  const bucket = writableBucket(ctx);
   const upload = uploadOf(ctx, bucket);
   const source = resolveCopySource(ctx);
   const { start, end } = copySourceRange(ctx.headers['x-amz-copy-source-range'], source.object.size);
