@@ -283,8 +283,10 @@ export class Exchange {
    * result): writes are buffered by uWS without back-pressure.
    */
   beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
-    const live = (): boolean => !this.aborted;
-    if (live() && !this.responded) {
+    // a second response on one exchange would corrupt the first: only the one that started writes
+    const mine = !this.aborted && !this.responded;
+    const live = (): boolean => mine && !this.aborted;
+    if (mine) {
       this.responded = true;
       this.res.cork(() => this.writeHead(status, headers));
     }
