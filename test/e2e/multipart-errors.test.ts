@@ -45,6 +45,10 @@ beforeAll(async () => {
 describe('multipart errors', () => {
   it('NoSuchUpload for parts, Complete, Abort and ListParts of an unknown or finished upload', async () => {
     const unknown = 'A'.repeat(32);
+    for (const odd of ['x'.repeat(3000), '../..', '%00']) {
+      expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket, key: 'k'.repeat(1000), query: { uploadId: odd } }), 404, 'NoSuchUpload');
+      expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket, key: 'k'.repeat(1000), query: { uploadId: odd } }), 404, 'NoSuchUpload');
+    }
     expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'k', query: { partNumber: '1', uploadId: unknown }, body: 'x' }), 404, 'NoSuchUpload');
     expectS3Error(await complete('k', unknown, completeXml([[1, '"x"']])), 404, 'NoSuchUpload');
     expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket, key: 'k', query: { uploadId: unknown } }), 404, 'NoSuchUpload');

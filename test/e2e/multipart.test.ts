@@ -30,7 +30,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from './helpers/clients.js';
-import { bucketName, crc32Base64, generatedStream, md5Hex, randomBody } from './helpers/fixtures.js';
+import { bucketName, crc32Base64, generatedStream, md5Hex, NASTY_KEYS, randomBody } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
 
 const ctx = useTusk();
@@ -94,6 +94,30 @@ describe('@aws-sdk/lib-storage Upload of a stream of unknown length', () => {
       $metadata: { httpStatusCode: 416 },
     });
   }, 180_000);
+});
+
+describe('nasty keys (style.md §11)', () => {
+  it.each(NASTY_KEYS.map((k) => [k.length > 40 ? `${k.slice(0, 20)}…(${Buffer.byteLength(k)} bytes)` : k, k]))(
+    'uploads, lists, completes, copies and deletes %s',
+    async (_label, key) => {
+      const s3 = s3Client(ctx.server);
+      const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+      const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
+      expect(listed.Uploads?.map((u) => u.Key)).toEqual([key]);
+      const body = randomBody(100);
+      const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: created.UploadId, PartNumber: 1, Body: body }));
+      const parts = await s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: created.UploadId }));
+      expect(parts.Key).toBe(key);
+      const done = await s3.send(new CompleteMultipartUploadCommand({
+        Bucket: bucket, Key: key, UploadId: created.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+      }));
+      expect(done.Key).toBe(key);
+      await s3.send(new CopyObjectCommand({ Bucket: other, Key: key, CopySource: encodeURIComponent(`${bucket}/${key}`) }));
+      expect((await bodyOf(await s3.send(new GetObjectCommand({ Bucket: other, Key: key })))).equals(body)).toBe(true);
+      const deleted = await s3.send(new DeleteObjectsCommand({ Bucket: other, Delete: { Objects: [{ Key: key }] } }));
+      expect(deleted.Deleted?.map((d) => d.Key)).toEqual([key]);
+    },
+  );
 });
 
 describe('checksums of completed uploads (s3.md §3.23)', () => {

@@ -25,10 +25,17 @@ const MAX_OBJECT_SIZE = 5 * 1024 ** 4;
 /** Largest CompleteMultipartUpload body (s3.md §6). */
 const MAX_COMPLETE_XML = 4 * 1024 * 1024;
 
+/** Upload ids are the engine's ids (store/ids.ts); anything else names no upload and never reaches the index. */
+const UPLOAD_ID = /^[0-9A-Za-z]{32}$/;
+
+function requestedUploadId(ctx: S3Context): string {
+  return ctx.query.get('uploadId') ?? '';
+}
+
 /** The upload named by `?uploadId=` on this key; NoSuchUpload otherwise. */
 export function uploadOf(ctx: S3Context, bucket: BucketRecord): Upload<S3ObjectAttrs> {
-  const uploadId = ctx.query.get('uploadId') ?? '';
-  const upload = uploadId ? ctx.services.store.getUpload(bucket.name, ctx.resource.key!, uploadId) : undefined;
+  const uploadId = requestedUploadId(ctx);
+  const upload = UPLOAD_ID.test(uploadId) ? ctx.services.store.getUpload(bucket.name, ctx.resource.key!, uploadId) : undefined;
   if (!upload) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
   return upload;
 }
@@ -53,8 +60,8 @@ export function renderInitiateMultipartUploadResult(bucket: string, key: string,
 
 export async function handleAbortMultipartUpload(ctx: S3Context): Promise<void> {
   const bucket = writableBucket(ctx);
-  const uploadId = ctx.query.get('uploadId') ?? '';
-  const ended = uploadId !== '' && (await ctx.services.store.abortUpload(bucket.name, ctx.resource.key!, uploadId));
+  const uploadId = requestedUploadId(ctx);
+  const ended = UPLOAD_ID.test(uploadId) && (await ctx.services.store.abortUpload(bucket.name, ctx.resource.key!, uploadId));
   if (!ended) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
   send(ctx, 204);
 }
@@ -155,8 +162,8 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   const condition = writeCondition(h);
   const bucket = writableBucket(ctx);
   const key = ctx.resource.key!;
-  const requestedId = ctx.query.get('uploadId') ?? '';
-  if (requestedId && !ctx.services.store.getUpload(bucket.name, key, requestedId)) {
+  const requestedId = requestedUploadId(ctx);
+  if (UPLOAD_ID.test(requestedId) && !ctx.services.store.getUpload(bucket.name, key, requestedId)) {
     const retried = await retriedComplete(ctx, bucket.name, key, requestedId);
     if (retried) return sendXml(ctx, retried.xml, retried.headers);
   }
