@@ -172,6 +172,12 @@ describe('checksums of completed uploads (s3.md §3.23)', () => {
     expect(attrs.ObjectParts?.Parts?.map((p) => [p.PartNumber, p.Size, p.ChecksumSHA256])).toEqual(
       parts.map((p, i) => [i + 1, p.length, digests[i]!.toString('base64')]),
     );
+    // a copy asking for another algorithm gets the whole object's checksum in it, computed from the bytes
+    const copy = await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'sum/sha-copy', CopySource: `${bucket}/sum/sha`, ChecksumAlgorithm: 'CRC32' }));
+    expect(copy.CopyObjectResult?.ChecksumCRC32).toBe(crc32Base64(whole));
+    const copied = await s3.send(new GetObjectAttributesCommand({ Bucket: bucket, Key: 'sum/sha-copy', ObjectAttributes: ['Checksum', 'ObjectParts'] }));
+    expect(copied.Checksum).toMatchObject({ ChecksumCRC32: crc32Base64(whole), ChecksumType: 'FULL_OBJECT' });
+    expect(copied.ObjectParts?.Parts?.map((p) => [p.Size, p.ChecksumCRC32, p.ChecksumSHA256])).toEqual(parts.map((p) => [p.length, undefined, undefined]));
   }, 60_000);
 });
 

@@ -87,6 +87,8 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   if (algorithm !== undefined && (src.attrs.checksum?.algorithm !== algorithm || src.attrs.checksum.type !== 'FULL_OBJECT')) {
     const digests = await hashStoredRange(ctx, src, 0, src.size, new Set([digestNameOf(algorithm)]));
     attrs.checksum = { algorithm, value: digests[digestNameOf(algorithm)]!.toString('base64'), type: 'FULL_OBJECT' };
+    // the parts keep their layout; their checksums were of the source's algorithm
+    if (attrs.parts) attrs.parts = attrs.parts.map((p) => ({ size: p.size }));
   } else if (src.attrs.checksum) attrs.checksum = src.attrs.checksum;
 
   const version = await ctx.services.store.copyObject(
