@@ -3,7 +3,7 @@
 
 import { digestsNeeded, planChecksums, verifyChecksums } from '../checksums.js';
 import { writableBucket, type S3Context } from '../context.js';
-import { ERROR_TABLE, S3Error, type S3ErrorCode } from '../errors.js';
+import { S3Error, type S3ErrorCode } from '../errors.js';
 import { readSmallBody } from '../request-body.js';
 import { sendXml } from '../respond.js';
 import { isStoreFailure, s3ErrorOfStore } from '../store-errors.js';
@@ -95,7 +95,7 @@ export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
   const results = await Promise.all(
     entries.map(async (entry): Promise<DeleteResultEntry> => {
       if (entry.versionId !== undefined && entry.versionId !== 'null' && !isVersionId(entry.versionId)) {
-        return failed(entry, new S3Error('NoSuchVersion', {}, { message: ERROR_TABLE.NoSuchVersion[1] }));
+        return failed(entry, new S3Error('NoSuchVersion'));
       }
       try {
         const options = entry.versionId === undefined ? {} : { versionId: entry.versionId };
