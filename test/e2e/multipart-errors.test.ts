@@ -82,6 +82,7 @@ describe('multipart errors', () => {
       '<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>']) {
       expectS3Error(await complete('mp', id, bad), 400, 'MalformedXML');
     }
+    for (const n of [0, 10001]) expectS3Error(await complete('mp', id, completeXml([[1, e1], [n, e2]])), 400, 'InvalidArgument');
     expectS3Error(await complete('mp', id, completeXml([[2, e2], [1, e1]])), 400, 'InvalidPartOrder');
     expectS3Error(await complete('mp', id, completeXml([[1, e1], [1, e1]])), 400, 'InvalidPartOrder');
     const missing = expectS3Error(await complete('mp', id, completeXml([[1, e1], [4, e2]])), 400, 'InvalidPart');

@@ -11,7 +11,7 @@ import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
 import type { ObjectPart, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { objectAttrsOf, rejectUnsupported, writeCondition } from '../object-input.js';
-import { MAX_PART_NUMBER } from '../part-number.js';
+import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';
@@ -81,13 +81,13 @@ function parseCompleteBody(body: Buffer): ChosenPart[] {
   return parts.map((p) => {
     const n = textOf(p, 'PartNumber');
     const etag = textOf(p, 'ETag');
-    if (n === undefined || etag === undefined || !/^\s*\d{1,9}\s*$/.test(n)) throw new S3Error('MalformedXML');
+    if (n === undefined || etag === undefined || !/^\s*\d+\s*$/.test(n)) throw new S3Error('MalformedXML');
     const checksums = new Map<string, string>();
     for (const alg of CHECKSUM_ALGORITHMS) {
       const v = textOf(p, `Checksum${alg}`);
       if (v !== undefined) checksums.set(alg, v.trim());
     }
-    return { partNumber: Number(n), etag: normalizeEtag(etag), checksums };
+    return { partNumber: parsePartNumber(n.trim()), etag: normalizeEtag(etag), checksums };
   });
 }
 
