@@ -46,6 +46,8 @@ const SCENARIOS = [
   { id: 'get-1m', title: '1 MiB GET', op: { get: 1 }, size: '1MiB', concurrency: 8, objects: 64 },
   { id: 'put-64m', title: '64 MiB PUT', op: { put: 1 }, size: '64MiB', concurrency: 2 },
   { id: 'get-64m', title: '64 MiB GET', op: { get: 1 }, size: '64MiB', concurrency: 2, objects: 4 },
+  // the same 64 MiB as 8 parts (bench's default part size), to set beside the single PUT (issue 10)
+  { id: 'mpu-64m', title: '64 MiB multipart upload (8 MiB parts)', op: { multipart: 1 }, size: '64MiB', concurrency: 2 },
   { id: 'mixed-4k', title: '4 KiB mixed (get 50, put 20, head 15, list 5, delete 10)',
     op: { get: 50, put: 20, head: 15, list: 5, delete: 10 }, size: '4KiB', concurrency: 16, objects: 1000 },
   // The trivial server stores nothing, so it has nothing to list.

@@ -49,8 +49,8 @@ function ensureTypeScript() {
 }
 
 /** The command-line clients the end-to-end tests drive. */
-// s3cmd and python3-boto3 sign with SigV2 (legacy-clients test); chromium runs the browser tests (S3 and publisher)
-const TEST_PACKAGES = ['awscli', 's3cmd', 'python3-boto3', 'chromium'];
+// the clients the e2e tests drive: aws-cli, boto3 and s3cmd (also with SigV2), rclone; chromium runs the browser tests
+const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium'];
 
 try {
   checkNode();

@@ -153,7 +153,7 @@ export function multipartPut(
       method: 'POST', bucket: ctx.bucket, key, query: [['uploadId', id]], body: [Buffer.from(xml)],
       payloadHash: UNSIGNED_PAYLOAD,
     });
-    // AWS may answer Complete with 200 and an <Error> body (AWS CompleteMultipartUpload docs; Tusk never does, spec/s3.md §3.23).
+    // a Complete that takes long answers 200 and may carry an <Error> body (AWS CompleteMultipartUpload docs; Tusk too)
     if (done.status !== 200 || done.body.includes('<Error>')) return failed(done);
     uploads.delete(handle);
     return { ok: true, bytes: size };

@@ -20,6 +20,7 @@ type UwsResponse = {
   end(body?: Uint8Array | string, closeConnection?: boolean): UwsResponse;
   endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): UwsResponse;
   tryEnd(chunk: Uint8Array, totalSize: number): [boolean, boolean];
+  write(chunk: Uint8Array | string): boolean;
   close(): UwsResponse;
   getWriteOffset(): number;
   getRemoteAddressAsText(): ArrayBuffer;
@@ -276,6 +277,29 @@ export class Exchange {
         if (done) return;
       }
     }
+  }
+
+  /**
+   * Starts a response whose length is not known yet: uWS sends it with chunked transfer encoding
+   * when no Content-Length was written. Meant for small bodies (keep-alive whitespace, an XML
+   * result): writes are buffered by uWS without back-pressure.
+   */
+  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+    // a second response on one exchange would corrupt the first: only the one that started writes
+    const mine = !this.aborted && !this.responded;
+    const live = (): boolean => mine && !this.aborted;
+    if (mine) {
+      this.responded = true;
+      this.res.cork(() => this.writeHead(status, headers));
+    }
+    return {
+      write: (data) => {
+        if (live()) this.res.cork(() => this.res.write(data));
+      },
+      end: (data) => {
+        if (live()) this.res.cork(() => this.res.end(data));
+      },
+    };
   }
 
   /** Drops the connection without a response (or after a partial one). */

@@ -105,24 +105,29 @@ export function planChecksums(headers: Readonly<Record<string, string>>, trailer
 }
 
 /** Which optional digests the fused pass must compute for this plan (MD5 always). */
-export function digestsNeeded(plan: ChecksumPlan, payloadSha256: boolean): Set<DigestName> {
-  const need = new Set<DigestName>([digestNameOf(plan.algorithm ?? DEFAULT_CHECKSUM)]);
+export function digestsNeeded(plan: ChecksumPlan, payloadSha256: boolean, fallback = DEFAULT_CHECKSUM): Set<DigestName> {
+  const need = new Set<DigestName>([digestNameOf(plan.algorithm ?? fallback)]);
   if (payloadSha256) need.add('sha256');
   return need;
 }
 
 /**
  * Verifies Content-MD5 and the checksum (header or the trailer's value) and returns the checksum
- * to store: the client's, or the default one computed by the server.
+ * to store: the client's, or `fallback` (the default one) computed by the server.
  */
-export function verifyChecksums(plan: ChecksumPlan, digests: DigestSet, trailers: Record<string, string>): StoredChecksum {
+export function verifyChecksums(
+  plan: ChecksumPlan,
+  digests: DigestSet,
+  trailers: Record<string, string>,
+  fallback = DEFAULT_CHECKSUM,
+): StoredChecksum {
   if (plan.contentMd5 && !plan.contentMd5.equals(digests.md5)) {
     throw new S3Error('BadDigest', {
       CalculatedDigest: digests.md5.toString('base64'),
       ExpectedDigest: plan.contentMd5.toString('base64'),
     });
   }
-  const alg = plan.algorithm ?? DEFAULT_CHECKSUM;
+  const alg = plan.algorithm ?? fallback;
   const computed = digests[digestNameOf(alg)];
   if (!computed) throw new Error(`digest ${alg} was not computed`);
   const value = computed.toString('base64');

@@ -51,6 +51,13 @@ import {
   handleGetBucketLifecycleConfiguration,
   handlePutBucketLifecycleConfiguration,
 } from './handlers/lifecycle.js';
+import { handleCopyObject } from './handlers/copy-object.js';
+import { handleDeleteObjects } from './handlers/delete-objects.js';
+import { handleListMultipartUploads, handleListParts } from './handlers/list-multipart.js';
+import { handleAbortMultipartUpload, handleCompleteMultipartUpload, handleCreateMultipartUpload } from './handlers/multipart.js';
+import { handleGetObjectAttributes } from './handlers/object-attributes.js';
+import { handleDeleteObjectTagging, handleGetObjectTagging, handlePutObjectTagging } from './handlers/object-tagging.js';
+import { handleUploadPart, handleUploadPartCopy } from './handlers/upload-part.js';
 
 const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> = {
   ListBuckets: handleListBuckets,
@@ -98,6 +105,19 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   PutBucketLifecycleConfiguration: handlePutBucketLifecycleConfiguration,
   GetBucketLifecycleConfiguration: handleGetBucketLifecycleConfiguration,
   DeleteBucketLifecycle: handleDeleteBucketLifecycle,
+  DeleteObjects: handleDeleteObjects,
+  CopyObject: handleCopyObject,
+  PutObjectTagging: handlePutObjectTagging,
+  GetObjectTagging: handleGetObjectTagging,
+  DeleteObjectTagging: handleDeleteObjectTagging,
+  CreateMultipartUpload: handleCreateMultipartUpload,
+  UploadPart: handleUploadPart,
+  UploadPartCopy: handleUploadPartCopy,
+  CompleteMultipartUpload: handleCompleteMultipartUpload,
+  AbortMultipartUpload: handleAbortMultipartUpload,
+  ListParts: handleListParts,
+  ListMultipartUploads: handleListMultipartUploads,
+  GetObjectAttributes: handleGetObjectAttributes,
 };
 
 /**

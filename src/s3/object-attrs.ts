@@ -27,6 +27,12 @@ export interface S3ObjectAttrs {
   retention?: Retention;
   /** object-lock legal hold: no permanent delete while on */
   legalHold?: boolean;
+  /** object tags in the order they were given (s3.md §3.19) */
+  tags?: Array<[string, string]>;
+  /** a completed multipart object's parts in order, so that `?partNumber=N` is a byte range (s3.md §3.0.6) */
+  parts?: ObjectPart[];
+  /** uploads only: the checksum CreateMultipartUpload asked for (s3.md §3.20) */
+  uploadChecksum?: { algorithm: ChecksumAlgorithm; type: StoredChecksum['type'] };
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
@@ -35,6 +41,12 @@ export interface Retention {
   mode: RetentionMode;
   /** retain-until, ms since the epoch */
   until: number;
+}
+
+export interface ObjectPart {
+  size: number;
+  /** base64 of the part's checksum in the object's algorithm, when it has one */
+  checksum?: string;
 }
 
 /** What a part keeps: its checksum, for the completed object's composite checksum. */

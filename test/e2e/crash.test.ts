@@ -6,8 +6,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/bench/random.js';
 import { s3Request } from './helpers/clients.js';
-import { makeTempDirFixture } from './helpers/fixtures.js';
-import { randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
+import { makeTempDirFixture, type SentBody } from './helpers/fixtures.js';
+import { runCrashRounds } from './helpers/crash-rounds.js';
+import { randomCredentials, type TuskServer } from './helpers/server.js';
 import { UNSIGNED_PAYLOAD } from './helpers/sigv4.js';
 import { xmlAll } from './helpers/xml.js';
 
@@ -16,11 +17,7 @@ const WRITERS = 4;
 const KEYS_PER_WRITER = 5;
 const MAX_SIZE = 2 * 1024 * 1024;
 
-interface Version {
-  md5: string;
-  size: number;
-  acked: boolean;
-}
+type Version = SentBody;
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const dir = makeTempDirFixture();
@@ -35,7 +32,6 @@ describe('kill -9 during concurrent PUTs', () => {
     /** key → versions in write order (each key has a single writer, so order is well defined) */
     const history = new Map<string, Version[]>();
     let acked = 0;
-    let server: TuskServer | undefined;
 
     const verify = async (s: TuskServer, round: number) => {
       const listing = await s3Request(s, { method: 'GET', bucket, query: { 'list-type': '2' } });
@@ -63,49 +59,33 @@ describe('kill -9 during concurrent PUTs', () => {
       }
     };
 
-    try {
-      for (let round = 0; round < ROUNDS; round += 1) {
-        server = await startTusk({ dataDir: dir.path, root, durability: 'strict' });
-        if (round === 0) expect((await s3Request(server, { method: 'PUT', bucket })).status).toBe(200);
-        else await verify(server, round);
-
-        const s = server;
-        let stop = false;
-        const writer = async (w: number) => {
-          while (!stop) {
-            const key = `w${w}/k${Math.floor(rand() * KEYS_PER_WRITER)}`;
-            // mostly small objects, some up to 2 MiB, some empty
-            const r = rand();
-            const size = r < 0.1 ? 0 : r < 0.6 ? Math.floor(rand() * 64 * 1024) : Math.floor(rand() * MAX_SIZE);
-            const body = randomBytes(size);
-            const version: Version = { md5: md5(body), size, acked: false };
-            const versions = history.get(key) ?? [];
-            versions.push(version);
-            history.set(key, versions);
-            try {
-              const res = await s3Request(s, { method: 'PUT', bucket, key, body, payloadHash: UNSIGNED_PAYLOAD });
-              if (res.status === 200) {
-                expect(res.headers['etag']).toBe(`"${version.md5}"`);
-                version.acked = true;
-                acked += 1;
-              }
-            } catch {
-              return; // connection died with the server
+    await runCrashRounds({
+      dataDir: dir.path, root, bucket, rounds: ROUNDS, workers: WRITERS, rand, minMs: 300, spanMs: 1200, verify,
+      async work(s, _round, w, stopped) {
+        while (!stopped()) {
+          const key = `w${w}/k${Math.floor(rand() * KEYS_PER_WRITER)}`;
+          // mostly small objects, some up to 2 MiB, some empty
+          const r = rand();
+          const size = r < 0.1 ? 0 : r < 0.6 ? Math.floor(rand() * 64 * 1024) : Math.floor(rand() * MAX_SIZE);
+          const body = randomBytes(size);
+          const version: Version = { md5: md5(body), size, acked: false };
+          const versions = history.get(key) ?? [];
+          versions.push(version);
+          history.set(key, versions);
+          try {
+            const res = await s3Request(s, { method: 'PUT', bucket, key, body, payloadHash: UNSIGNED_PAYLOAD });
+            if (res.status === 200) {
+              expect(res.headers['etag']).toBe(`"${version.md5}"`);
+              version.acked = true;
+              acked += 1;
             }
+          } catch {
+            return; // connection died with the server
           }
-        };
-        const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
-        await new Promise((r) => setTimeout(r, 300 + Math.floor(rand() * 1200)));
-        await s.kill9();
-        stop = true;
-        await Promise.allSettled(writers);
-      }
-      server = await startTusk({ dataDir: dir.path, root, durability: 'strict' });
-      await verify(server, ROUNDS);
-      expect(acked, 'the writers must have had acknowledged PUTs to check').toBeGreaterThan(ROUNDS);
-      console.info(`crash test: seed ${seed}, ${acked} acknowledged PUTs across ${ROUNDS} kill -9 rounds`);
-    } finally {
-      await server?.dispose();
-    }
+        }
+      },
+    });
+    expect(acked, 'the writers must have had acknowledged PUTs to check').toBeGreaterThan(ROUNDS);
+    console.info(`crash test: seed ${seed}, ${acked} acknowledged PUTs across ${ROUNDS} kill -9 rounds`);
   }, 240_000);
 });

@@ -77,7 +77,7 @@ const MATRIX: Record<MatrixOp, Cell> = {
   GetObject: { method: 'GET', target: 'object', need: 'object:READ' },
   HeadObject: { method: 'HEAD', target: 'object', need: 'object:READ' },
   GetObjectTagging: { method: 'GET', target: 'object', query: 'tagging', need: 'object:READ' },
-  GetObjectAttributes: { method: 'GET', target: 'object', query: 'attributes', need: 'object:READ' },
+  GetObjectAttributes: { method: 'GET', target: 'object', query: 'attributes', headers: { 'x-amz-object-attributes': 'ETag' }, need: 'object:READ' },
   GetObjectTorrent: { method: 'GET', target: 'object', query: 'torrent', need: 'object:READ' },
   SelectObjectContent: { method: 'POST', target: 'object', query: 'select', need: 'object:READ' },
   RestoreObject: { method: 'POST', target: 'object', query: 'restore', need: 'owner' },

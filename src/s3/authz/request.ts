@@ -93,6 +93,25 @@ export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3
   }
 }
 
+/**
+ * May the caller read `object` of `bucket`, another object than the request's own (the source of
+ * CopyObject and UploadPartCopy, AWS *CopyObject*: s3:GetObject on the source)? AccessDenied if not.
+ */
+export function requireSourceReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object): void {
+  const access = OPERATION_ACCESS.GetObject;
+  const verdict = authorize({
+    principal: ctx.principal,
+    access,
+    action: actionOf(access, undefined),
+    bucket,
+    arn: `arn:aws:s3:::${bucket.name}/${object.key}`,
+    values: conditionValues(ctx),
+  });
+  if (verdict === 'allow') return;
+  const acl = effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner);
+  if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, acl, access.acl!)) throw new S3Error('AccessDenied');
+}
+
 /** The object step by key: a missing object is AccessDenied unless the caller may list (s3.md §2.13). */
 export function requireObjectAccessByKey(ctx: S3Context, bucket: S3Bucket): void {
   const record = ctx.services.store.getObject(bucket.name, ctx.resource.key!);

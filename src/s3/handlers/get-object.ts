@@ -6,6 +6,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
 import { S3Error } from '../errors.js';
 import { commonHeaders, send } from '../respond.js';
+import { parsePartNumber } from '../part-number.js';
 import { parseRange, type ByteRange } from '../range.js';
 import { httpDate } from '../xml.js';
 import { requestedVersionId } from './version-id.js';
@@ -36,15 +37,10 @@ const STORED_HEADER_NAMES: Record<string, string> = {
 /** Bodies up to this size are read in one pread and sent with one end(). */
 const SMALL_BODY = 256 * 1024;
 
-function parsePartNumber(ctx: S3Context): number | undefined {
+function requestedPartNumber(ctx: S3Context): number | undefined {
   const raw = ctx.query.get('partNumber');
   if (raw === undefined) return undefined;
-  const n = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= 1 && n <= 10000)) {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'partNumber', ArgumentValue: raw }, {
-      message: 'Part number must be an integer between 1 and 10000, inclusive',
-    });
-  }
+  const n = parsePartNumber(raw);
   if (ctx.headers['range'] !== undefined) {
     throw new S3Error('InvalidRequest', {}, { message: 'Cannot specify both Range header and partNumber query parameter' });
   }
@@ -76,6 +72,7 @@ function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whol
   const expiration = expirationHeader(lifecycleRulesOf(bucket), version, ctx.services.config.lifecycle.dayMs);
   if (expiration) h.push(['x-amz-expiration', expiration]);
   if (r.storageClass !== 'STANDARD') h.push(['x-amz-storage-class', r.storageClass]);
+  if (r.tags && r.tags.length > 0) h.push(['x-amz-tagging-count', String(r.tags.length)]);
   if (whole && r.checksum && (ctx.headers['x-amz-checksum-mode'] ?? '').toUpperCase() === 'ENABLED') {
     h.push([`x-amz-checksum-${r.checksum.algorithm.toLowerCase()}`, r.checksum.value]);
     h.push(['x-amz-checksum-type', r.checksum.type]);
@@ -85,7 +82,7 @@ function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whol
 
 export async function handleGetObject(ctx: S3Context): Promise<void> {
   const versionId = requestedVersionId(ctx);
-  const partNumber = parsePartNumber(ctx);
+  const partNumber = requestedPartNumber(ctx);
   const bucket = bucketOf(ctx);
   const key = ctx.resource.key!;
   const found = ctx.services.store.getObject(bucket.name, key, versionId);
@@ -112,12 +109,8 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   let status = 200;
   const extra: Array<readonly [string, string]> = [];
   if (partNumber !== undefined) {
-    // a non-multipart object is one part: 206 with its whole content, 200 when empty (s3.md §3.0.6, §8 #12)
-    if (partNumber > 1) {
-      throw new S3Error('InvalidPartNumber', { PartNumberRequested: partNumber, ActualPartCount: 1 });
-    }
-    extra.push(['x-amz-mp-parts-count', '1']);
-    if (found.size > 0) range = { start: 0, end: found.size - 1 };
+    range = partRange(found, partNumber);
+    extra.push(['x-amz-mp-parts-count', String(found.attrs.parts?.length ?? 1)]);
   } else {
     range = parseRange(ctx.headers['range'], found.size);
   }
@@ -149,6 +142,21 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
 }
 
 export const handleHeadObject = handleGetObject;
+
+/**
+ * Part N's bytes: a multipart object's parts are in its attrs; any other object is one part, whose
+ * whole content is a 206, or a 200 when empty (s3.md §3.0.6, §8 #12).
+ */
+function partRange(found: S3Object, partNumber: number): ByteRange | undefined {
+  const parts = found.attrs.parts;
+  const count = parts?.length ?? 1;
+  if (partNumber > count) throw new S3Error('InvalidPartNumber', { PartNumberRequested: partNumber, ActualPartCount: count });
+  if (!parts) return found.size > 0 ? { start: 0, end: found.size - 1 } : undefined;
+  let start = 0;
+  for (let i = 0; i < partNumber - 1; i++) start += parts[i]!.size;
+  const size = parts[partNumber - 1]!.size;
+  return size > 0 ? { start, end: start + size - 1 } : undefined;
+}
 
 /** A delete marker: 404 NoSuchKey as the latest version, 405 when asked for by id (s3.md §3.0.7). */
 function deleteMarkerError(marker: S3Object, byId: boolean, key: string, method: string): S3Error {

@@ -14,7 +14,8 @@ import type { S3Bucket } from '../object-attrs.js';
 import { send, sendXml } from '../respond.js';
 import { MAX_KEY_BYTES } from '../router.js';
 import { doc, el } from '../xml.js';
-import { MAX_PUT_BYTES, objectFieldsOf, writeObject } from './put-object.js';
+import { objectAttrsOf } from '../object-input.js';
+import { MAX_PUT_BYTES, storeObject } from './put-object.js';
 
 /** Form fields stored like PutObject's headers of the same name (`acl` is x-amz-acl). */
 const STORED_FIELDS = ['content-type', 'cache-control', 'content-disposition', 'content-encoding', 'content-language', 'expires', 'x-amz-storage-class', 'x-amz-website-redirect-location'];
@@ -87,8 +88,9 @@ async function uploadForm(ctx: S3Context, bucket: S3Bucket, boundary: string, bo
   if (policy) checkContentLength(policy, file.size);
   if (file.size > MAX_PUT_BYTES) throw new S3Error('EntityTooLarge', { ProposedSize: file.size, MaxSizeAllowed: MAX_PUT_BYTES });
   const h = headersOfFields(fields);
-  const objectFields = objectFieldsOf(ctx, bucket, h, h['content-encoding']);
-  const { record } = await writeObject(ctx, bucket.name, key, { length: file.size, next: () => file.next() }, objectFields, { plan: {} });
+  const attrs = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
+  const fileBody = { length: file.size, next: () => file.next(), finish: () => ({}) };
+  const { record } = await storeObject(ctx, bucket.name, key, fileBody, attrs, {});
 
   const etag = `"${record.etag}"`;
   const location = `http://${ctx.headers['host'] ?? ''}/${encodeURIComponent(bucket.name)}/${key.split('/').map(encodeURIComponent).join('/')}`;

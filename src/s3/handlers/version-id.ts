@@ -6,6 +6,11 @@ import { S3Error } from '../errors.js';
 
 const VERSION_ID = /^[0-9A-Za-z]{32}$/;
 
+/** A version id this server could have made (not 'null'). */
+export function isVersionId(v: string): boolean {
+  return VERSION_ID.test(v);
+}
+
 /** undefined when none was given; 'null' for the null version; throws InvalidArgument when malformed or conflicting. */
 export function requestedVersionId(ctx: S3Context): string | undefined {
   const fromQuery = ctx.query.get('versionId');
@@ -17,7 +22,7 @@ export function requestedVersionId(ctx: S3Context): string | undefined {
   }
   const v = fromQuery ?? fromHeader;
   if (v === undefined) return undefined;
-  if (v !== 'null' && !VERSION_ID.test(v)) {
+  if (v !== 'null' && !isVersionId(v)) {
     throw new S3Error('InvalidArgument', { ArgumentName: 'versionId', ArgumentValue: v }, {
       message: 'Invalid version id specified',
     });

@@ -19,6 +19,8 @@ export type ChunkedMode = typeof STREAMING_SIGNED | typeof STREAMING_SIGNED_TRAI
 export interface ChunkedPut {
   bucket: string;
   key: string;
+  /** raw query string (UploadPart: `partNumber=1&uploadId=…`) */
+  query?: string;
   data: Buffer;
   mode: ChunkedMode;
   chunkSize?: number;
@@ -80,12 +82,12 @@ export async function putAwsChunked(server: TuskServer, p: ChunkedPut): Promise<
   const declared = p.declaredTrailer === undefined ? p.trailer?.name : p.declaredTrailer;
   if (declared) headers.push(['x-amz-trailer', declared]);
   headers.push(...(p.extraHeaders ?? []));
-  const signed = signHeaders({ method: 'PUT', path, headers, credentials: server.root, region: server.region, payloadHash: p.mode });
+  const signed = signHeaders({ method: 'PUT', path, query: p.query, headers, credentials: server.root, region: server.region, payloadHash: p.mode });
   const body = encode({ seedSignature: signed.signature, key: signed.key, amzDate: signed.amzDate, scope: signed.scope });
   return rawRequest({
     port: server.port,
     method: 'PUT',
-    target: path,
+    target: p.query ? `${path}?${p.query}` : path,
     headers: signed.headers,
     body: p.httpChunked ? httpChunk(body) : body,
   });

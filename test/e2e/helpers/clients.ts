@@ -100,17 +100,29 @@ export function setHeader(headers: HeaderList, name: string, value: string | und
 
 export const AWS_CLI = '/usr/bin/aws';
 
+/** A Debian client tool at `path`, installed with apt-get when missing; undefined if it cannot be installed. */
+export function ensureDebianTool(path: string, pkg: string): string | undefined {
+  if (!existsSync(path)) {
+    try {
+      execFileSync('apt-get', ['install', '-y', '-q', '--no-install-recommends', pkg], {
+        stdio: 'ignore',
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+        timeout: 300_000,
+      });
+    } catch {
+      // reported below
+    }
+  }
+  if (existsSync(path)) return path;
+  console.warn(`${path} is missing and \`apt-get install ${pkg}\` failed: its tests are skipped`);
+  return undefined;
+}
+
 /** Debian's aws-cli (the `aws` on PATH may be a pyenv shim); installed with apt-get when missing. */
 export function ensureAwsCli(): string {
-  if (!existsSync(AWS_CLI)) {
-    execFileSync('apt-get', ['install', '-y', '-q', 'awscli'], {
-      stdio: 'ignore',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      timeout: 300_000,
-    });
-  }
-  if (!existsSync(AWS_CLI)) throw new Error(`${AWS_CLI} missing after apt-get install awscli`);
-  return AWS_CLI;
+  const path = ensureDebianTool(AWS_CLI, 'awscli');
+  if (!path) throw new Error(`${AWS_CLI} missing after apt-get install awscli`);
+  return path;
 }
 
 export interface AwsResult {
@@ -142,20 +154,7 @@ export async function runAws(
     HOME: dir,
   });
   try {
-    return await new Promise<AwsResult>((resolve, reject) => {
-      const child = spawn(AWS_CLI, [...args, '--endpoint-url', server.endpoint], { env, cwd: dir });
-      const out: Buffer[] = [];
-      let err = '';
-      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-      child.stdout.on('data', (c: Buffer) => out.push(c));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout: Buffer.concat(out), stderr: err });
-      });
-      child.stdin.end(opts.input);
-    });
+    return await runProcess(AWS_CLI, [...args, '--endpoint-url', server.endpoint], { env, cwd: dir, input: opts.input, timeoutMs: opts.timeoutMs });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -170,4 +169,26 @@ export async function sdkError(p: Promise<unknown>): Promise<S3ServiceException>
     throw e;
   }
   throw new Error('expected the request to fail');
+}
+
+/** Runs a client process to its end (killed after `timeoutMs`), collecting its output. */
+export function runProcess(
+  command: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: Buffer; timeoutMs?: number } = {},
+): Promise<AwsResult> {
+  return new Promise<AwsResult>((resolve, reject) => {
+    const child = spawn(command, args, { env: opts.env ?? process.env, cwd: opts.cwd });
+    const out: Buffer[] = [];
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out), stderr: err });
+    });
+    child.stdin.end(opts.input);
+  });
 }

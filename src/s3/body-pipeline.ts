@@ -1,0 +1,85 @@
+// The body half of PutObject and UploadPart (style.md §6): decoded chunks are hashed (one fused
+// pass) and written to their reserved extent at once, then the payload SHA-256, Content-MD5 and
+// the flexible checksum are verified. The caller commits (or aborts) the writer afterwards.
+
+import { contentSha256MismatchError } from './auth/index.js';
+import { digestsNeeded, verifyChecksums, type ChecksumPlan, type DigestName, type DigestSet } from './checksums.js';
+import type { S3Context } from './context.js';
+import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
+import type { RequestBody } from './request-body.js';
+import type { BodyWriter, Extent } from '../store/types.js';
+
+/** Body bytes of one request being hashed and written at once: keeps the disk and the hasher busy, bounds memory. */
+const PIPELINE_WINDOW = 4 << 20;
+
+export interface ReceivedBody {
+  digests: DigestSet;
+  /** the verified checksum: the client's, or `fallback` computed by the server */
+  checksum: StoredChecksum;
+}
+
+export async function receiveBody(
+  ctx: S3Context,
+  body: RequestBody,
+  plan: ChecksumPlan,
+  writer: BodyWriter<unknown, unknown>,
+  fallback?: ChecksumAlgorithm,
+): Promise<ReceivedBody> {
+  const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined, fallback));
+  // Chunks are hashed and written while the next ones arrive; both keep chunk order on their own
+  // (the hasher queues its updates, the writer places each chunk at its offset when called).
+  const inFlight: Array<{ done: Promise<unknown>; bytes: number }> = [];
+  let inFlightBytes = 0;
+  for (;;) {
+    const chunk = await body.next();
+    if (!chunk) break;
+    const done = Promise.all([hasher.update(chunk), writer.write(chunk)]);
+    done.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
+    inFlight.push({ done, bytes: chunk.length });
+    inFlightBytes += chunk.length;
+    while (inFlightBytes > PIPELINE_WINDOW) {
+      const oldest = inFlight.shift()!;
+      inFlightBytes -= oldest.bytes;
+      await oldest.done;
+    }
+  }
+  await Promise.all(inFlight.map((c) => c.done));
+  const trailers = body.finish();
+  const digests = hasher.digest();
+  if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
+    throw contentSha256MismatchError(body.expectedSha256, digests.sha256!.toString('hex'));
+  }
+  return { digests, checksum: verifyChecksums(plan, digests, trailers, fallback) };
+}
+
+/** Stored bytes read back per step when a copy must write them anew (UploadPartCopy). */
+const COPY_CHUNK = 1 << 20;
+
+/**
+ * Hashes bytes [start, end) of a stored body and, with `writer`, writes them as a new body
+ * (UploadPartCopy of a range; a copy asking for another checksum algorithm hashes only).
+ */
+export async function hashStoredRange(
+  ctx: S3Context,
+  record: { size: number; extents: Extent[] },
+  start: number,
+  end: number,
+  need: ReadonlySet<DigestName>,
+  writer?: BodyWriter<unknown, unknown>,
+): Promise<DigestSet> {
+  const hasher = ctx.services.digester.create(need);
+  const reader = ctx.services.store.openRead(record, start, end);
+  try {
+    for (let at = start; at < end; ) {
+      const chunk = await reader.read(Math.min(COPY_CHUNK, end - at));
+      if (!chunk || chunk.length === 0) throw new Error(`stored body ended early at ${at} of ${end}`);
+      // the reader's buffer is valid only until its next read: hash and write a copy of it
+      const own = Buffer.from(chunk);
+      await Promise.all([hasher.update(own), writer?.write(own)]);
+      at += own.length;
+    }
+  } finally {
+    reader.close();
+  }
+  return hasher.digest();
+}

@@ -1,0 +1,98 @@
+// DeleteObjects (s3.md §3.17, XML §4.7–4.8): up to 1000 keys, each deleted as DeleteObject would,
+// with per-key errors; the body's Content-MD5 or x-amz-checksum-* is required and verified.
+
+import { bucketOf, type S3Context } from '../context.js';
+import { S3Error, type S3ErrorCode } from '../errors.js';
+import { readIntegrityCheckedBody } from '../request-body.js';
+import { sendXml } from '../respond.js';
+import { s3ErrorOfStore } from '../store-errors.js';
+import { StoreError } from '../../store/errors.js';
+import { doc, el } from '../xml.js';
+import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
+import { deleteAuthority, deleteVersion } from './delete-object.js';
+import { isVersionId } from './version-id.js';
+import type { DeleteOutcome } from '../../store/types.js';
+
+const MAX_DELETE_KEYS = 1000;
+const MAX_DELETE_XML = 2 * 1024 * 1024;
+
+interface DeleteEntry {
+  key: string;
+  versionId?: string;
+}
+
+export type DeleteResultEntry =
+  | { kind: 'deleted'; key: string; versionId?: string; deleteMarker?: boolean; deleteMarkerVersionId?: string }
+  | { kind: 'error'; key: string; versionId?: string; code: S3ErrorCode; message: string };
+
+function parseDelete(body: Buffer): { quiet: boolean; entries: DeleteEntry[] } {
+  const root = parseExactXml(body, 'Delete');
+  const quiet = (textOf(root, 'Quiet') ?? 'false').trim().toLowerCase() === 'true';
+  const objects = childrenOf(root, 'Object');
+  if (objects.length < 1 || objects.length > MAX_DELETE_KEYS) throw new S3Error('MalformedXML');
+  const entries = objects.map((o) => {
+    const key = textOf(o, 'Key');
+    if (key === undefined || key === '') throw new S3Error('MalformedXML');
+    const versionId = textOf(o, 'VersionId');
+    return versionId === undefined ? { key } : { key, versionId };
+  });
+  return { quiet, entries };
+}
+
+/** "Checksum required" operations (s3.md §3.0.2): Content-MD5 or an x-amz-checksum-* header must be there. */
+function deleted(entry: DeleteEntry, outcome: DeleteOutcome): DeleteResultEntry {
+  const out: DeleteResultEntry = { kind: 'deleted', key: entry.key };
+  if (entry.versionId !== undefined) out.versionId = entry.versionId;
+  if (outcome.kind === 'marker') {
+    out.deleteMarker = true;
+    out.deleteMarkerVersionId = outcome.marker.versionId;
+  } else if (outcome.kind === 'removed' && outcome.version.deleteMarker) {
+    out.deleteMarker = true;
+    out.deleteMarkerVersionId = outcome.version.versionId;
+  }
+  return out;
+}
+
+function failed(entry: DeleteEntry, err: S3Error): DeleteResultEntry {
+  const out: DeleteResultEntry = { kind: 'error', key: entry.key, code: err.code, message: err.message };
+  if (entry.versionId !== undefined) out.versionId = entry.versionId;
+  return out;
+}
+
+export function renderDeleteResult(entries: readonly DeleteResultEntry[], quiet: boolean): string {
+  let xml = '';
+  for (const e of entries) {
+    const version = e.versionId !== undefined ? el('VersionId', e.versionId) : '';
+    if (e.kind === 'error') {
+      xml += `<Error>${el('Key', e.key)}${version}${el('Code', e.code)}${el('Message', e.message)}</Error>`;
+    } else if (!quiet) {
+      xml += `<Deleted>${el('Key', e.key)}${version}`;
+      if (e.deleteMarker) xml += el('DeleteMarker', 'true') + el('DeleteMarkerVersionId', e.deleteMarkerVersionId!);
+      xml += '</Deleted>';
+    }
+  }
+  return doc('DeleteResult', xml);
+}
+
+export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const { quiet, entries } = parseDelete(await readIntegrityCheckedBody(ctx, MAX_DELETE_XML));
+  // MFA is checked once for the request; a wrong code fails the whole request (s3.md §2.14)
+  const authority = deleteAuthority(ctx, bucket, false);
+  // the engine batches concurrent index writes into group commits
+  const results = await Promise.all(
+    entries.map(async (entry): Promise<DeleteResultEntry> => {
+      if (entry.versionId !== undefined && entry.versionId !== 'null' && !isVersionId(entry.versionId)) {
+        return failed(entry, new S3Error('NoSuchVersion'));
+      }
+      try {
+        return deleted(entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority));
+      } catch (e) {
+        if (e instanceof S3Error) return failed(entry, e);
+        if (e instanceof StoreError) return failed(entry, s3ErrorOfStore(e, { style: 'path', bucket: bucket.name, key: entry.key }));
+        return failed(entry, new S3Error('InternalError'));
+      }
+    }),
+  );
+  sendXml(ctx, renderDeleteResult(results, quiet));
+}

@@ -1,0 +1,123 @@
+// ListParts and ListMultipartUploads (s3.md §3.25–3.26, XML §4.17–4.18).
+
+import { bucketOf, type S3Context } from '../context.js';
+import { S3Error } from '../errors.js';
+import type { S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
+import { sendXml } from '../respond.js';
+import { doc, el, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
+import { parseEncodingType, urlEncodeListing } from './list-objects.js';
+import { uploadOf } from './multipart.js';
+import type { BucketRecord, ListUploadsResult, Part, Upload } from '../../store/types.js';
+
+const MAX_LISTED = 1000;
+
+/** max-parts / max-uploads / part-number-marker: a non-negative integer, listing counts capped at 1000 (s3.md §6). */
+function countParam(ctx: S3Context, name: string, fallback: number, cap = Number.MAX_SAFE_INTEGER): number {
+  const raw = ctx.query.get(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,10}$/.test(raw)) {
+    throw new S3Error('InvalidArgument', { ArgumentName: name, ArgumentValue: raw }, {
+      message: `Provided ${name} not an integer or within integer range`,
+    });
+  }
+  return Math.min(Number(raw), cap);
+}
+
+function ownerOf(ctx: S3Context, bucket: BucketRecord): OwnerXml {
+  return { id: bucket.owner, displayName: ctx.services.accounts.byCanonicalId(bucket.owner)?.displayName ?? '' };
+}
+
+
+export interface ListPartsPage {
+  bucket: string;
+  upload: Upload<S3ObjectAttrs>;
+  owner: OwnerXml;
+  marker: number;
+  maxParts: number;
+  parts: Part<S3PartAttrs>[];
+  isTruncated: boolean;
+}
+
+export function renderListPartsResult(p: ListPartsPage): string {
+  const a = p.upload.attrs;
+  let xml = el('Bucket', p.bucket) + el('Key', p.upload.key) + el('UploadId', p.upload.uploadId);
+  xml += ownerXml(p.owner, 'Initiator') + ownerXml(p.owner) + el('StorageClass', a.storageClass);
+  xml += el('PartNumberMarker', p.marker);
+  xml += el('NextPartNumberMarker', p.parts.at(-1)?.partNumber ?? 0);
+  xml += el('MaxParts', p.maxParts) + el('IsTruncated', p.isTruncated);
+  if (a.uploadChecksum) xml += el('ChecksumAlgorithm', a.uploadChecksum.algorithm) + el('ChecksumType', a.uploadChecksum.type);
+  for (const part of p.parts) {
+    xml += `<Part>${el('PartNumber', part.partNumber)}${el('LastModified', isoSeconds(part.lastModified))}`;
+    xml += `${el('ETag', `"${part.etag}"`)}${el('Size', part.size)}`;
+    const c = part.attrs.checksum;
+    if (c && a.uploadChecksum?.algorithm === c.algorithm) xml += el(`Checksum${c.algorithm}`, c.value);
+    xml += '</Part>';
+  }
+  return doc('ListPartsResult', xml);
+}
+
+export async function handleListParts(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const upload = uploadOf(ctx, bucket);
+  const marker = countParam(ctx, 'part-number-marker', 0);
+  const maxParts = countParam(ctx, 'max-parts', MAX_LISTED, MAX_LISTED);
+  const { parts, isTruncated } = ctx.services.store.listParts(upload.uploadId, marker, maxParts);
+  sendXml(ctx, renderListPartsResult({ bucket: bucket.name, upload, owner: ownerOf(ctx, bucket), marker, maxParts, parts, isTruncated }));
+}
+
+export interface ListUploadsPage {
+  bucket: string;
+  owner: OwnerXml;
+  keyMarker: string;
+  uploadIdMarker: string;
+  prefix: string;
+  delimiter: string;
+  maxUploads: number;
+  url: boolean;
+  result: ListUploadsResult<S3ObjectAttrs>;
+}
+
+export function renderListMultipartUploadsResult(p: ListUploadsPage): string {
+  const enc = p.url ? urlEncodeListing : (s: string) => s;
+  const last = p.result.items.at(-1);
+  let nextKey = '';
+  let nextId = '';
+  if (p.result.isTruncated && last) {
+    if (last.kind === 'upload') {
+      nextKey = last.upload.key;
+      nextId = last.upload.uploadId;
+    } else nextKey = last.prefix;
+  }
+  let xml = el('Bucket', p.bucket) + el('KeyMarker', enc(p.keyMarker)) + el('UploadIdMarker', p.uploadIdMarker);
+  xml += el('NextKeyMarker', enc(nextKey)) + el('NextUploadIdMarker', nextId);
+  if (p.delimiter) xml += el('Delimiter', enc(p.delimiter));
+  xml += el('Prefix', enc(p.prefix));
+  if (p.url) xml += el('EncodingType', 'url');
+  xml += el('MaxUploads', p.maxUploads) + el('IsTruncated', p.result.isTruncated);
+  for (const item of p.result.items) {
+    if (item.kind !== 'upload') continue;
+    const u = item.upload;
+    xml += `<Upload>${el('Key', enc(u.key))}${el('UploadId', u.uploadId)}${ownerXml(p.owner, 'Initiator')}${ownerXml(p.owner)}`;
+    xml += `${el('StorageClass', u.attrs.storageClass)}${el('Initiated', isoSeconds(u.initiated))}`;
+    if (u.attrs.uploadChecksum) xml += el('ChecksumAlgorithm', u.attrs.uploadChecksum.algorithm);
+    xml += '</Upload>';
+  }
+  for (const item of p.result.items) if (item.kind === 'prefix') xml += `<CommonPrefixes>${el('Prefix', enc(item.prefix))}</CommonPrefixes>`;
+  return doc('ListMultipartUploadsResult', xml);
+}
+
+export async function handleListMultipartUploads(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const q = ctx.query;
+  const keyMarker = q.get('key-marker') ?? '';
+  // upload-id-marker without key-marker is ignored (s3.md §3.26)
+  const uploadIdMarker = keyMarker ? q.get('upload-id-marker') ?? '' : '';
+  const prefix = q.get('prefix') ?? '';
+  const delimiter = q.get('delimiter') ?? '';
+  const maxUploads = countParam(ctx, 'max-uploads', MAX_LISTED, MAX_LISTED);
+  const url = parseEncodingType(q);
+  const result = ctx.services.store.listUploads(bucket.name, { prefix, delimiter, keyMarker, uploadIdMarker, maxUploads });
+  sendXml(ctx, renderListMultipartUploadsResult({
+    bucket: bucket.name, owner: ownerOf(ctx, bucket), keyMarker, uploadIdMarker, prefix, delimiter, maxUploads, url, result,
+  }));
+}

@@ -1,0 +1,88 @@
+// UploadPart and UploadPartCopy (s3.md §3.21–3.22): a part body streamed like PutObject's (every
+// payload mode and checksum), or bytes of a stored object written anew as a part; either replaces
+// an earlier part of that number.
+
+import { hashStoredRange, receiveBody } from '../body-pipeline.js';
+import { DEFAULT_CHECKSUM, digestNameOf, headerNameOf, planChecksums } from '../checksums.js';
+import { bucketOf, type S3Context } from '../context.js';
+import { copySourceRange, resolveCopySource } from '../copy-source.js';
+import { S3Error } from '../errors.js';
+import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
+import { parsePartNumber } from '../part-number.js';
+import { openRequestBody } from '../request-body.js';
+import { send, sendXml } from '../respond.js';
+import { doc, el, isoSeconds } from '../xml.js';
+import { uploadOf } from './multipart.js';
+import type { Upload } from '../../store/types.js';
+import { MAX_PUT_BYTES } from './put-object.js';
+
+function partNumberOf(ctx: S3Context): number {
+  return parsePartNumber(ctx.query.get('partNumber') ?? '');
+}
+
+/** The checksum a part of this upload gets when the client sends none (s3.md §3.21 [DEV lenient]). */
+function partAlgorithm(upload: Upload<S3ObjectAttrs>): ChecksumAlgorithm {
+  return upload.attrs.uploadChecksum?.algorithm ?? DEFAULT_CHECKSUM;
+}
+
+export async function handleUploadPart(ctx: S3Context): Promise<void> {
+  const partNumber = partNumberOf(ctx);
+  const body = openRequestBody(ctx, MAX_PUT_BYTES);
+  const plan = planChecksums(ctx.headers, body.trailer);
+  const bucket = bucketOf(ctx);
+  const upload = uploadOf(ctx, bucket);
+  const expected = upload.attrs.uploadChecksum?.algorithm;
+  if (expected !== undefined && plan.algorithm !== undefined && plan.algorithm !== expected) {
+    throw new S3Error('InvalidRequest', {}, {
+      message: `Checksum Type mismatch occurred, expected checksum Type: ${expected.toLowerCase()}, actual checksum Type: ${plan.algorithm.toLowerCase()}`,
+    });
+  }
+  const writer = ctx.services.store.beginWrite(body.length);
+  let committed = false;
+  try {
+    const { digests, checksum } = await receiveBody(ctx, body, plan, writer, partAlgorithm(upload));
+    const etag = digests.md5.toString('hex');
+    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified: Date.now(), attrs: { checksum } });
+    committed = true;
+    const headers: Array<readonly [string, string]> = [['ETag', `"${etag}"`]];
+    if (plan.algorithm || expected) headers.push([headerNameOf(checksum.algorithm), checksum.value]);
+    send(ctx, 200, headers);
+  } finally {
+    if (!committed) await writer.abort();
+  }
+}
+
+export function renderCopyPartResult(lastModified: number, etag: string, checksum: StoredChecksum | undefined): string {
+  let xml = el('LastModified', isoSeconds(lastModified)) + el('ETag', `"${etag}"`);
+  if (checksum) xml += el(`Checksum${checksum.algorithm}`, checksum.value);
+  return doc('CopyPartResult', xml);
+}
+
+export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
+  const partNumber = partNumberOf(ctx);
+  const bucket = bucketOf(ctx);
+  const upload = uploadOf(ctx, bucket);
+  const source = resolveCopySource(ctx);
+  const { start, end } = copySourceRange(ctx.headers['x-amz-copy-source-range'], source.object.size);
+  if (end - start > MAX_PUT_BYTES) {
+    throw new S3Error('InvalidRequest', {}, {
+      message: `The specified copy source is larger than the maximum allowable size for a copy source: ${MAX_PUT_BYTES}`,
+    });
+  }
+  const algorithm = partAlgorithm(upload);
+  const writer = ctx.services.store.beginWrite(end - start);
+  let committed = false;
+  try {
+    const digests = await hashStoredRange(ctx, source.object, start, end, new Set([digestNameOf(algorithm)]), writer);
+    const etag = digests.md5.toString('hex');
+    const checksum: StoredChecksum = { algorithm, value: digests[digestNameOf(algorithm)]!.toString('base64'), type: 'FULL_OBJECT' };
+    const lastModified = Date.now();
+    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs: { checksum } });
+    committed = true;
+    const headers: Array<readonly [string, string]> = [];
+    if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
+    sendXml(ctx, renderCopyPartResult(lastModified, etag, upload.attrs.uploadChecksum ? checksum : undefined), headers);
+  } finally {
+    if (!committed) await writer.abort();
+  }
+}

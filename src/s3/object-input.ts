@@ -1,0 +1,98 @@
+// What a request says about the object it creates (PutObject, CopyObject with REPLACE,
+// CreateMultipartUpload): storage class, user metadata, stored system headers, ACL, tags, write
+// conditionals, and the headers that imply features Tusk does not have (s3.md §3.0.3–3.0.4).
+
+import type { S3Context } from './context.js';
+import { checkSettableAcl, requestedAcl } from './authz/acl-request.js';
+import { normalizeEtag } from './conditionals.js';
+import { S3Error } from './errors.js';
+import type { S3Bucket, S3ObjectAttrs } from './object-attrs.js';
+import { lockOfNewVersion } from './object-lock.js';
+import { parseTaggingHeader } from './tagging.js';
+import type { WriteCondition } from '../store/types.js';
+
+const MAX_USER_METADATA = 2048;
+const STORABLE_CLASSES = new Set(['STANDARD', 'REDUCED_REDUNDANCY', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'GLACIER_IR']);
+const STORED_HEADERS = ['cache-control', 'content-disposition', 'content-language', 'expires', 'x-amz-website-redirect-location'];
+/** S3's Content-Type when the request names none (s3.md §3.0.3) */
+export const DEFAULT_CONTENT_TYPE = 'binary/octet-stream';
+
+type Headers = Readonly<Record<string, string>>;
+
+export function storageClassOf(headers: Headers): string {
+  const v = headers['x-amz-storage-class'];
+  if (v === undefined) return 'STANDARD';
+  const sc = v.trim();
+  if (!STORABLE_CLASSES.has(sc)) throw new S3Error('InvalidStorageClass', { StorageClassRequested: v });
+  return sc;
+}
+
+export function userMetadataOf(headers: Headers): Record<string, string> {
+  const meta: Record<string, string> = {};
+  let size = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.startsWith('x-amz-meta-')) continue;
+    const short = name.slice('x-amz-meta-'.length);
+    meta[short] = value;
+    size += Buffer.byteLength(short) + Buffer.byteLength(value);
+  }
+  if (size > MAX_USER_METADATA) throw new S3Error('MetadataTooLarge', { Size: size, MaxSizeAllowed: MAX_USER_METADATA });
+  return meta;
+}
+
+export function storedHeadersOf(headers: Headers, contentEncoding: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of STORED_HEADERS) if (headers[name] !== undefined) out[name] = headers[name]!;
+  const redirect = out['x-amz-website-redirect-location'];
+  if (redirect !== undefined && !/^(\/|https?:\/\/)/.test(redirect)) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-website-redirect-location', ArgumentValue: redirect }, {
+      message: 'The website redirect location must have a prefix of \'http://\' or \'https://\' or \'/\'.',
+    });
+  }
+  if (contentEncoding) out['content-encoding'] = contentEncoding;
+  return out;
+}
+
+/** Headers that imply features Tusk does not have yet (s3.md §3.0.3). */
+export function rejectUnsupported(headers: Headers): void {
+  for (const name of Object.keys(headers)) {
+    if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
+  }
+}
+
+/** If-None-Match: * and If-Match of a write, checked by the engine in its commit (style.md §7). */
+export function writeCondition(headers: Headers): WriteCondition | undefined {
+  const inm = headers['if-none-match'];
+  const im = headers['if-match'];
+  if (inm === undefined && im === undefined) return undefined;
+  const cond: WriteCondition = {};
+  if (inm !== undefined) {
+    if (inm.trim() !== '*') throw new S3Error('NotImplemented', { Header: 'If-None-Match' });
+    cond.ifNoneMatchStar = true;
+  }
+  if (im !== undefined) cond.ifMatch = normalizeEtag(im);
+  return cond;
+}
+
+/**
+ * The attrs a creating request gives its object (without checksum and part layout): from request
+ * headers (PutObject, CopyObject, CreateMultipartUpload) or lower-cased form fields (POST upload).
+ * The ACL (canned or x-amz-grant-*) and object-lock headers are checked against the bucket.
+ */
+export function objectAttrsOf(ctx: S3Context, bucket: S3Bucket, headers: Headers, contentEncoding: string | undefined): S3ObjectAttrs {
+  rejectUnsupported(headers);
+  const { acl, grants } = requestedAcl(headers, bucket.owner, ctx.services.accounts);
+  checkSettableAcl(bucket, acl, grants);
+  const attrs: S3ObjectAttrs = {
+    contentType: headers['content-type'] ?? DEFAULT_CONTENT_TYPE,
+    storageClass: storageClassOf(headers),
+    acl,
+    ...(grants ? { grants } : {}),
+    headers: storedHeadersOf(headers, contentEncoding),
+    meta: userMetadataOf(headers),
+    ...lockOfNewVersion(headers, bucket, Date.now()),
+  };
+  const tags = parseTaggingHeader(headers['x-amz-tagging']);
+  if (tags && tags.length > 0) attrs.tags = tags;
+  return attrs;
+}

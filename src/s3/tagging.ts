@@ -1,0 +1,77 @@
+// Object tags (s3.md §3.19): the `x-amz-tagging` header's query form, the Tagging XML body, and
+// AWS's limits (10 tags, keys 1–128 and values 0–256 characters, unique keys).
+
+import { percentDecode } from '../http/query.js';
+import { S3Error } from './errors.js';
+import { el, doc } from './xml.js';
+import { childrenOf, parseExactXml, textOf } from './xml-input.js';
+
+export type TagSet = Array<[string, string]>;
+
+export const MAX_TAGS = 10;
+const MAX_TAG_KEY = 128;
+const MAX_TAG_VALUE = 256;
+
+function invalidTag(message: string): S3Error {
+  return new S3Error('InvalidTag', {}, { message });
+}
+
+/** Unicode characters, as AWS counts tag lengths. */
+function chars(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+export function validateTags(tags: TagSet): TagSet {
+  if (tags.length > MAX_TAGS) throw invalidTag(`Object tags cannot be greater than ${MAX_TAGS}`);
+  const seen = new Set<string>();
+  for (const [key, value] of tags) {
+    if (chars(key) < 1 || chars(key) > MAX_TAG_KEY) throw invalidTag('The TagKey you have provided is invalid');
+    if (chars(value) > MAX_TAG_VALUE) throw invalidTag('The TagValue you have provided is invalid');
+    if (seen.has(key)) throw invalidTag('Cannot provide multiple Tags with the same key');
+    seen.add(key);
+  }
+  return tags;
+}
+
+/** `x-amz-tagging: k1=v1&k2=v2` (URL query form); undefined when absent. */
+export function parseTaggingHeader(value: string | undefined): TagSet | undefined {
+  if (value === undefined) return undefined;
+  const tags: TagSet = [];
+  if (value === '') return tags;
+  for (const pair of value.split('&')) {
+    const eq = pair.indexOf('=');
+    const k = percentDecode(eq < 0 ? pair : pair.slice(0, eq), true);
+    const v = eq < 0 ? '' : percentDecode(pair.slice(eq + 1), true);
+    if (k === undefined || v === undefined) {
+      throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-tagging', ArgumentValue: value }, {
+        message: 'The header \'x-amz-tagging\' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.',
+      });
+    }
+    tags.push([k, v]);
+  }
+  return validateTags(tags);
+}
+
+/** The Tagging body of PutObjectTagging. */
+export function parseTaggingXml(body: Buffer): TagSet {
+  const root = parseExactXml(body, 'Tagging');
+  const setNode = root['TagSet'];
+  if (setNode === undefined || Array.isArray(setNode)) throw new S3Error('MalformedXML');
+  const tags: TagSet = [];
+  if (typeof setNode !== 'string') {
+    for (const tag of childrenOf(setNode, 'Tag')) {
+      const key = textOf(tag, 'Key');
+      const value = textOf(tag, 'Value');
+      if (key === undefined || value === undefined) throw new S3Error('MalformedXML');
+      tags.push([key, value]);
+    }
+  }
+  return validateTags(tags);
+}
+
+export function renderTagging(tags: TagSet): string {
+  const inner = tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
+  return doc('Tagging', `<TagSet>${inner}</TagSet>`);
+}
