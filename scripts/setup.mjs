@@ -48,8 +48,8 @@ function ensureTypeScript() {
   writeFileSync(stamp, new Date().toISOString() + '\n');
 }
 
-/** The command-line clients the end-to-end tests drive. */
-const TEST_PACKAGES = ['awscli'];
+/** The command-line clients the end-to-end tests drive (prometheus: its promtool checks the metrics exposition). */
+const TEST_PACKAGES = ['awscli', 'prometheus'];
 
 try {
   checkNode();

@@ -2,6 +2,7 @@
 
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { parseLogLevel, type LogLevel } from './ops/logger.js';
 
 export type Durability = 'strict' | 'relaxed';
 
@@ -26,6 +27,17 @@ export interface Config {
   serverHeader: string;
   maxBucketsPerAccount: number;
   publisher: PublisherConfig;
+  ops: OpsConfig;
+}
+
+export interface OpsConfig {
+  logLevel: LogLevel;
+  /** readiness fails when the data directory's file system has this many bytes free or fewer */
+  diskReserveBytes: number;
+  /** /tusk/metrics and the per-request metrics; off saves their cost */
+  metrics: boolean;
+  /** bearer token /tusk/metrics requires */
+  metricsToken?: string;
 }
 
 export interface PublisherConfig {
@@ -76,6 +88,13 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
 
+  Operations:
+  --log-level LEVEL        trace, debug, info (default; one access-log line per request), warn, error,
+                           fatal or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
+  --disk-reserve SIZE      not ready once free disk space falls to this, e.g. 1GiB (TUSK_DISK_RESERVE, default 512MiB)
+  --metrics on|off         Prometheus metrics at /tusk/metrics (TUSK_METRICS, default on)
+  --metrics-token TOKEN    bearer token /tusk/metrics requires (TUSK_METRICS_TOKEN, default none)
+
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
   --endpoint-keys K[,K]    endpoint keys (TUSK_ENDPOINT_KEYS; default: one generated on first start)
@@ -105,6 +124,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'storage-nodes': { type: 'string', multiple: true },
       'epoch-length': { type: 'string' },
       'max-blob-size': { type: 'string' },
+      'log-level': { type: 'string' },
+      'disk-reserve': { type: 'string' },
+      metrics: { type: 'string' },
+      'metrics-token': { type: 'string' },
     },
     strict: true,
   });
@@ -131,7 +154,19 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
       maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
     },
+    ops: {
+      logLevel: parseLogLevel(values['log-level'] ?? env.TUSK_LOG_LEVEL ?? 'info'),
+      diskReserveBytes: parseReserve(values['disk-reserve'] ?? env.TUSK_DISK_RESERVE ?? '512MiB'),
+      metrics: parseOnOff(values.metrics ?? env.TUSK_METRICS ?? 'on', 'metrics'),
+      metricsToken: values['metrics-token'] ?? (env.TUSK_METRICS_TOKEN || undefined),
+    },
   };
+}
+
+function parseOnOff(value: string, what: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  return parseBool(value, what);
 }
 
 function parsePublisherListen(value: string): HostPort | undefined {
@@ -167,4 +202,8 @@ export function parseSize(value: string, what: string): number {
   const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? '']! : NaN;
   if (!(bytes >= 1) || !Number.isSafeInteger(bytes)) throw new Error(`${what}: expected a size like 10MiB, got '${value}'`);
   return bytes;
+}
+
+function parseReserve(value: string): number {
+  return value.trim() === '0' ? 0 : parseSize(value, 'disk-reserve');
 }

@@ -2,11 +2,18 @@
 // clean shutdown that drains in-flight requests and closes the index.
 
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAccounts } from './accounts.js';
 import type { Config } from './config.js';
-import { listen, loadUws } from './http/uws.js';
+import { listen, loadUws, type Exchange } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
-import { s3RequestHandler, s3Services } from './s3/service.js';
+import { publisherAccessObserver, s3AccessObserver } from './ops/access-log.js';
+import { Health } from './ops/health.js';
+import { createLogger, lineLogger, type Logger } from './ops/logger.js';
+import { Metrics, type PublisherStats } from './ops/metrics.js';
+import { opsRoutes } from './ops/routes.js';
+import { s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
+import type { SegmentStore } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
@@ -19,32 +26,58 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export type Logger = (line: string) => void;
+export type { Logger };
 
-export async function startServer(config: Config, log: Logger = (l) => console.log(l)): Promise<RunningServer> {
-  loadUws();
-  selfTest();
-  if (config.publisher.listen) rs2SelfTest();
+export async function startServer(config: Config, logger: Logger = createLogger({ level: config.ops.logLevel })): Promise<RunningServer> {
+  const log = lineLogger(logger);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const { accounts, generated } = loadAccounts(config.dataDir, {
-    accessKeyId: config.rootAccessKeyId,
-    secretAccessKey: config.rootSecretAccessKey,
-  });
-  const store = await openStore({ dataDir: config.dataDir, durability: config.durability });
-  const services = s3Services(store, accounts, config);
-  const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));
+  const health = new Health(config.dataDir, config.ops.diskReserveBytes);
+  let store: SegmentStore | undefined;
+  let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
+  const metrics = config.ops.metrics
+    ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.() })
+    : undefined;
+  // The listener comes up first so that probes see the start-up (not ready during recovery);
+  // S3 requests before the engine is open answer 503.
+  let s3: ((ex: Exchange) => Promise<void>) | undefined;
+  const ops = opsRoutes({ health, metrics, metricsToken: config.ops.metricsToken, serverHeader: config.serverHeader });
+  loadUws();
+  const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)));
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
-  log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
-  const recovery = store.stats().recovery;
-  log(
-    `tusk: recovery: ${recovery.segments} segment(s); tail records past the index: ${recovery.tailValid} unacknowledged, ` +
+  logger.info(`listener bound on ${url}; starting (health at ${url}/tusk/health/ready)`);
+  let loaded: ReturnType<typeof loadAccounts>;
+  let opened: SegmentStore;
+  try {
+    health.stage = 'self-test';
+    selfTest();
+    if (config.publisher.listen) rs2SelfTest();
+    health.stage = 'recovery';
+    await testRecoveryDelay();
+    loaded = loadAccounts(config.dataDir, {
+      accessKeyId: config.rootAccessKeyId,
+      secretAccessKey: config.rootSecretAccessKey,
+    });
+    store = opened = await openStore({ dataDir: config.dataDir, durability: config.durability });
+  } catch (e) {
+    await server.close(0);
+    throw e;
+  }
+  const { accounts, generated } = loaded;
+  const services = s3Services(opened, accounts, config);
+  services.observer = s3AccessObserver(logger, metrics);
+  s3 = s3RequestHandler(services, log);
+  logger.info(`native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
+  const recovery = opened.stats().recovery;
+  logger.info(
+    { recovery },
+    `recovery: ${recovery.segments} segment(s); tail records past the index: ${recovery.tailValid} unacknowledged, ` +
       `${recovery.tailUncommitted} incomplete, ${recovery.tailCorrupt} corrupt; ${recovery.truncatedBytes} bytes truncated`,
   );
-  log(`tusk: data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
-  log(`tusk: root access key id: ${accounts.root.accessKeyId}`);
-  log(`tusk: root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
-  log(`tusk: region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
-  log(`tusk: s3 listening on ${url}`);
+  logger.info(`data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
+  logger.info(`root access key id: ${accounts.root.accessKeyId}`);
+  logger.info(`root secret access key: ${accounts.root.secretAccessKey}${generated ? ' (generated, stored in the data directory)' : ''}`);
+  logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
+  logger.info(`s3 listening on ${url}`);
   const p = config.publisher;
   const publisher = p.listen
     ? await startPublisherFace({
@@ -58,20 +91,31 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         maxBodyBytes: p.maxBodyBytes,
         durability: config.durability,
         log,
+        observer: publisherAccessObserver(logger, metrics),
+        onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
       }).catch(async (e) => {
         await server.close(0);
-        await store.close();
+        await opened.close();
         throw e;
       })
     : undefined;
+  if (publisher) publisherStats = () => publisher.stats();
+  health.stage = 'up';
   return {
     s3Port: server.port,
     publisherPort: publisher?.port,
     async close(graceMs = 10_000) {
+      health.draining = true;
       const publisherClosed = publisher?.close(graceMs);
       await server.close(graceMs);
-      await store.close();
+      await opened.close();
       await publisherClosed;
     },
   };
+}
+
+/** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */
+async function testRecoveryDelay(): Promise<void> {
+  const ms = Number(process.env.TUSK_TEST_RECOVERY_DELAY_MS ?? 0);
+  if (ms > 0) await sleep(ms);
 }

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig, SERVE_USAGE } from '../config.js';
 import { LEDGER_DIR } from '../layout.js';
 import { startServer } from '../main.js';
+import { createLogger, flushLogger } from '../ops/logger.js';
 
 const USAGE = `Usage: tusk <command> [options]
 
@@ -24,12 +25,17 @@ async function serve(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig(argv);
-  const server = await startServer(config);
+  const logger = createLogger({ level: config.ops.logLevel });
+  const server = await startServer(config, logger).catch(async (e) => {
+    logger.fatal(`start-up failed: ${(e as Error).message}`);
+    await flushLogger(logger);
+    throw e;
+  });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      console.log(`tusk: ${signal}: draining in-flight requests`);
+      logger.info(`${signal}: draining in-flight requests`);
       server.close().then(resolve, (e) => {
-        console.error(`tusk: shutdown failed: ${(e as Error).message}`);
+        logger.error(`shutdown failed: ${(e as Error).message}`);
         process.exitCode = 1;
         resolve();
       });
@@ -37,7 +43,8 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  console.log('tusk: stopped');
+  logger.info('stopped');
+  await flushLogger(logger);
   return 0;
 }
 

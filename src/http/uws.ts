@@ -101,6 +101,10 @@ export class Exchange {
   aborted = false;
   /** a response has been started or finished */
   responded = false;
+  /** the response status once its head was written (access log, metrics) */
+  status: number | undefined;
+  /** response body bytes handed to the socket */
+  bytesSent = 0;
   private readonly res: UwsResponse;
   private queue: Buffer[] = [];
   private queued = 0;
@@ -192,7 +196,10 @@ export class Exchange {
     this.res.cork(() => {
       this.writeHead(status, headers);
       if (status === 204 || status === 304) this.endNoContent();
-      else this.res.end(body ?? '', close);
+      else {
+        this.bytesSent += body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+        this.res.end(body ?? '', close);
+      }
     });
   }
 
@@ -254,6 +261,7 @@ export class Exchange {
         [ok, done] = this.res.tryEnd(chunk, total);
       });
       sent += chunk.length;
+      this.bytesSent = sent;
       if (done) return;
       while (!ok) {
         const offset = await new Promise<number>((resolve) => {
@@ -293,6 +301,7 @@ export class Exchange {
   }
 
   private writeHead(status: number, headers: ResponseHeaders): void {
+    this.status = status;
     this.res.writeStatus(statusLine(status));
     for (const [k, v] of headers) this.res.writeHeader(k, v);
   }

@@ -11,7 +11,29 @@ import type { BodyDigester } from './body-digests.js';
 import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';
 
+/** What the access log and the metrics learn of an S3 request once it is answered. */
+export interface S3RequestSummary {
+  requestId: string;
+  /** the S3 operation, or 'unclassified' when the request failed before classification */
+  operation: string;
+  bucket?: string;
+  key?: string;
+  /** the signing key's id; never the secret or the signature */
+  accessKeyId?: string;
+  /** the S3 error code answered, if any */
+  errorCode?: string;
+  /** performance.now() at the request head */
+  startedAt: number;
+}
+
+export interface S3RequestObserver {
+  started(ex: Exchange): void;
+  finished(ex: Exchange, summary: S3RequestSummary): void;
+}
+
 export interface S3Services {
+  /** access log and metrics; none when both are off */
+  observer?: S3RequestObserver;
   store: Store;
   accounts: Accounts;
   config: Config;

@@ -9,7 +9,7 @@ import type { Store } from '../store/types.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
-import type { S3Context, S3Services } from './context.js';
+import type { S3Context, S3RequestSummary, S3Services } from './context.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { newRequestIds, sendError } from './respond.js';
@@ -25,9 +25,28 @@ function hasUnreadBody(ex: Exchange): boolean {
 
 async function handle(services: S3Services, ex: Exchange, log: RequestLogger): Promise<void> {
   const ids = newRequestIds();
+  const observer = services.observer;
+  const summary: S3RequestSummary = { requestId: ids.requestId, operation: 'unclassified', startedAt: performance.now() };
+  observer?.started(ex);
+  try {
+    await handleClassified(services, ex, log, ids, summary);
+  } finally {
+    observer?.finished(ex, summary);
+  }
+}
+
+async function handleClassified(
+  services: S3Services,
+  ex: Exchange,
+  log: RequestLogger,
+  ids: { requestId: string; hostId: string },
+  summary: S3RequestSummary,
+): Promise<void> {
   try {
     const head = ex.head;
     const resource = resolveResource(head, services.domains);
+    summary.bucket = resource.bucket;
+    summary.key = resource.key;
     const query = parseQuery(head.rawQuery);
     const { config, accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
@@ -41,12 +60,14 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
         return key && { secretKey: key.secretAccessKey, accountId: key.account.accountId };
       },
     });
+    if (auth.kind === 'signed') summary.accessKeyId = auth.accessKeyId;
     const principal: Principal =
       auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
     const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length
       ? { ...auth.hoistedHeaders, ...head.headers }
       : head.headers;
     const route = classify(head.method, resource, query, headers);
+    summary.operation = route.op;
     const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids };
     await dispatch(ctx);
   } catch (e) {
@@ -58,6 +79,7 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       return;
     }
     const err = e instanceof S3Error ? e : new S3Error('InternalError');
+    summary.errorCode = err.code;
     if (!(e instanceof S3Error)) log(`${ids.requestId} internal error: ${(e as Error).stack ?? e}`);
     sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
   }
@@ -71,4 +93,11 @@ export function s3Services(store: Store, accounts: Accounts, config: Config): S3
 
 export function s3RequestHandler(services: S3Services, log: RequestLogger): (ex: Exchange) => Promise<void> {
   return (ex) => handle(services, ex, log);
+}
+
+/** The answer to S3 requests that arrive before the engine is open (start-up, recovery). */
+export function s3Unavailable(ex: Exchange, serverHeader: string): Promise<void> {
+  const err = new S3Error('ServiceUnavailable', {}, { message: 'The server is starting; retry shortly.', headers: { 'Retry-After': '1' } });
+  sendError(ex, newRequestIds(), serverHeader, err, hasUnreadBody(ex));
+  return Promise.resolve();
 }

@@ -55,6 +55,18 @@ export interface StoreStats {
   indexFlushWaits: number;
   recovery: RecoveryReport;
   activeSegment: number;
+  /** segment sync() calls covered by group commit (syncWaiters / fdatasyncs = mean group size) */
+  syncWaiters: number;
+  /** seconds spent in segment fdatasync */
+  syncSeconds: number;
+  /** bytes of segment files up to their furthest committed record */
+  segmentBytes: number;
+  /** body bytes of current objects; segmentBytes − liveBytes is what compaction could reclaim */
+  liveBytes: number;
+  /** records of current objects (one per extent) */
+  liveRecords: number;
+  /** bytes of the LMDB index in use */
+  indexBytes: number;
 }
 
 type ConditionOutcome = 'ok' | 'no-bucket' | 'exists' | 'missing' | 'mismatch';
@@ -71,7 +83,7 @@ export class SegmentStore implements Store {
     private readonly recovery: RecoveryReport,
     crc32c: Crc32c,
     smallBodyMax: number,
-    private readonly counter: { fdatasyncs: number; indexFlushWaits: number },
+    private readonly counter: { fdatasyncs: number; indexFlushWaits: number; syncWaiters?: number; syncSeconds?: number },
   ) {
     this.writerContext = {
       files,
@@ -85,7 +97,27 @@ export class SegmentStore implements Store {
   }
 
   stats(): StoreStats {
-    return { ...this.counter, recovery: this.recovery, activeSegment: this.allocator.activeSegment };
+    let segmentBytes = 0;
+    let liveBytes = 0;
+    let liveRecords = 0;
+    for (const { value } of this.index.segments.getRange({})) {
+      segmentBytes += value.end;
+      liveBytes += value.live;
+      liveRecords += value.records;
+    }
+    const lmdb = this.index.env.getStats() as { pageSize: number; lastPageNumber: number };
+    return {
+      fdatasyncs: this.counter.fdatasyncs,
+      indexFlushWaits: this.counter.indexFlushWaits,
+      syncWaiters: this.counter.syncWaiters ?? 0,
+      syncSeconds: this.counter.syncSeconds ?? 0,
+      recovery: this.recovery,
+      activeSegment: this.allocator.activeSegment,
+      segmentBytes,
+      liveBytes,
+      liveRecords,
+      indexBytes: (lmdb.lastPageNumber + 1) * lmdb.pageSize,
+    };
   }
 
   getBucket(name: string): BucketRecord | undefined {

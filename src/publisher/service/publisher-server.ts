@@ -9,7 +9,7 @@ import type { StorageNetwork } from '../nodes/network.js';
 import { AdmissionLimiter } from './admission.js';
 import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
-import type { Logger, PublisherContext } from './context.js';
+import type { Logger, PublisherContext, PublisherRequestObserver } from './context.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
@@ -50,6 +50,7 @@ export interface PublisherOptions {
   queue?: number;
   reclaimIntervalMs?: number;
   log?: Logger;
+  observer?: PublisherRequestObserver;
 }
 
 export interface RunningPublisher {
@@ -77,7 +78,8 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const handler: Handler = { ctx, keys, stores, reads, maxBodyBytes: opts.maxBodyBytes };
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
-  const server = await listen(opts.host, opts.port, (ex) => handle(handler, ex));
+  const observer = opts.observer;
+  const server = await listen(opts.host, opts.port, observer ? (ex) => observed(handler, ex, observer) : (ex) => handle(handler, ex));
   let closed = false;
   return {
     port: server.port,
@@ -99,9 +101,21 @@ interface Handler {
   maxBodyBytes: number;
 }
 
-async function handle(h: Handler, ex: Exchange): Promise<void> {
+async function observed(h: Handler, ex: Exchange, observer: PublisherRequestObserver): Promise<void> {
+  const startedAt = performance.now();
+  const routed = { op: 'unrouted' };
+  observer.started(ex);
+  try {
+    await handle(h, ex, routed);
+  } finally {
+    observer.finished(ex, routed.op, startedAt);
+  }
+}
+
+async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promise<void> {
   try {
     const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys);
+    if (routed) routed.op = route.op;
     switch (route.op) {
       case 'status':
         ex.send(200, [['content-type', 'text/plain; charset=utf-8'], ['server', 'Tusk']], 'OK');

@@ -57,10 +57,17 @@ function checkLocationConstraint(xml: string, region: string): void {
   throw new S3Error('InvalidLocationConstraint', { LocationConstraint: lc });
 }
 
+/** The first path segment of the operator endpoints (health, metrics, admin). */
+export const RESERVED_BUCKET = 'tusk';
+
 export async function handleCreateBucket(ctx: S3Context): Promise<void> {
   const key = callerKey(ctx);
   const name = ctx.resource.bucket!;
   requireCapability(ctx.principal, 'create_bucket', name);
+  // path-style /tusk/... is the operator endpoints' (src/ops/routes.ts), as MinIO reserves `minio`
+  if (name === RESERVED_BUCKET) {
+    throw new S3Error('InvalidBucketName', { BucketName: name }, { message: `The bucket name '${RESERVED_BUCKET}' is reserved for the server's own endpoints.` });
+  }
   const h = ctx.headers;
   const acl = parseCannedAcl(h['x-amz-acl']) ?? 'private';
   if (Object.keys(h).some((k) => k.startsWith('x-amz-grant-'))) {
