@@ -4,6 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAccounts } from './accounts.js';
+import { adminHandler } from './admin/api.js';
+import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { listen, loadUws, type Exchange } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
@@ -40,7 +42,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // The listener comes up first so that probes see the start-up (not ready during recovery);
   // S3 requests before the engine is open answer 503.
   let s3: ((ex: Exchange) => Promise<void>) | undefined;
-  const ops = opsRoutes({ health, metrics, metricsToken: config.ops.metricsToken, serverHeader: config.serverHeader });
+  let admin: ((ex: Exchange) => Promise<void>) | undefined;
+  const ops = opsRoutes({ health, metrics, metricsToken: config.ops.metricsToken, serverHeader: config.serverHeader, admin: () => admin });
   loadUws();
   const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)));
   const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
@@ -65,7 +68,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const { accounts, generated } = loaded;
   const services = s3Services(opened, accounts, config);
   services.observer = s3AccessObserver(logger, metrics);
+  const quotas = new BucketQuotas(config.dataDir, opened);
+  services.quotas = quotas;
   s3 = s3RequestHandler(services, log);
+  admin = adminHandler({ config, accounts, store: opened, quotas, health, log });
   logger.info(`native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
   const recovery = opened.stats().recovery;
   logger.info(

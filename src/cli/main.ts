@@ -16,6 +16,7 @@ Commands:
   encode         RS2-encode a file into metadata and sliver files (tusk encode FILE --out DIR)
   decode         rebuild a file from sliver files (tusk decode DIR --out FILE)
   ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
+  admin          accounts, keys, bucket usage and quotas, server info over the admin API (tusk admin --help)
 
 ${SERVE_USAGE}`;
 
@@ -76,6 +77,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'ledger':
       return ledger(rest);
+    case 'admin': {
+      const { runAdminCli } = await import('../admin/cli.js');
+      return runAdminCli(rest);
+    }
     case 'blob-id':
     case 'encode':
     case 'decode': {

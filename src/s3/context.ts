@@ -31,7 +31,15 @@ export interface S3RequestObserver {
   finished(ex: Exchange, summary: S3RequestSummary): void;
 }
 
+/** Per-bucket quotas (src/admin/quotas.ts): checked before a write, told after it committed. */
+export interface WriteQuota {
+  /** throws S3Error('QuotaExceeded') when writing `bytes` to `key` would pass the bucket's quota */
+  checkWrite(bucket: string, key: string, bytes: number): void;
+  written(bucket: string, bytes: number): void;
+}
+
 export interface S3Services {
+  quotas?: WriteQuota;
   /** access log and metrics; none when both are off */
   observer?: S3RequestObserver;
   store: Store;

@@ -68,6 +68,9 @@ export const ERROR_TABLE = {
   NotImplemented: [501, 'A header you provided implies functionality that is not implemented'],
   ObjectLockConfigurationNotFoundError: [404, 'Object Lock configuration does not exist for this bucket'],
   OwnershipControlsNotFoundError: [404, 'The bucket ownership controls were not found'],
+  // Ceph RGW's answer to a write past a bucket quota (403 QuotaExceeded); MinIO answers 400
+  // XMinioAdminBucketQuotaExceeded (cmd/api-errors.go). 403 keeps SDKs from retrying.
+  QuotaExceeded: [403, 'Bucket quota exceeded'],
   PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
   ReplicationConfigurationNotFoundError: [404, 'The replication configuration was not found'],
   RequestHeaderSectionTooLarge: [400, 'Your request header section exceeds the maximum allowed size.'],

@@ -115,6 +115,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   requireBucket(ctx.principal, bucket, 'write');
   const key = ctx.resource.key!;
   precheck(ctx, bucket.name, key, condition);
+  ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
 
   const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined));
   const writer = ctx.services.store.beginWrite(body.length);
@@ -158,6 +159,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
     };
     const record = await writer.commit(bucket.name, key, objectMeta, condition);
     committed = true;
+    ctx.services.quotas?.written(bucket.name, record.size);
     const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
     // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
     if (plan.algorithm) {
