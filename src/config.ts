@@ -1,7 +1,10 @@
-// Server settings: embedded defaults, overridden by TUSK_* environment variables, overridden by flags.
+// Server settings: embedded defaults, overridden by an optional config file (--config, TOML or
+// JSON, same keys as the flags), by TUSK_* environment variables, and by flags.
 
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { parseLogLevel, type LogLevel } from './ops/logger.js';
 
 export type Durability = 'strict' | 'relaxed';
@@ -103,62 +106,115 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --epoch-length D         epoch length, e.g. 1d, 2h, 90s (TUSK_EPOCH_LENGTH, default 1d)
   --max-blob-size B        largest accepted blob body, e.g. 10MiB (TUSK_MAX_BLOB_SIZE, default 10MiB)
 
+  --config FILE            settings file, TOML (or JSON when FILE ends in .json) with the flags' names
+                           as keys, e.g. listen = "0.0.0.0:9000" (TUSK_CONFIG); flags > TUSK_* > file
+  --version                print the version
+
+  Every setting is also a TUSK_* variable: --data-dir is TUSK_DATA_DIR, and so on.
   TUSK_ACCESS_KEY_ID / TUSK_SECRET_ACCESS_KEY set the root credentials instead of generated ones.
   More accounts: <data-dir>/accounts.json (see README).`;
 
-/** Settings from flags (`argv`, after the subcommand) over environment over defaults. */
+/** Every `tusk serve` flag with a value; each is also TUSK_<NAME> and a config-file key. */
+const SERVE_OPTIONS = {
+  listen: { type: 'string' },
+  'data-dir': { type: 'string' },
+  region: { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  durability: { type: 'string' },
+  'accept-any-region': { type: 'boolean' },
+  'max-buckets': { type: 'string' },
+  'publisher-listen': { type: 'string' },
+  'endpoint-keys': { type: 'string', multiple: true },
+  'n-shards': { type: 'string' },
+  'storage-nodes': { type: 'string', multiple: true },
+  'epoch-length': { type: 'string' },
+  'max-blob-size': { type: 'string' },
+  'log-level': { type: 'string' },
+  'disk-reserve': { type: 'string' },
+  metrics: { type: 'string' },
+  'metrics-token': { type: 'string' },
+} as const;
+
+type SettingName = keyof typeof SERVE_OPTIONS;
+
+export function envName(setting: string): string {
+  return `TUSK_${setting.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** A config file's settings as flag values; TOML by default, JSON for *.json. Keys as the flags (or with '_'). */
+export function readConfigFile(path: string): Partial<Record<SettingName, string>> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`config: cannot read ${path}: ${(e as Error).message}`);
+  }
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = path.endsWith('.json') ? (JSON.parse(text) as Record<string, unknown>) : parseToml(text);
+  } catch (e) {
+    throw new Error(`config: ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'TOML'}: ${(e as Error).message}`);
+  }
+  const out: Partial<Record<SettingName, string>> = {};
+  for (const [rawKey, value] of Object.entries(parsed)) {
+    const key = rawKey.replace(/_/g, '-');
+    if (!(key in SERVE_OPTIONS)) throw new Error(`config: ${path}: unknown setting '${rawKey}' (see tusk serve --help)`);
+    const items = Array.isArray(value) ? value : [value];
+    if (!items.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
+      throw new Error(`config: ${path}: '${rawKey}' must be a string, number, boolean or a list of them`);
+    }
+    out[key as SettingName] = items.map(String).join(',');
+  }
+  return out;
+}
+
+/** Settings from flags (`argv`, after the subcommand) over environment over the config file over defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      listen: { type: 'string' },
-      'data-dir': { type: 'string' },
-      region: { type: 'string' },
-      domain: { type: 'string', multiple: true },
-      durability: { type: 'string' },
-      'accept-any-region': { type: 'boolean' },
-      'max-buckets': { type: 'string' },
-      'publisher-listen': { type: 'string' },
-      'endpoint-keys': { type: 'string', multiple: true },
-      'n-shards': { type: 'string' },
-      'storage-nodes': { type: 'string', multiple: true },
-      'epoch-length': { type: 'string' },
-      'max-blob-size': { type: 'string' },
-      'log-level': { type: 'string' },
-      'disk-reserve': { type: 'string' },
-      metrics: { type: 'string' },
-      'metrics-token': { type: 'string' },
-    },
-    strict: true,
-  });
-  const domains = list(values.domain ?? env.TUSK_DOMAIN);
+  let values: { [K in SettingName]?: string | string[] | boolean } & { config?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { ...SERVE_OPTIONS, config: { type: 'string' } }, strict: true }));
+  } catch (e) {
+    throw new Error(`${(e as Error).message.split('. ')[0]} (see tusk serve --help)`);
+  }
+  const configFile = values.config ?? env.TUSK_CONFIG;
+  const file = configFile ? readConfigFile(configFile) : {};
+  const str = (name: SettingName, fallback: string): string => {
+    const flag = values[name];
+    if (typeof flag === 'string') return flag;
+    if (Array.isArray(flag) && flag.length) return flag.join(',');
+    return env[envName(name)] ?? file[name] ?? fallback;
+  };
+  const optional = (name: SettingName): string | undefined => {
+    const v = str(name, '');
+    return v === '' ? undefined : v;
+  };
+  const domains = list(str('domain', ''));
+  const acceptAnyRegion = values['accept-any-region'] === true ? 'true' : str('accept-any-region', 'false');
   return {
-    listen: parseHostPort(values.listen ?? env.TUSK_LISTEN ?? '127.0.0.1:9000', 'listen'),
-    dataDir: resolve(values['data-dir'] ?? env.TUSK_DATA_DIR ?? './data'),
-    region: values.region ?? env.TUSK_REGION ?? 'us-east-1',
+    listen: parseHostPort(str('listen', '127.0.0.1:9000'), 'listen'),
+    dataDir: resolve(str('data-dir', './data')),
+    region: str('region', 'us-east-1'),
     domains: domains.length ? domains : ['localhost'],
-    durability: parseDurability(values.durability ?? env.TUSK_DURABILITY ?? 'strict'),
-    acceptAnyRegion:
-      values['accept-any-region'] ??
-      (env.TUSK_ACCEPT_ANY_REGION ? parseBool(env.TUSK_ACCEPT_ANY_REGION, 'TUSK_ACCEPT_ANY_REGION') : false),
+    durability: parseDurability(str('durability', 'strict')),
+    acceptAnyRegion: parseBool(acceptAnyRegion, 'accept-any-region'),
     clockSkewMs: 15 * 60 * 1000,
     rootAccessKeyId: env.TUSK_ACCESS_KEY_ID || undefined,
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
-    maxBucketsPerAccount: parsePositive(values['max-buckets'] ?? env.TUSK_MAX_BUCKETS ?? '10000', 'max-buckets'),
+    maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
     publisher: {
-      listen: parsePublisherListen(values['publisher-listen'] ?? env.TUSK_PUBLISHER_LISTEN ?? '127.0.0.1:31415'),
-      endpointKeys: list(values['endpoint-keys'] ?? env.TUSK_ENDPOINT_KEYS),
-      nShards: parseShards(values['n-shards'] ?? env.TUSK_N_SHARDS ?? '1000'),
-      nodeUrls: list(values['storage-nodes'] ?? env.TUSK_STORAGE_NODES),
-      epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
-      maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
+      listen: parsePublisherListen(str('publisher-listen', '127.0.0.1:31415')),
+      endpointKeys: list(str('endpoint-keys', '')),
+      nShards: parseShards(str('n-shards', '1000')),
+      nodeUrls: list(str('storage-nodes', '')),
+      epochLengthMs: parseDuration(str('epoch-length', '1d'), 'epoch length'),
+      maxBodyBytes: parseSize(str('max-blob-size', '10MiB'), 'max blob size'),
     },
     ops: {
-      logLevel: parseLogLevel(values['log-level'] ?? env.TUSK_LOG_LEVEL ?? 'info'),
-      diskReserveBytes: parseReserve(values['disk-reserve'] ?? env.TUSK_DISK_RESERVE ?? '512MiB'),
-      metrics: parseOnOff(values.metrics ?? env.TUSK_METRICS ?? 'on', 'metrics'),
-      metricsToken: values['metrics-token'] ?? (env.TUSK_METRICS_TOKEN || undefined),
+      logLevel: parseLogLevel(str('log-level', 'info')),
+      diskReserveBytes: parseReserve(str('disk-reserve', '512MiB')),
+      metrics: parseOnOff(str('metrics', 'on'), 'metrics'),
+      metricsToken: optional('metrics-token'),
     },
   };
 }

@@ -1,7 +1,7 @@
 // The `tusk` command: serve (what `npm start` runs) and bench; later issues add more subcommands.
 
 import { join, resolve } from 'node:path';
-import { loadConfig, SERVE_USAGE } from '../config.js';
+import { loadConfig, SERVE_USAGE, VERSION } from '../config.js';
 import { LEDGER_DIR } from '../layout.js';
 import { startServer } from '../main.js';
 import { createLogger, flushLogger } from '../ops/logger.js';
@@ -23,6 +23,10 @@ ${SERVE_USAGE}`;
 async function serve(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(SERVE_USAGE);
+    return 0;
+  }
+  if (argv.includes('--version')) {
+    console.log(`tusk ${VERSION}`);
     return 0;
   }
   const config = loadConfig(argv);
@@ -92,6 +96,10 @@ export async function main(argv: string[]): Promise<number> {
     case '-h':
     case 'help':
       console.log(USAGE);
+      return 0;
+    case '--version':
+    case 'version':
+      console.log(`tusk ${VERSION}`);
       return 0;
     default:
       if (command.startsWith('-')) return serve(argv);
