@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import type { TlsFiles } from './http/uws.js';
 import { parseLogLevel, type LogLevel } from './ops/logger.js';
 
 export type Durability = 'strict' | 'relaxed';
@@ -31,6 +32,8 @@ export interface Config {
   maxBucketsPerAccount: number;
   publisher: PublisherConfig;
   ops: OpsConfig;
+  /** HTTPS for both listeners; reloaded on SIGHUP */
+  tls?: TlsFiles;
 }
 
 export interface OpsConfig {
@@ -106,6 +109,10 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --epoch-length D         epoch length, e.g. 1d, 2h, 90s (TUSK_EPOCH_LENGTH, default 1d)
   --max-blob-size B        largest accepted blob body, e.g. 10MiB (TUSK_MAX_BLOB_SIZE, default 10MiB)
 
+  TLS (both listeners; SIGHUP reloads the files):
+  --tls-cert FILE          PEM certificate chain (TUSK_TLS_CERT)
+  --tls-key FILE           PEM private key (TUSK_TLS_KEY)
+
   --config FILE            settings file, TOML (or JSON when FILE ends in .json) with the flags' names
                            as keys, e.g. listen = "0.0.0.0:9000" (TUSK_CONFIG); flags > TUSK_* > file
   --version                print the version
@@ -133,6 +140,8 @@ const SERVE_OPTIONS = {
   'disk-reserve': { type: 'string' },
   metrics: { type: 'string' },
   'metrics-token': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
 } as const;
 
 type SettingName = keyof typeof SERVE_OPTIONS;
@@ -216,7 +225,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       metrics: parseOnOff(str('metrics', 'on'), 'metrics'),
       metricsToken: optional('metrics-token'),
     },
+    tls: parseTls(optional('tls-cert'), optional('tls-key')),
   };
+}
+
+function parseTls(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new Error('tls: give both --tls-cert and --tls-key');
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
 }
 
 function parseOnOff(value: string, what: string): boolean {

@@ -26,6 +26,8 @@ export interface RunningServer {
   publisherPort?: number;
   /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store and the publisher. */
   close(graceMs?: number): Promise<void>;
+  /** Loads the TLS certificate and key again (SIGHUP); throws, keeping the old ones, when they do not load. */
+  reloadTls(): Promise<void>;
 }
 
 export type { Logger };
@@ -45,8 +47,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   let admin: ((ex: Exchange) => Promise<void>) | undefined;
   const ops = opsRoutes({ health, metrics, metricsToken: config.ops.metricsToken, serverHeader: config.serverHeader, admin: () => admin });
   loadUws();
-  const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)));
-  const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
+  const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)), config.tls);
+  const url = `${config.tls ? 'https' : 'http'}://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   logger.info(`listener bound on ${url}; starting (health at ${url}/tusk/health/ready)`);
   let loaded: ReturnType<typeof loadAccounts>;
   let opened: SegmentStore;
@@ -96,6 +98,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         epochLengthMs: p.epochLengthMs,
         maxBodyBytes: p.maxBodyBytes,
         durability: config.durability,
+        tls: config.tls,
         log,
         observer: publisherAccessObserver(logger, metrics),
         onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
@@ -116,6 +119,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await server.close(graceMs);
       await opened.close();
       await publisherClosed;
+    },
+    async reloadTls() {
+      await server.reloadTls();
+      await publisher?.reloadTls();
     },
   };
 }

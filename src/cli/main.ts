@@ -45,6 +45,14 @@ async function serve(argv: string[]): Promise<number> {
         resolve();
       });
     };
+    if (config.tls) {
+      process.on('SIGHUP', () => {
+        server.reloadTls().then(
+          () => logger.info('SIGHUP: TLS certificate and key reloaded'),
+          (e) => logger.error(`SIGHUP: TLS reload failed, keeping the old certificate: ${(e as Error).message}`),
+        );
+      });
+    }
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });

@@ -12,6 +12,8 @@ export interface RequestHead {
   headerList: ReadonlyArray<readonly [string, string]>;
   /** lower-cased name → value; repeated headers joined with ',' */
   headers: Readonly<Record<string, string>>;
+  /** arrived over TLS on this listener (aws:SecureTransport; SSE-C requires it) */
+  secure?: boolean;
 }
 
 /** Builds `headers` from `headerList` (repeated headers joined with ','). */

@@ -34,11 +34,18 @@ type UwsRequest = {
 };
 type UwsApp = {
   any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
+  addServerName(hostname: string, options: UwsTlsOptions): UwsApp;
+  removeServerName(hostname: string): UwsApp;
+  missingServerName(cb: (hostname: string) => void): UwsApp;
+  domain(hostname: string): UwsApp;
   listen(host: string, port: number, cb: (socket: unknown) => void): UwsApp;
   close(): void;
 };
+type UwsTlsOptions = { cert_file_name: string; key_file_name: string };
 type UwsModule = {
   App(): UwsApp;
+  /** throws when the certificate or key cannot be loaded */
+  SSLApp(options: UwsTlsOptions): UwsApp;
   us_listen_socket_close(socket: unknown): void;
   us_socket_local_port(socket: unknown): number;
 };
@@ -309,23 +316,43 @@ export class Exchange {
 
 export interface HttpServer {
   port: number;
+  /** https listener */
+  secure: boolean;
   /**
    * Stops accepting connections, waits up to `graceMs` for the requests being answered, then
    * closes every connection (idle keep-alive ones included). Idempotent.
    */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Loads the certificate and key files again for new TLS handshakes that name a server (SNI);
+   * open connections keep theirs. Throws, changing nothing, when the files do not load.
+   */
+  reloadTls(): Promise<void>;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
 }
 
 /**
- * Starts a uWS listener. `handler` is called synchronously for each request with its Exchange;
- * the promise it returns settles when the request is done, so that close() can wait for it.
+ * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
+ * request with its Exchange; the promise it returns settles when the request is done, so that
+ * close() can wait for it.
  */
-export function listen(host: string, port: number, handler: (ex: Exchange) => Promise<void>): Promise<HttpServer> {
+export function listen(
+  host: string,
+  port: number,
+  handler: (ex: Exchange) => Promise<void>,
+  tls?: TlsFiles,
+): Promise<HttpServer> {
   const uws = loadUws();
-  const app = uws.App();
+  const tlsOptions = tls && { cert_file_name: tls.certFile, key_file_name: tls.keyFile };
+  const app = tlsOptions ? uws.SSLApp(tlsOptions) : uws.App();
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  app.any('/*', (res, req) => {
+  const secure = tls !== undefined;
+  const route = (res: UwsResponse, req: UwsRequest) => {
     const headerList: Array<readonly [string, string]> = [];
     req.forEach((k, v) => headerList.push([k, v]));
     const head: RequestHead = {
@@ -334,12 +361,30 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
       rawQuery: req.getQuery() ?? '',
       headerList,
       headers: joinHeaders(headerList),
+      secure,
     };
     inFlight++;
     void handler(new Exchange(res, head)).finally(() => {
       if (--inFlight === 0) drained?.();
     });
-  });
+  };
+  app.any('/*', route);
+  // This uWS build cannot bind a second listener to a port with open connections, so a TLS reload
+  // cannot swap listeners: each server name a client asks for (SNI) gets its own context, loaded
+  // on first sight, and a reload replaces those. Clients that send no SNI (those that connect to
+  // an IP address) keep the start-up certificate until a restart. A server name has its own uWS
+  // router, which gets the same route. (uWS prints a line to stdout when it switches routers.)
+  const serverNames = new Set<string>();
+  const addServerName = (name: string, options: UwsTlsOptions) => {
+    app.addServerName(name, options);
+    app.domain(name).any('/*', route);
+  };
+  if (tlsOptions) {
+    app.missingServerName((name) => {
+      serverNames.add(name);
+      addServerName(name, tlsOptions);
+    });
+  }
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (!socket) {
@@ -349,6 +394,7 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
       let closing: Promise<void> | undefined;
       resolve({
         port: uws.us_socket_local_port(socket),
+        secure,
         close: (graceMs = 10_000) =>
           (closing ??= (async () => {
             // closing a uWS listen socket twice crashes the process: once, here
@@ -363,6 +409,15 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
             }
             app.close();
           })()),
+        async reloadTls() {
+          if (!tlsOptions) throw new Error('this listener has no TLS');
+          // loading them into a throw-away app first: bad files fail here, before any context is replaced
+          uws.SSLApp(tlsOptions).close();
+          for (const name of serverNames) {
+            app.removeServerName(name);
+            addServerName(name, tlsOptions);
+          }
+        },
       });
     });
   });

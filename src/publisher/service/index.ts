@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import { openBlobCodec } from '../codec.js';
+import type { TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
 import { openLedger, type Ledger } from '../ledger/index.js';
@@ -40,6 +41,7 @@ export interface PublisherFaceConfig {
   codec?: BlobCodec;
   log?: Logger;
   observer?: PublisherRequestObserver;
+  tls?: TlsFiles;
   /** called with each blob encode's duration in seconds (metrics) */
   onEncode?: (seconds: number) => void;
 }
@@ -52,6 +54,7 @@ export interface PublisherFace {
   ledger: Ledger;
   network: StorageNetwork;
   reclaimNow: RunningPublisher['reclaimNow'];
+  reloadTls: RunningPublisher['reloadTls'];
   /** ledger, worker pool and storage nodes, for metrics */
   stats(): Promise<PublisherFaceStats>;
   /** Stops the listener, then closes the network, the codec (if opened here) and the ledger. */
@@ -103,11 +106,12 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       maxConcurrent: config.maxConcurrent,
       queue: config.queue,
       reclaimIntervalMs: config.reclaimIntervalMs,
+      tls: config.tls,
       log,
       observer: config.observer,
     });
     const hostText = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${hostText}:${publisher.port}`;
+    const url = `${config.tls ? 'https' : 'http'}://${hostText}:${publisher.port}`;
     const where = config.nodeUrls?.length ? `${config.nodeUrls.length} remote storage nodes` : `${network.members.length} in-process storage nodes`;
     log(`tusk: publisher: ${config.nShards} shards on ${where}; ledger epoch ${ledger.currentEpoch()}, max ${ledger.maxEpochsAhead} epochs ahead`);
     log(`tusk: publisher listening on ${url}`);
@@ -118,6 +122,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       ledger,
       network,
       reclaimNow: publisher.reclaimNow,
+      reloadTls: publisher.reloadTls,
       stats: async () => ({
         ledgerBalance: Number(ledger.balance()),
         ledgerTransactions: ledger.status().transactions,

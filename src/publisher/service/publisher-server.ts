@@ -2,7 +2,7 @@
 // /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
-import { AbortedError, listen, type Exchange, type ResponseHeaders } from '../../http/uws.js';
+import { AbortedError, listen, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { isObjectId, parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
@@ -51,10 +51,13 @@ export interface PublisherOptions {
   reclaimIntervalMs?: number;
   log?: Logger;
   observer?: PublisherRequestObserver;
+  tls?: TlsFiles;
 }
 
 export interface RunningPublisher {
   port: number;
+  /** Loads the TLS files again (SIGHUP). */
+  reloadTls(): Promise<void>;
   /** Runs one reclaim pass now (tests and operators). */
   reclaimNow(): ReturnType<Reclaimer['runNow']>;
   /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close ledger, network or codec. */
@@ -79,11 +82,12 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
   const observer = opts.observer;
-  const server = await listen(opts.host, opts.port, observer ? (ex) => observed(handler, ex, observer) : (ex) => handle(handler, ex));
+  const server = await listen(opts.host, opts.port, observer ? (ex) => observed(handler, ex, observer) : (ex) => handle(handler, ex), opts.tls);
   let closed = false;
   return {
     port: server.port,
     reclaimNow: () => reclaimer.runNow(),
+    reloadTls: () => server.reloadTls(),
     async close(graceMs = 10_000) {
       if (closed) return;
       closed = true;
