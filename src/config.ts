@@ -34,6 +34,8 @@ export interface Config {
   ops: OpsConfig;
   /** HTTPS for both listeners; reloaded on SIGHUP */
   tls?: TlsFiles;
+  /** SSE-C on a plain-HTTP loopback listener (testing; as RGW's rgw_crypt_require_ssl = false) */
+  sseCustomerKeysOverHttp: boolean;
 }
 
 export interface OpsConfig {
@@ -113,6 +115,9 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --tls-cert FILE          PEM certificate chain (TUSK_TLS_CERT)
   --tls-key FILE           PEM private key (TUSK_TLS_KEY)
 
+  --allow-sse-c-over-http  accept SSE-C customer keys over plain HTTP on a loopback listener
+                           (testing; TUSK_ALLOW_SSE_C_OVER_HTTP; S3 refuses them without TLS)
+
   --config FILE            settings file, TOML (or JSON when FILE ends in .json) with the flags' names
                            as keys, e.g. listen = "0.0.0.0:9000" (TUSK_CONFIG); flags > TUSK_* > file
   --version                print the version
@@ -142,6 +147,7 @@ const SERVE_OPTIONS = {
   'metrics-token': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'allow-sse-c-over-http': { type: 'boolean' },
 } as const;
 
 type SettingName = keyof typeof SERVE_OPTIONS;
@@ -226,7 +232,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       metricsToken: optional('metrics-token'),
     },
     tls: parseTls(optional('tls-cert'), optional('tls-key')),
+    sseCustomerKeysOverHttp: parseSseCOverHttp(
+      parseBool(values['allow-sse-c-over-http'] === true ? 'true' : str('allow-sse-c-over-http', 'false'), 'allow-sse-c-over-http'),
+      str('listen', '127.0.0.1:9000'),
+    ),
   };
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Customer keys cross the network in clear over HTTP: allowed only where the network is this host. */
+function parseSseCOverHttp(allowed: boolean, listen: string): boolean {
+  if (allowed && !LOOPBACK.test(parseHostPort(listen, 'listen').host)) {
+    throw new Error('allow-sse-c-over-http: only for a loopback listener (127.0.0.1, ::1); use --tls-cert/--tls-key otherwise');
+  }
+  return allowed;
 }
 
 function parseTls(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {

@@ -15,6 +15,7 @@ import { createLogger, lineLogger, type Logger } from './ops/logger.js';
 import { Metrics, type PublisherStats } from './ops/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
+import { loadOrCreateMasterKey } from './s3/sse/keys.js';
 import type { SegmentStore } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
@@ -70,6 +71,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const { accounts, generated } = loaded;
   const services = s3Services(opened, accounts, config);
   services.observer = s3AccessObserver(logger, metrics);
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
   const quotas = new BucketQuotas(config.dataDir, opened);
   services.quotas = quotas;
   s3 = s3RequestHandler(services, log);

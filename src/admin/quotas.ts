@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { writeFileDurably } from '../durable-file.js';
 import type { WriteQuota } from '../s3/context.js';
 import { S3Error } from '../s3/errors.js';
+import { objectSize } from '../s3/sse/sse.js';
 import type { Store } from '../store/types.js';
 
 export const QUOTAS_FILE = 'bucket-quotas.json';
@@ -33,7 +34,7 @@ export function bucketUsage(store: Store, bucket: string): BucketUsage {
     for (const item of page.items) {
       if (item.kind !== 'object') continue;
       objects++;
-      bytes += item.record.size;
+      bytes += objectSize(item.record);
       startAfter = item.record.key;
     }
     if (!page.isTruncated || page.items.length === 0) return { objects, bytes };
@@ -74,7 +75,7 @@ export class BucketQuotas implements WriteQuota {
     const usage = this.cachedUsage(bucket);
     const replaced = this.store.getObject(bucket, key);
     const objects = usage.objects + (replaced ? 0 : 1);
-    const total = usage.bytes - (replaced?.size ?? 0) + bytes;
+    const total = usage.bytes - (replaced ? objectSize(replaced) : 0) + bytes;
     if ((quota.maxObjects !== undefined && objects > quota.maxObjects) || (quota.maxBytes !== undefined && total > quota.maxBytes)) {
       throw new S3Error('QuotaExceeded', { BucketName: bucket }, { close: true });
     }

@@ -8,6 +8,7 @@ import type { BucketRecord, Store } from '../store/types.js';
 import type { Principal } from './access.js';
 import type { AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
+import type { SseSettings } from './sse/sse.js';
 import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';
 
@@ -40,6 +41,8 @@ export interface WriteQuota {
 
 export interface S3Services {
   quotas?: WriteQuota;
+  /** encryption at rest; none = SSE requests answer NotImplemented */
+  sse?: SseSettings;
   /** access log and metrics; none when both are off */
   observer?: S3RequestObserver;
   store: Store;

@@ -15,6 +15,7 @@ import {
   handleListBuckets,
   handlePutBucketSubresourceStub,
 } from './handlers/buckets.js';
+import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
 import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
@@ -35,6 +36,9 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   GetBucketSubresourceStub: handleGetBucketSubresourceStub,
   PutBucketSubresourceStub: handlePutBucketSubresourceStub,
   DeleteBucketSubresourceStub: handleDeleteBucketSubresourceStub,
+  PutBucketEncryption: handlePutBucketEncryption,
+  GetBucketEncryption: handleGetBucketEncryption,
+  DeleteBucketEncryption: handleDeleteBucketEncryption,
 };
 
 export function dispatch(ctx: S3Context): Promise<void> {

@@ -16,6 +16,9 @@ export const IMPLEMENTED_OPERATIONS = [
   'GetBucketSubresourceStub',
   'PutBucketSubresourceStub',
   'DeleteBucketSubresourceStub',
+  'PutBucketEncryption',
+  'GetBucketEncryption',
+  'DeleteBucketEncryption',
 ] as const;
 
 /** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */

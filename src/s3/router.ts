@@ -93,7 +93,7 @@ export function resolveResource(head: RequestHead, domains: readonly string[]): 
 
 /** §1.6: bucket sub-resources answered with S3's "not configured" result. */
 export const BUCKET_STUBS = [
-  'policy', 'policyStatus', 'lifecycle', 'website', 'encryption', 'replication', 'tagging', 'ownershipControls',
+  'policy', 'policyStatus', 'lifecycle', 'website', 'replication', 'tagging', 'ownershipControls',
   'publicAccessBlock', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
   'inventory', 'intelligent-tiering',
 ] as const;
@@ -124,6 +124,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('acl')) return { op: 'PutBucketAcl' };
       if (q.has('cors')) return { op: 'PutBucketCors' };
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
+      if (q.has('encryption')) return { op: 'PutBucketEncryption' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
     case 'GET':
@@ -140,12 +141,14 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('acl')) return { op: 'GetBucketAcl' };
       if (q.has('cors')) return { op: 'GetBucketCors' };
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
+      if (q.has('encryption')) return { op: 'GetBucketEncryption' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
       return { op: 'ListObjects' };
     case 'HEAD':
       return { op: 'HeadBucket' };
     case 'DELETE':
       if (q.has('cors')) return { op: 'DeleteBucketCors' };
+      if (q.has('encryption')) return { op: 'DeleteBucketEncryption' };
       if (stub) return { op: 'DeleteBucketSubresourceStub', subresource: stub };
       return { op: 'DeleteBucket' };
     case 'POST':

@@ -191,5 +191,6 @@ function buildRecord(key: string, size: number, meta: ObjectMeta, segment: numbe
     extents: [{ segment, offset, length: size }],
   };
   if (meta.checksum) record.checksum = meta.checksum;
+  if (meta.encryption) record.encryption = meta.encryption;
   return record;
 }

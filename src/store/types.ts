@@ -23,6 +23,29 @@ export interface BucketRecord {
   objectLock: boolean;
   versioning: VersioningState;
   objectOwnership?: string;
+  /** default encryption of new objects (PutBucketEncryption) */
+  encryption?: BucketEncryption;
+}
+
+export interface BucketEncryption {
+  algorithm: 'AES256';
+  bucketKeyEnabled: boolean;
+}
+
+/**
+ * Encryption at rest as the S3 face recorded it (src/s3/sse): the engine stores the sealed bytes
+ * as any other body; `size` and the extents count sealed bytes, `plaintextSize` the object's.
+ */
+export interface ObjectEncryption {
+  mode: 'SSE-S3' | 'SSE-C';
+  plaintextSize: number;
+  blockSize: number;
+  /** base64 of the per-object nonce prefix */
+  noncePrefix: string;
+  /** base64 of the data key wrapped by the master key (SSE-S3) or the customer's key (SSE-C) */
+  wrappedKey: string;
+  /** SSE-C: base64 MD5 of the customer's key, checked on every read */
+  customerKeyMD5?: string;
 }
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
@@ -59,6 +82,7 @@ export interface ObjectMeta {
   checksum?: StoredChecksum;
   /** version id; 'null' for the null version (s3.md §3.0.7). Versioning itself comes later. */
   versionId: string;
+  encryption?: ObjectEncryption;
 }
 
 export interface ObjectRecord extends ObjectMeta {

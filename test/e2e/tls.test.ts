@@ -2,6 +2,7 @@
 // certificate made here with openssl, the publisher over TLS, and a SIGHUP certificate reload.
 
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
@@ -83,6 +84,11 @@ describe('TLS', () => {
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'over tls', Body: body }));
       const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'over tls', Range: 'bytes=1000-1999' }));
       expect(Buffer.from(await got.Body!.transformToByteArray())).toEqual(body.subarray(1000, 2000));
+      // SSE-C needs no setting over TLS
+      const sseC = { SSECustomerAlgorithm: 'AES256', SSECustomerKey: randomBytes(32).toString('base64') } as const;
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sse-c', Body: body, ...sseC }));
+      const sealed = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sse-c', Range: 'bytes=70000-70009', ...sseC }));
+      expect(Buffer.from(await sealed.Body!.transformToByteArray())).toEqual(body.subarray(70_000, 70_010));
     } finally {
       s3.destroy();
     }
@@ -94,7 +100,7 @@ describe('TLS', () => {
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout.equals(body)).toBe(true);
     const ls = await runAws(server, ['s3api', 'list-objects-v2', '--bucket', bucket, ...caBundle]);
-    expect(JSON.parse(ls.stdout.toString()).Contents.map((c: { Key: string }) => c.Key)).toEqual(['cli key', 'over tls']);
+    expect(JSON.parse(ls.stdout.toString()).Contents.map((c: { Key: string }) => c.Key)).toEqual(['cli key', 'over tls', 'sse-c']);
     // without the CA, the certificate is refused
     const untrusted = await runAws(server, ['s3api', 'list-buckets']);
     expect(untrusted.code).not.toBe(0);

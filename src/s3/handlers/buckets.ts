@@ -144,7 +144,6 @@ const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> =
   policyStatus: 'NoSuchBucketPolicy',
   lifecycle: 'NoSuchLifecycleConfiguration',
   website: 'NoSuchWebsiteConfiguration',
-  encryption: 'ServerSideEncryptionConfigurationNotFoundError',
   replication: 'ReplicationConfigurationNotFoundError',
   tagging: 'NoSuchTagSet',
   ownershipControls: 'OwnershipControlsNotFoundError',

@@ -5,6 +5,7 @@ import { requireBucket } from '../access.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
+import { objectSize } from '../sse/sse.js';
 import { doc, el, isoSeconds } from '../xml.js';
 import type { BucketRecord, ListResult, ObjectRecord } from '../../store/types.js';
 
@@ -78,7 +79,7 @@ function ownerOf(ctx: S3Context, bucket: BucketRecord): Owner {
 function contentsXml(r: ObjectRecord, enc: (s: string) => string, owner: Owner | undefined): string {
   return (
     `<Contents>${el('Key', enc(r.key))}${el('LastModified', isoSeconds(r.lastModified))}${el('ETag', `"${r.etag}"`)}` +
-    `${el('Size', r.size)}${owner ? `<Owner>${el('ID', owner.ID)}${el('DisplayName', owner.DisplayName)}</Owner>` : ''}` +
+    `${el('Size', objectSize(r))}${owner ? `<Owner>${el('ID', owner.ID)}${el('DisplayName', owner.DisplayName)}</Owner>` : ''}` +
     `${el('StorageClass', r.storageClass)}</Contents>`
   );
 }
@@ -88,7 +89,7 @@ function contentsJson(r: ObjectRecord, enc: (s: string) => string, owner: Owner 
     Key: enc(r.key),
     LastModified: isoSeconds(r.lastModified),
     ETag: `"${r.etag}"`,
-    Size: r.size,
+    Size: objectSize(r),
     StorageClass: r.storageClass,
     ...(owner ? { Owner: owner } : {}),
   };

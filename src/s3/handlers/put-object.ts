@@ -8,6 +8,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { digestsNeeded, headerNameOf, planChecksums, verifyChecksums } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
 import { S3Error } from '../errors.js';
+import { sealedEtag, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
 import { openRequestBody } from '../request-body.js';
 import { contentSha256MismatchError } from '../auth/index.js';
@@ -59,7 +60,6 @@ function storedHeadersOf(headers: Readonly<Record<string, string>>, contentEncod
 /** Headers that imply features Tusk does not have yet (s3.md §3.0.3, §3.0.9, §2.12). */
 function rejectUnsupported(headers: Readonly<Record<string, string>>, objectLockBucket: boolean): void {
   for (const name of Object.keys(headers)) {
-    if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
     if (name.startsWith('x-amz-grant-')) {
       if (headers['x-amz-acl'] !== undefined) {
         throw new S3Error('InvalidRequest', {}, { message: 'Specifying both Canned ACLs and Header Grants is not allowed' });
@@ -116,9 +116,12 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   const key = ctx.resource.key!;
   precheck(ctx, bucket.name, key, condition);
   ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
+  const sealing = sealingForWrite(ctx, bucket, body.length);
 
   const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined));
-  const writer = ctx.services.store.beginWrite(body.length);
+  const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
+  // digests are of the plaintext; the writer gets sealed blocks when the object is encrypted
+  const write = sealing ? (chunk: Buffer) => Promise.all(sealing.sealer.push(chunk).map((b) => writer.write(b))) : (chunk: Buffer) => writer.write(chunk);
   let committed = false;
   try {
     // Chunks are hashed and written while the next ones arrive; both keep chunk order on their own
@@ -128,7 +131,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
     for (;;) {
       const chunk = await body.next();
       if (!chunk) break;
-      const done = Promise.all([hasher.update(chunk), writer.write(chunk)]);
+      const done = Promise.all([hasher.update(chunk), write(chunk)]);
       done.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
       inFlight.push({ done, bytes: chunk.length });
       inFlightBytes += chunk.length;
@@ -139,6 +142,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       }
     }
     await Promise.all(inFlight.map((c) => c.done));
+    if (sealing) await Promise.all(sealing.sealer.end().map((b) => writer.write(b)));
     const trailers = body.finish();
     const digests = hasher.digest();
     if (body.expectedSha256 !== undefined && digests.sha256!.toString('hex') !== body.expectedSha256) {
@@ -147,7 +151,7 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
     const checksum = verifyChecksums(plan, digests, trailers);
     const objectMeta: ObjectMeta = {
       size: body.length,
-      etag: digests.md5.toString('hex'),
+      etag: sealedEtag(sealing, digests.md5.toString('hex')),
       lastModified: Date.now(),
       contentType: h['content-type'] ?? DEFAULT_CONTENT_TYPE,
       storageClass,
@@ -157,10 +161,11 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
       checksum,
       versionId: 'null',
     };
+    if (sealing) objectMeta.encryption = sealing.encryption;
     const record = await writer.commit(bucket.name, key, objectMeta, condition);
     committed = true;
-    ctx.services.quotas?.written(bucket.name, record.size);
-    const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
+    ctx.services.quotas?.written(bucket.name, body.length);
+    const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`], ...(sealing?.responseHeaders ?? [])];
     // echo the checksum when the client supplied or requested one (s3.md §3.0.2)
     if (plan.algorithm) {
       out.push([headerNameOf(checksum.algorithm), checksum.value], ['x-amz-checksum-type', 'FULL_OBJECT']);
