@@ -1,4 +1,5 @@
 import { summarize, type LatencySummary, type OpStats } from './stats.js';
+import type { IntervalResult } from './timeline.js';
 
 /** The JSON shape of one run (`--json`), read back by `tusk bench compare`. */
 export const RESULT_FORMAT = 'tusk-bench/1';
@@ -45,6 +46,8 @@ export interface BenchResult {
     seed: number;
   };
   measuredSeconds: number;
+  /** one entry per second of the measured phase (absent in files from before it existed) */
+  timeline?: IntervalResult[];
   ops: Record<string, OpResult>;
   total: OpResult;
   cpu: CpuUse;

@@ -180,6 +180,10 @@ export async function bucketExists(ctx: OpContext): Promise<boolean> {
   const res = await ctx.client.send({ method: 'HEAD', bucket: ctx.bucket });
   if (res.status === 200) return true;
   if (res.status === 404) return false;
+  // a HEAD answer has no error body: a 403 here is most often rejected credentials
+  if (res.status === 403) {
+    throw new Error(`HeadBucket ${ctx.bucket} answered 403 Forbidden: the credentials are rejected or may not use this bucket (check --access-key/--secret-key and --region)`);
+  }
   throw new Error(`HeadBucket ${ctx.bucket} answered HTTP ${res.status}`);
 }
 
