@@ -19,11 +19,11 @@ export function s3AccessObserver(logger: Logger | undefined, metrics: Metrics | 
   const log = logger?.isLevelEnabled('info') ? logger.child({ face: 's3' }) : undefined;
   if (!log && !metrics) return undefined;
   return {
-    started: () => metrics?.started('s3'),
+    started: () => metrics?.requests.started('s3'),
     finished(ex: Exchange, s: S3RequestSummary) {
       const durationMs = performance.now() - s.startedAt;
       const status = statusOf(ex);
-      metrics?.finished({ face: 's3', operation: s.operation, status, bytesIn: ex.received, bytesOut: ex.bytesSent, durationMs });
+      metrics?.requests.finished({ face: 's3', operation: s.operation, status, bytesIn: ex.received, bytesOut: ex.bytesSent, durationMs });
       log?.info(
         {
           reqId: s.requestId,
@@ -49,11 +49,11 @@ export function publisherAccessObserver(logger: Logger | undefined, metrics: Met
   const log = logger?.isLevelEnabled('info') ? logger.child({ face: 'publisher' }) : undefined;
   if (!log && !metrics) return undefined;
   return {
-    started: () => metrics?.started('publisher'),
+    started: () => metrics?.requests.started('publisher'),
     finished(ex, route, startedAt) {
       const durationMs = performance.now() - startedAt;
       const status = statusOf(ex);
-      metrics?.finished({ face: 'publisher', operation: route, status, bytesIn: ex.received, bytesOut: ex.bytesSent, durationMs });
+      metrics?.requests.finished({ face: 'publisher', operation: route, status, bytesIn: ex.received, bytesOut: ex.bytesSent, durationMs });
       log?.info(
         {
           op: route,

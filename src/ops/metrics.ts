@@ -6,16 +6,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { PublisherFaceStats } from '../publisher/service/index.js';
 import type { StoreStats } from '../store/segment-store.js';
 import type { Health } from './health.js';
-
-/** What a request contributes: `face` is s3, publisher or ops; `operation` the S3 operation or publisher route. */
-export interface RequestSample {
-  face: string;
-  operation: string;
-  status: number;
-  bytesIn: number;
-  bytesOut: number;
-  durationMs: number;
-}
+import { RequestMetrics } from './request-metrics.js';
 
 export type PublisherStats = PublisherFaceStats;
 
@@ -26,16 +17,9 @@ export interface MetricSources {
   publisher?(): Promise<PublisherStats | undefined>;
 }
 
-/** S3 latency spans sub-millisecond small GETs to multi-second large PUTs. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'face' | 'operation' | 'status'>;
-  private readonly latency: Histogram<'face' | 'operation' | 'status'>;
-  private readonly bytesIn: Counter<'face' | 'operation'>;
-  private readonly bytesOut: Counter<'face' | 'operation'>;
-  private readonly inFlight: Gauge<'face'>;
+  readonly requests = new RequestMetrics();
   readonly encodeSeconds: Histogram;
 
   constructor(sources: MetricSources) {
@@ -46,17 +30,7 @@ export class Metrics {
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
       this.registry.removeSingleMetric(`tusk_${name}`);
     }
-    this.requests = new Counter({ name: 'tusk_requests_total', help: 'Requests answered, by face, operation and status', labelNames: ['face', 'operation', 'status'], registers });
-    this.latency = new Histogram({
-      name: 'tusk_request_duration_seconds',
-      help: 'Time from the request head to the last response byte',
-      labelNames: ['face', 'operation', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.bytesIn = new Counter({ name: 'tusk_received_bytes_total', help: 'Request body bytes received', labelNames: ['face', 'operation'], registers });
-    this.bytesOut = new Counter({ name: 'tusk_sent_bytes_total', help: 'Response body bytes sent', labelNames: ['face', 'operation'], registers });
-    this.inFlight = new Gauge({ name: 'tusk_requests_in_flight', help: 'Requests being answered', labelNames: ['face'], registers });
+    this.requests.register(this.registry);
     this.encodeSeconds = new Histogram({
       name: 'tusk_publisher_encode_duration_seconds',
       help: 'RS2 encode time of stored blobs',
@@ -66,19 +40,6 @@ export class Metrics {
     registerStoreMetrics(registers, sources.store);
     registerHealthMetrics(registers, sources.health);
     if (sources.publisher) registerPublisherMetrics(registers, sources.publisher);
-  }
-
-  started(face: string): void {
-    this.inFlight.inc({ face });
-  }
-
-  finished(s: RequestSample): void {
-    const status = String(s.status);
-    this.inFlight.dec({ face: s.face });
-    this.requests.inc({ face: s.face, operation: s.operation, status });
-    this.latency.observe({ face: s.face, operation: s.operation, status }, s.durationMs / 1000);
-    if (s.bytesIn > 0) this.bytesIn.inc({ face: s.face, operation: s.operation }, s.bytesIn);
-    if (s.bytesOut > 0) this.bytesOut.inc({ face: s.face, operation: s.operation }, s.bytesOut);
   }
 
   exposition(): Promise<string> {
@@ -137,6 +98,12 @@ function registerStoreMetrics(registers: Registry[], store: () => StoreStats | u
   });
   readGauge(registers, 'tusk_store_live_records', 'Body records of current objects', () => stats()?.liveRecords);
   readGauge(registers, 'tusk_store_index_bytes', 'Bytes of the LMDB index in use', () => stats()?.indexBytes);
+  // fed once the engine reports compaction in store.stats() (StoreStats.compaction); 0 until then
+  totalCounter(registers, 'tusk_store_compaction_passes_total', 'Compaction passes run', () => stats()?.compaction?.passes ?? 0);
+  totalCounter(registers, 'tusk_store_compaction_segments_total', 'Segments compacted', () => stats()?.compaction?.segmentsCompacted ?? 0);
+  totalCounter(registers, 'tusk_store_compaction_deleted_segments_total', 'Segment files deleted by compaction', () => stats()?.compaction?.segmentsDeleted ?? 0);
+  totalCounter(registers, 'tusk_store_compaction_moved_bytes_total', 'Live bytes copied by compaction', () => stats()?.compaction?.bytesMoved ?? 0);
+  readGauge(registers, 'tusk_store_compaction_running', '1 while a compaction pass runs', () => (stats()?.compaction?.running ? 1 : 0));
   readGauge(registers, 'tusk_store_active_segment', 'Number of the segment file being appended to', () => stats()?.activeSegment);
 }
 

@@ -67,6 +67,17 @@ export interface StoreStats {
   liveRecords: number;
   /** bytes of the LMDB index in use */
   indexBytes: number;
+  /** running totals of compaction passes; absent until the engine compacts */
+  compaction?: CompactionTotals;
+}
+
+export interface CompactionTotals {
+  passes: number;
+  running: boolean;
+  segmentsCompacted: number;
+  segmentsDeleted: number;
+  recordsMoved: number;
+  bytesMoved: number;
 }
 
 type ConditionOutcome = 'ok' | 'no-bucket' | 'exists' | 'missing' | 'mismatch';
