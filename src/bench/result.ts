@@ -42,6 +42,8 @@ export interface BenchResult {
     rate: number | null;
     objects: number;
     payload: string;
+    /** absent in files from before --sse existed */
+    sse?: string | null;
     addressing: string;
     seed: number;
   };

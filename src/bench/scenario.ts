@@ -41,7 +41,10 @@ export async function runBench(options: BenchOptions, log: Log = () => {}, progr
     options.client === 'raw' ? new RawS3Client(clientOptions) : new HttpS3Client(clientOptions);
   const content = new ContentSource(options.seed);
   content.ensure(maxSize(options.sizes));
-  const ctx: OpContext = { client, content, bucket: options.bucket ?? `tusk-bench-${runId}`, payload: options.payload };
+  const ctx: OpContext = {
+    client, content, bucket: options.bucket ?? `tusk-bench-${runId}`, payload: options.payload,
+    writeHeaders: options.sse ? { 'x-amz-server-side-encryption': options.sse } : undefined,
+  };
   const run = new Run(options, ctx, `tusk-bench-${runId}/`, log, progress);
   try {
     return await run.execute();
@@ -121,6 +124,7 @@ class Run {
         rate: o.rate ?? null,
         objects,
         payload: o.payload,
+        sse: o.sse ?? null,
         addressing: o.addressing,
         seed: o.seed,
       },

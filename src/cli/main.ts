@@ -45,14 +45,17 @@ async function serve(argv: string[]): Promise<number> {
         resolve();
       });
     };
-    if (config.tls) {
-      process.on('SIGHUP', () => {
-        server.reloadTls().then(
-          () => logger.info('SIGHUP: TLS certificate and key reloaded'),
-          (e) => logger.error(`SIGHUP: TLS reload failed, keeping the old certificate: ${(e as Error).message}`),
-        );
-      });
-    }
+    // SIGHUP reloads TLS (systemctl reload); without TLS it must not end the process (its default)
+    process.on('SIGHUP', () => {
+      if (!config.tls) {
+        logger.info('SIGHUP: nothing to reload (no TLS)');
+        return;
+      }
+      server.reloadTls().then(
+        () => logger.info('SIGHUP: TLS certificate and key reloaded'),
+        (e) => logger.error(`SIGHUP: TLS reload failed, keeping the old certificate: ${(e as Error).message}`),
+      );
+    });
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
