@@ -14,6 +14,7 @@ import { Health } from './ops/health.js';
 import { createLogger, lineLogger, type Logger } from './ops/logger.js';
 import { Metrics, type PublisherStats } from './ops/metrics.js';
 import { opsRoutes } from './ops/routes.js';
+import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
 import { s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
 import type { SegmentStore } from './store/segment-store.js';
@@ -46,7 +47,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // S3 requests before the engine is open answer 503.
   let s3: ((ex: Exchange) => Promise<void>) | undefined;
   let admin: ((ex: Exchange) => Promise<void>) | undefined;
-  const ops = opsRoutes({ health, metrics, metricsToken: config.ops.metricsToken, serverHeader: config.serverHeader, admin: () => admin });
+  const domains = normalizeDomains(config.domains);
+  const ops = opsRoutes({
+    health,
+    metrics,
+    metricsToken: config.ops.metricsToken,
+    serverHeader: config.serverHeader,
+    admin: () => admin,
+    isBucketHost: (ex) => isVirtualHostStyle(ex.head, domains),
+  });
   loadUws();
   const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)), config.tls);
   const url = `${config.tls ? 'https' : 'http'}://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;

@@ -20,6 +20,8 @@ export interface OpsRouteOptions {
   serverHeader: string;
   /** the admin API, once the server is up */
   admin?(): ((ex: Exchange) => Promise<void>) | undefined;
+  /** true for a request addressed to a bucket by its host name: its /tusk/... path is an object key */
+  isBucketHost?(ex: Exchange): boolean;
 }
 
 export type OpsHandler = (ex: Exchange) => Promise<void> | undefined;
@@ -39,7 +41,7 @@ export function opsRoutes(options: OpsRouteOptions): OpsHandler {
   };
   return (ex) => {
     const path = ex.head.rawPath;
-    if (!path.startsWith('/tusk/')) return undefined;
+    if (!path.startsWith('/tusk/') || options.isBucketHost?.(ex)) return undefined;
     switch (path) {
       case HEALTH_LIVE_PATH:
         if (getOnly(ex)) json(ex, 200, { status: 'live', uptimeSeconds: Math.round((Date.now() - options.health.startedAt) / 1000) });

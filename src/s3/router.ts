@@ -68,6 +68,12 @@ function checkBucket(name: string): string {
   return name;
 }
 
+/** The request names its bucket in the Host header (§1.1), whatever its path. */
+export function isVirtualHostStyle(head: RequestHead, domains: readonly string[]): boolean {
+  const h = hostName(head.headers['host']);
+  return !domains.includes(h) && domains.some((d) => h.endsWith(`.${d}`));
+}
+
 /** Host and raw path → service, bucket or object (§1.1). Throws InvalidURI / InvalidBucketName / KeyTooLongError. */
 export function resolveResource(head: RequestHead, domains: readonly string[]): Resource {
   const h = hostName(head.headers['host']);

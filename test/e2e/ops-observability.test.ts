@@ -16,6 +16,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from './helpers/clients.js';
 import { REPO_ROOT, spawnUntil } from './helpers/child-process.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { bucketName, NASTY_KEYS, randomBody } from './helpers/fixtures.js';
 import { makeTempDir, randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
 
@@ -108,6 +109,9 @@ describe('health probes', () => {
       expect(body.disk.reserveBytes).toBe(1_000_000 * 1024 ** 3);
       expect(body.disk.freeBytes).toBeGreaterThan(0);
       expect((await fetch(`${server.endpoint}/tusk/health/live`)).status).toBe(200);
+      // addressed to a bucket by host name, /tusk/health/live is an object key: S3 answers
+      const virtual = await rawRequest({ port: server.port, method: 'GET', target: '/tusk/health/live', headers: [['host', `some-bucket.localhost:${server.port}`]] });
+      expect(virtual.text()).toMatch(/<Error><Code>(AccessDenied|NoSuchBucket)<\/Code>/);
     } finally {
       await server.dispose();
     }

@@ -81,3 +81,13 @@ describe('configuration file', () => {
     expect(() => loadConfig(['--log-level', 'loud'], {})).toThrow(/log-level/);
   });
 });
+
+describe('SSE-C over plain HTTP', () => {
+  it('is allowed only on a loopback listener', () => {
+    expect(loadConfig(['--allow-sse-c-over-http'], {}).sseCustomerKeysOverHttp).toBe(true);
+    expect(loadConfig([], {}).sseCustomerKeysOverHttp).toBe(false);
+    expect(() => loadConfig(['--allow-sse-c-over-http', '--listen', '0.0.0.0:9000'], {})).toThrow(/loopback/);
+    expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).tls?.certFile).toMatch(/c\.pem$/);
+    expect(() => loadConfig(['--tls-cert', 'c.pem'], {})).toThrow(/both --tls-cert and --tls-key/);
+  });
+});
