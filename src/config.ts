@@ -99,7 +99,7 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   Operations:
   --log-level LEVEL        trace, debug, info (default; one access-log line per request), warn, error,
                            fatal or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
-  --disk-reserve SIZE      not ready once free disk space falls to this, e.g. 1GiB (TUSK_DISK_RESERVE, default 512MiB)
+  --disk-reserve SIZE      not ready once free disk space falls to this (TUSK_DISK_RESERVE, default 256MiB)
   --metrics on|off         Prometheus metrics at /tusk/metrics (TUSK_METRICS, default on)
   --metrics-token TOKEN    bearer token /tusk/metrics requires (TUSK_METRICS_TOKEN, default none)
 
@@ -227,7 +227,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     ops: {
       logLevel: parseLogLevel(str('log-level', 'info')),
-      diskReserveBytes: parseReserve(str('disk-reserve', '512MiB')),
+      diskReserveBytes: parseReserve(str('disk-reserve', '256MiB')),
       metrics: parseOnOff(str('metrics', 'on'), 'metrics'),
       metricsToken: optional('metrics-token'),
     },
