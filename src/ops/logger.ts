@@ -4,6 +4,7 @@
 
 import pino, { type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
+import { BatchedFdDestination } from './log-destination.js';
 
 export type Logger = PinoLogger;
 
@@ -29,8 +30,10 @@ export function createLogger(options: LoggerOptions): Logger {
   if (human) {
     return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' }));
   }
-  // asynchronous writes coalesce the access-log lines of a burst into few write(2) calls
-  return pino(base, pino.destination({ dest: 1, sync: false }));
+  const destination = new BatchedFdDestination(1);
+  // lines of the last event-loop turn still go out when the process ends (exit, uncaught error)
+  process.once('exit', () => destination.flushSync());
+  return pino(base, destination);
 }
 
 /** Adapts the logger to the `(line) => void` callbacks of the publisher face. */
