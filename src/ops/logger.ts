@@ -28,12 +28,22 @@ export function createLogger(options: LoggerOptions): Logger {
   const human = options.pretty ?? process.stdout.isTTY === true;
   const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
   if (human) {
-    return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' }));
+    return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid', hideObject: true, messageFormat: humanLine }));
   }
   const destination = new BatchedFdDestination(1);
   // lines of the last event-loop turn still go out when the process ends (exit, uncaught error)
   process.once('exit', () => destination.flushSync());
   return pino(base, destination);
+}
+
+/** One terminal line per record; an access-log record reads like a web server's. */
+function humanLine(log: Record<string, unknown>, messageKey: string): string {
+  const msg = String(log[messageKey] ?? '');
+  if (msg !== 'request') return msg;
+  const where = log.bucket === undefined ? '' : ` ${String(log.bucket)}${log.key === undefined ? '' : `/${String(log.key)}`}`;
+  const error = log.error === undefined ? '' : ` ${String(log.error)}`;
+  const id = log.reqId === undefined ? '' : ` ${String(log.reqId)}`;
+  return `${String(log.face ?? '')} ${String(log.op)}${where} → ${String(log.status)}${error} in ${String(log.ms)} ms, ${String(log.bytesIn)} B in, ${String(log.bytesOut)} B out${id}`;
 }
 
 /** Adapts the logger to the `(line) => void` callbacks of the publisher face. */
