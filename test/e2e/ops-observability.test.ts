@@ -17,6 +17,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from './helpers/clients.js';
 import { REPO_ROOT, spawnUntil } from './helpers/child-process.js';
 import { rawRequest } from './helpers/raw-http.js';
+import { signHeaders } from './helpers/sigv4.js';
 import { bucketName, NASTY_KEYS, randomBody } from './helpers/fixtures.js';
 import { makeTempDir, randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
 
@@ -224,6 +225,59 @@ describe('operator paths and the publisher face', () => {
       expect(sample(text, 'tusk_publisher_ledger_balance', {})).toBeGreaterThan(0);
     } finally {
       s3.destroy();
+      await server.dispose();
+    }
+  });
+});
+
+describe('draining', () => {
+  it('is not ready while in-flight requests drain after SIGTERM', async () => {
+    const server = await startTusk();
+    const { connect } = await import('node:net');
+    const open = () =>
+      new Promise<import('node:net').Socket>((resolve, reject) => {
+        const s = connect(server.port, '127.0.0.1', () => resolve(s));
+        s.on('error', reject);
+      });
+    const readAnswer = (s: import('node:net').Socket) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        const onData = (d: Buffer) => {
+          text += d.toString();
+          if (/\r\n\r\n[\s\S]*\}$/.test(text)) {
+            s.off('data', onData);
+            resolve(text);
+          }
+        };
+        s.on('data', onData);
+      });
+    try {
+      // a connection kept open for the probe, and an upload that stays in flight (half its body sent)
+      const probe = await open();
+      probe.write(`GET /tusk/health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expect(await readAnswer(probe)).toMatch(/^HTTP\/1\.1 200/);
+      const bucket = bucketName('drain');
+      const s3 = s3Client(server);
+      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+      s3.destroy();
+      const host = `127.0.0.1:${server.port}`;
+      const signed = signHeaders({
+        method: 'PUT', path: `/${bucket}/k`, credentials: server.root, payloadHash: 'UNSIGNED-PAYLOAD',
+        headers: [['host', host], ['content-length', '100']],
+      });
+      const upload = await open();
+      upload.on('error', () => undefined);
+      upload.write(`PUT /${bucket}/k HTTP/1.1\r\n${signed.headers.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${'x'.repeat(50)}`);
+      await new Promise((r) => setTimeout(r, 200));
+      process.kill(server.pid, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      probe.write(`GET /tusk/health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      const answer = await readAnswer(probe);
+      expect(answer).toMatch(/^HTTP\/1\.1 503/);
+      expect(answer).toContain('"draining":true');
+      upload.destroy();
+      probe.destroy();
+    } finally {
       await server.dispose();
     }
   });
