@@ -48,9 +48,9 @@ function ensureTypeScript() {
   writeFileSync(stamp, new Date().toISOString() + '\n');
 }
 
-/** The command-line clients the end-to-end tests drive. */
-// the clients the e2e tests drive: aws-cli, boto3 and s3cmd (also with SigV2), rclone; chromium runs the browser tests
-const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium'];
+// the clients the e2e tests drive: aws-cli, boto3 and s3cmd (also with SigV2), rclone; chromium runs the browser
+// tests; prometheus's promtool checks the metrics exposition
+const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium', 'prometheus'];
 
 try {
   checkNode();

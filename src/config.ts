@@ -1,7 +1,12 @@
-// Server settings: embedded defaults, overridden by TUSK_* environment variables, overridden by flags.
+// Server settings: embedded defaults, overridden by an optional config file (--config, TOML or
+// JSON, same keys as the flags), by TUSK_* environment variables, and by flags.
 
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import type { TlsFiles } from './http/uws.js';
+import { parseLogLevel, type LogLevel } from './ops/logger.js';
 
 export type Durability = 'strict' | 'relaxed';
 
@@ -28,13 +33,11 @@ export interface Config {
   storage: StorageConfig;
   publisher: PublisherConfig;
   lifecycle: LifecycleConfig;
-}
-
-export interface LifecycleConfig {
-  /** time between two passes of the lifecycle worker */
-  intervalMs: number;
-  /** length of a lifecycle "day" (shorter only for testing rules) */
-  dayMs: number;
+  ops: OpsConfig;
+  /** HTTPS for both listeners; reloaded on SIGHUP */
+  tls?: TlsFiles;
+  /** SSE-C on a plain-HTTP loopback listener (testing; as RGW's rgw_crypt_require_ssl = false) */
+  sseCustomerKeysOverHttp: boolean;
 }
 
 export interface StorageConfig {
@@ -50,6 +53,21 @@ export interface StorageConfig {
   compactionRate: number;
 }
 
+export interface LifecycleConfig {
+  /** time between two passes of the lifecycle worker */
+  intervalMs: number;
+  /** length of a lifecycle "day" (shorter only for testing rules) */
+  dayMs: number;
+}
+
+export interface OpsConfig {
+  logLevel: LogLevel;
+  /** /tusk/metrics and the per-request metrics; off saves their cost */
+  metrics: boolean;
+  /** bearer token /tusk/metrics requires */
+  metricsToken?: string;
+}
+
 export interface PublisherConfig {
   /** publisher + aggregator listener; undefined = no publisher */
   listen?: HostPort;
@@ -60,7 +78,7 @@ export interface PublisherConfig {
   nodeUrls: string[];
   epochLengthMs: number;
   maxBodyBytes: number;
-  /** JWT authentication of stores at /v1/blobs (walrus.md §10.5), when a secret is given */
+  /** JWT-authorized stores, as the Walrus publisher's --jwt-decode-secret (walrus.md §10.5) */
   jwt?: { secret: string; algorithm?: 'HS256' | 'HS384' | 'HS512'; expiringSec: number; verifyUpload: boolean };
 }
 
@@ -99,13 +117,22 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
-  --disk-reserve SIZE      stop writes (507) before less than this is free (TUSK_DISK_RESERVE, default 256MiB)
+
+  Storage:
+  --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
+                           (TUSK_DISK_RESERVE, default 256MiB)
   --segment-size SIZE      segment file size (TUSK_SEGMENT_SIZE, default 1GiB)
   --compaction-interval D  background compaction period, e.g. 60s, or 'off' (TUSK_COMPACTION_INTERVAL, default 60s)
   --compaction-dead R      compact segments at least this share dead, 0-1 (TUSK_COMPACTION_DEAD, default 0.5)
   --compaction-rate SIZE   bytes per second compaction may copy (TUSK_COMPACTION_RATE, default 64MiB)
   --lifecycle-interval D   time between lifecycle passes, e.g. 10m (TUSK_LIFECYCLE_INTERVAL, default 1h)
   --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
+
+  Operations:
+  --log-level LEVEL        trace, debug, info (default; one access-log line per request), warn, error,
+                           fatal or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
+  --metrics on|off         Prometheus metrics at /tusk/metrics (TUSK_METRICS, default on)
+  --metrics-token TOKEN    bearer token /tusk/metrics requires (TUSK_METRICS_TOKEN, default none)
 
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
@@ -119,93 +146,186 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            --jwt-expiring-sec N (exp − iat must be N), --jwt-verify-upload (check
                            epochs, size and send_object_to against the claims), as the Walrus publisher
 
+  TLS (both listeners; SIGHUP reloads the files):
+  --tls-cert FILE          PEM certificate chain (TUSK_TLS_CERT)
+  --tls-key FILE           PEM private key (TUSK_TLS_KEY)
+
+  --allow-sse-c-over-http  accept SSE-C customer keys over plain HTTP on a loopback listener
+                           (testing; TUSK_ALLOW_SSE_C_OVER_HTTP; S3 refuses them without TLS)
+
+  --config FILE            settings file, TOML (or JSON when FILE ends in .json) with the flags' names
+                           as keys, e.g. listen = "0.0.0.0:9000" (TUSK_CONFIG); flags > TUSK_* > file
+  --version                print the version
+
+  Every setting is also a TUSK_* variable: --data-dir is TUSK_DATA_DIR, and so on.
   TUSK_ACCESS_KEY_ID / TUSK_SECRET_ACCESS_KEY set the root credentials instead of generated ones.
   More accounts: <data-dir>/accounts.json (see README).`;
 
-/** Settings from flags (`argv`, after the subcommand) over environment over defaults. */
+/** Every `tusk serve` flag with a value; each is also TUSK_<NAME> and a config-file key. */
+const SERVE_OPTIONS = {
+  listen: { type: 'string' },
+  'data-dir': { type: 'string' },
+  region: { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  durability: { type: 'string' },
+  'accept-any-region': { type: 'boolean' },
+  'max-buckets': { type: 'string' },
+  'segment-size': { type: 'string' },
+  'compaction-interval': { type: 'string' },
+  'compaction-dead': { type: 'string' },
+  'compaction-rate': { type: 'string' },
+  'lifecycle-interval': { type: 'string' },
+  'lifecycle-day': { type: 'string' },
+  'jwt-decode-secret': { type: 'string' },
+  'jwt-algorithm': { type: 'string' },
+  'jwt-expiring-sec': { type: 'string' },
+  'jwt-verify-upload': { type: 'boolean' },
+  'publisher-listen': { type: 'string' },
+  'endpoint-keys': { type: 'string', multiple: true },
+  'n-shards': { type: 'string' },
+  'storage-nodes': { type: 'string', multiple: true },
+  'epoch-length': { type: 'string' },
+  'max-blob-size': { type: 'string' },
+  'log-level': { type: 'string' },
+  'disk-reserve': { type: 'string' },
+  metrics: { type: 'string' },
+  'metrics-token': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'allow-sse-c-over-http': { type: 'boolean' },
+} as const;
+
+type SettingName = keyof typeof SERVE_OPTIONS;
+
+export function envName(setting: string): string {
+  return `TUSK_${setting.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** A config file's settings as flag values; TOML by default, JSON for *.json. Keys as the flags (or with '_'). */
+export function readConfigFile(path: string): Partial<Record<SettingName, string>> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`config: cannot read ${path}: ${(e as Error).message}`);
+  }
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = path.endsWith('.json') ? (JSON.parse(text) as Record<string, unknown>) : parseToml(text);
+  } catch (e) {
+    throw new Error(`config: ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'TOML'}: ${(e as Error).message}`);
+  }
+  const out: Partial<Record<SettingName, string>> = {};
+  for (const [rawKey, value] of Object.entries(parsed)) {
+    const key = rawKey.replace(/_/g, '-');
+    if (!(key in SERVE_OPTIONS)) throw new Error(`config: ${path}: unknown setting '${rawKey}' (see tusk serve --help)`);
+    const items = Array.isArray(value) ? value : [value];
+    if (!items.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
+      throw new Error(`config: ${path}: '${rawKey}' must be a string, number, boolean or a list of them`);
+    }
+    out[key as SettingName] = items.map(String).join(',');
+  }
+  return out;
+}
+
+/** Settings from flags (`argv`, after the subcommand) over environment over the config file over defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      listen: { type: 'string' },
-      'data-dir': { type: 'string' },
-      region: { type: 'string' },
-      domain: { type: 'string', multiple: true },
-      durability: { type: 'string' },
-      'accept-any-region': { type: 'boolean' },
-      'max-buckets': { type: 'string' },
-      'disk-reserve': { type: 'string' },
-      'segment-size': { type: 'string' },
-      'compaction-interval': { type: 'string' },
-      'compaction-dead': { type: 'string' },
-      'compaction-rate': { type: 'string' },
-      'publisher-listen': { type: 'string' },
-      'endpoint-keys': { type: 'string', multiple: true },
-      'n-shards': { type: 'string' },
-      'storage-nodes': { type: 'string', multiple: true },
-      'epoch-length': { type: 'string' },
-      'max-blob-size': { type: 'string' },
-      'jwt-decode-secret': { type: 'string' },
-      'jwt-algorithm': { type: 'string' },
-      'jwt-expiring-sec': { type: 'string' },
-      'jwt-verify-upload': { type: 'boolean' },
-      'lifecycle-interval': { type: 'string' },
-      'lifecycle-day': { type: 'string' },
-    },
-    strict: true,
-  });
-  const domains = list(values.domain ?? env.TUSK_DOMAIN);
+  let values: { [K in SettingName]?: string | string[] | boolean } & { config?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { ...SERVE_OPTIONS, config: { type: 'string' } }, strict: true }));
+  } catch (e) {
+    throw new Error(`${(e as Error).message.split('. ')[0]} (see tusk serve --help)`);
+  }
+  const configFile = values.config ?? env.TUSK_CONFIG;
+  const file = configFile ? readConfigFile(configFile) : {};
+  const str = (name: SettingName, fallback: string): string => {
+    const flag = values[name];
+    if (typeof flag === 'string') return flag;
+    if (Array.isArray(flag) && flag.length) return flag.join(',');
+    return env[envName(name)] ?? file[name] ?? fallback;
+  };
+  const optional = (name: SettingName): string | undefined => {
+    const v = str(name, '');
+    return v === '' ? undefined : v;
+  };
+  const domains = list(str('domain', ''));
+  const acceptAnyRegion = values['accept-any-region'] === true ? 'true' : str('accept-any-region', 'false');
   return {
-    listen: parseHostPort(values.listen ?? env.TUSK_LISTEN ?? '127.0.0.1:9000', 'listen'),
-    dataDir: resolve(values['data-dir'] ?? env.TUSK_DATA_DIR ?? './data'),
-    region: values.region ?? env.TUSK_REGION ?? 'us-east-1',
+    listen: parseHostPort(str('listen', '127.0.0.1:9000'), 'listen'),
+    dataDir: resolve(str('data-dir', './data')),
+    region: str('region', 'us-east-1'),
     domains: domains.length ? domains : ['localhost'],
-    durability: parseDurability(values.durability ?? env.TUSK_DURABILITY ?? 'strict'),
-    acceptAnyRegion:
-      values['accept-any-region'] ??
-      (env.TUSK_ACCEPT_ANY_REGION ? parseBool(env.TUSK_ACCEPT_ANY_REGION, 'TUSK_ACCEPT_ANY_REGION') : false),
+    durability: parseDurability(str('durability', 'strict')),
+    acceptAnyRegion: parseBool(acceptAnyRegion, 'accept-any-region'),
     clockSkewMs: 15 * 60 * 1000,
     rootAccessKeyId: env.TUSK_ACCESS_KEY_ID || undefined,
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
-    maxBucketsPerAccount: parsePositive(values['max-buckets'] ?? env.TUSK_MAX_BUCKETS ?? '10000', 'max-buckets'),
+    maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
     storage: {
-      diskReserve: parseSize(values['disk-reserve'] ?? env.TUSK_DISK_RESERVE ?? '256MiB', 'disk reserve'),
-      segmentSize: parseSize(values['segment-size'] ?? env.TUSK_SEGMENT_SIZE ?? '1GiB', 'segment size'),
-      compactionIntervalMs: parseOptionalDuration(values['compaction-interval'] ?? env.TUSK_COMPACTION_INTERVAL ?? '60s', 'compaction interval'),
-      compactionMinDead: parseRatio(values['compaction-dead'] ?? env.TUSK_COMPACTION_DEAD ?? '0.5', 'compaction-dead'),
-      compactionRate: parseSize(values['compaction-rate'] ?? env.TUSK_COMPACTION_RATE ?? '64MiB', 'compaction rate'),
-    },
-    publisher: {
-      listen: parsePublisherListen(values['publisher-listen'] ?? env.TUSK_PUBLISHER_LISTEN ?? '127.0.0.1:31415'),
-      endpointKeys: list(values['endpoint-keys'] ?? env.TUSK_ENDPOINT_KEYS),
-      nShards: parseShards(values['n-shards'] ?? env.TUSK_N_SHARDS ?? '1000'),
-      nodeUrls: list(values['storage-nodes'] ?? env.TUSK_STORAGE_NODES),
-      epochLengthMs: parseDuration(values['epoch-length'] ?? env.TUSK_EPOCH_LENGTH ?? '1d', 'epoch length'),
-      maxBodyBytes: parseSize(values['max-blob-size'] ?? env.TUSK_MAX_BLOB_SIZE ?? '10MiB', 'max blob size'),
-      jwt: parseJwt(values, env),
+      diskReserve: parseReserve(str('disk-reserve', '256MiB')),
+      segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),
+      compactionIntervalMs: parseOptionalDuration(str('compaction-interval', '60s'), 'compaction interval'),
+      compactionMinDead: parseRatio(str('compaction-dead', '0.5'), 'compaction-dead'),
+      compactionRate: parseSize(str('compaction-rate', '64MiB'), 'compaction rate'),
     },
     lifecycle: {
-      intervalMs: parseDuration(values['lifecycle-interval'] ?? env.TUSK_LIFECYCLE_INTERVAL ?? '1h', 'lifecycle interval'),
-      dayMs: parseDuration(values['lifecycle-day'] ?? env.TUSK_LIFECYCLE_DAY ?? '1d', 'lifecycle day'),
+      intervalMs: parseDuration(str('lifecycle-interval', '1h'), 'lifecycle interval'),
+      dayMs: parseDuration(str('lifecycle-day', '1d'), 'lifecycle day'),
     },
+    publisher: {
+      listen: parsePublisherListen(str('publisher-listen', '127.0.0.1:31415')),
+      endpointKeys: list(str('endpoint-keys', '')),
+      nShards: parseShards(str('n-shards', '1000')),
+      nodeUrls: list(str('storage-nodes', '')),
+      epochLengthMs: parseDuration(str('epoch-length', '1d'), 'epoch length'),
+      maxBodyBytes: parseSize(str('max-blob-size', '10MiB'), 'max blob size'),
+      jwt: parseJwt(
+        optional('jwt-decode-secret'),
+        str('jwt-algorithm', 'HS256'),
+        optional('jwt-expiring-sec'),
+        values['jwt-verify-upload'] === true || parseBool(str('jwt-verify-upload', 'false'), 'jwt-verify-upload'),
+      ),
+    },
+    ops: {
+      logLevel: parseLogLevel(str('log-level', 'info')),
+      metrics: parseOnOff(str('metrics', 'on'), 'metrics'),
+      metricsToken: optional('metrics-token'),
+    },
+    tls: parseTls(optional('tls-cert'), optional('tls-key')),
+    sseCustomerKeysOverHttp: parseSseCOverHttp(
+      parseBool(values['allow-sse-c-over-http'] === true ? 'true' : str('allow-sse-c-over-http', 'false'), 'allow-sse-c-over-http'),
+      str('listen', '127.0.0.1:9000'),
+    ),
   };
 }
 
-function parseJwt(
-  values: { 'jwt-decode-secret'?: string; 'jwt-algorithm'?: string; 'jwt-expiring-sec'?: string; 'jwt-verify-upload'?: boolean },
-  env: NodeJS.ProcessEnv,
-): PublisherConfig['jwt'] {
-  const secret = values['jwt-decode-secret'] ?? env.TUSK_JWT_DECODE_SECRET;
-  if (!secret) return undefined;
-  const algorithm = values['jwt-algorithm'] ?? 'HS256';
-  if (algorithm !== 'HS256' && algorithm !== 'HS384' && algorithm !== 'HS512') throw new Error(`jwt-algorithm: expected HS256, HS384 or HS512, got '${algorithm}'`);
-  const expiring = values['jwt-expiring-sec'];
-  return { secret, algorithm, expiringSec: expiring === undefined ? 0 : parsePositive(expiring, 'jwt-expiring-sec'), verifyUpload: values['jwt-verify-upload'] ?? false };
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Customer keys cross the network in clear over HTTP: allowed only where the network is this host. */
+function parseSseCOverHttp(allowed: boolean, listen: string): boolean {
+  if (allowed && !LOOPBACK.test(parseHostPort(listen, 'listen').host)) {
+    throw new Error('allow-sse-c-over-http: only for a loopback listener (127.0.0.1, ::1); use --tls-cert/--tls-key otherwise');
+  }
+  return allowed;
 }
 
-function parsePublisherListen(value: string): HostPort | undefined {
-  return value === 'off' ? undefined : parseHostPort(value, 'publisher-listen');
+function parseTls(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new Error('tls: give both --tls-cert and --tls-key');
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+}
+
+function parseOnOff(value: string, what: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  return parseBool(value, what);
+}
+
+function parseJwt(secret: string | undefined, algorithm: string, expiring: string | undefined, verifyUpload: boolean): PublisherConfig['jwt'] {
+  if (!secret) return undefined;
+  if (algorithm !== 'HS256' && algorithm !== 'HS384' && algorithm !== 'HS512') throw new Error(`jwt-algorithm: expected HS256, HS384 or HS512, got '${algorithm}'`);
+  return { secret, algorithm, expiringSec: expiring === undefined ? 0 : parsePositive(expiring, 'jwt-expiring-sec'), verifyUpload };
 }
 
 function parseOptionalDuration(value: string, what: string): number | undefined {
@@ -216,6 +336,10 @@ function parseRatio(value: string, what: string): number {
   const r = /^(0(\.\d+)?|1(\.0+)?)$/.test(value.trim()) ? Number(value) : NaN;
   if (!(r >= 0 && r <= 1)) throw new Error(`${what}: expected a number from 0 to 1, got '${value}'`);
   return r;
+}
+
+function parsePublisherListen(value: string): HostPort | undefined {
+  return value === 'off' ? undefined : parseHostPort(value, 'publisher-listen');
 }
 
 function parsePositive(value: string, what: string): number {
@@ -247,4 +371,8 @@ export function parseSize(value: string, what: string): number {
   const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? '']! : NaN;
   if (!(bytes >= 1) || !Number.isSafeInteger(bytes)) throw new Error(`${what}: expected a size like 10MiB, got '${value}'`);
   return bytes;
+}
+
+function parseReserve(value: string): number {
+  return value.trim() === '0' ? 0 : parseSize(value, 'disk-reserve');
 }

@@ -1,17 +1,29 @@
 // Assembles a running server: storage engine, accounts, native self-test, the S3 listener, and a
 // clean shutdown that drains in-flight requests and closes the index.
 
+import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAccounts, rootCredentialsPath } from './accounts.js';
+import { adminHandler } from './admin/api.js';
+import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { listen, loadUws } from './http/uws.js';
+import { listen, loadUws, type Exchange } from './http/uws.js';
 import { selfTest, simdPaths } from './native.js';
-import { s3RequestHandler, s3Services } from './s3/service.js';
+import { publisherAccessObserver, s3AccessObserver } from './ops/access-log.js';
+import { Health } from './ops/health.js';
+import { createLogger, lineLogger, type Logger } from './ops/logger.js';
+import { Metrics, type PublisherStats } from './ops/metrics.js';
+import { opsRoutes } from './ops/routes.js';
+import { startLifecycleWorker } from './s3/lifecycle/worker.js';
+import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from './s3/object-attrs.js';
+import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
+import { s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
+import { loadOrCreateMasterKey } from './s3/sse/keys.js';
+import type { SegmentStore } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
-import { startLifecycleWorker } from './s3/lifecycle/worker.js';
-import type { S3Bucket, S3ObjectAttrs, S3PartAttrs, S3Store } from './s3/object-attrs.js';
 
 export interface RunningServer {
   s3Port: number;
@@ -19,51 +31,101 @@ export interface RunningServer {
   publisherPort?: number;
   /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store and the publisher. */
   close(graceMs?: number): Promise<void>;
+  /** Loads the TLS certificate and key again (SIGHUP); throws, keeping the old ones, when they do not load. */
+  reloadTls(): Promise<void>;
 }
 
-export type Logger = (line: string) => void;
+export type { Logger };
 
-export async function startServer(config: Config, log: Logger = (l) => console.log(l)): Promise<RunningServer> {
-  loadUws();
-  selfTest();
-  if (config.publisher.listen) rs2SelfTest();
+type S3Engine = SegmentStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>;
+
+export async function startServer(config: Config, logger: Logger = createLogger({ level: config.ops.logLevel })): Promise<RunningServer> {
+  const log = lineLogger(logger);
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // before anything in the directory is read; held until close() or the process ends
   const lock = lockDataDir(config.dataDir);
-  const { accounts, generated } = loadAccounts(config.dataDir, {
-    accessKeyId: config.rootAccessKeyId,
-    secretAccessKey: config.rootSecretAccessKey,
+  const health = new Health(config.dataDir, config.storage.diskReserve);
+  let store: S3Engine | undefined;
+  let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
+  const metrics = config.ops.metrics
+    ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.() })
+    : undefined;
+  // The listener comes up first so that probes see the start-up (not ready during recovery);
+  // S3 requests before the engine is open answer 503.
+  let s3: ((ex: Exchange) => Promise<void>) | undefined;
+  let admin: ((ex: Exchange) => Promise<void>) | undefined;
+  const domains = normalizeDomains(config.domains);
+  const ops = opsRoutes({
+    health,
+    metrics,
+    metricsToken: config.ops.metricsToken,
+    serverHeader: config.serverHeader,
+    admin: () => admin,
+    isBucketHost: (ex) => isVirtualHostStyle(ex.head, domains),
   });
-  const engine = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
-    dataDir: config.dataDir,
-    durability: config.durability,
-    diskReserve: config.storage.diskReserve,
-    segmentSize: config.storage.segmentSize,
-  });
+  loadUws();
+  const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)), config.tls).catch(
+    (e: unknown) => {
+      lock.release();
+      throw e;
+    },
+  );
+  const url = `${config.tls ? 'https' : 'http'}://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
+  logger.info(`listener bound on ${url}; starting (health at ${url}/tusk/health/ready)`);
+  let loaded: ReturnType<typeof loadAccounts>;
+  let opened: S3Engine;
+  try {
+    health.stage = 'self-test';
+    selfTest();
+    if (config.publisher.listen) rs2SelfTest();
+    health.stage = 'recovery';
+    await testRecoveryDelay();
+    loaded = loadAccounts(config.dataDir, {
+      accessKeyId: config.rootAccessKeyId,
+      secretAccessKey: config.rootSecretAccessKey,
+    });
+    store = opened = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
+      dataDir: config.dataDir,
+      durability: config.durability,
+      diskReserve: config.storage.diskReserve,
+      segmentSize: config.storage.segmentSize,
+    });
+  } catch (e) {
+    await server.close(0);
+    lock.release();
+    throw e;
+  }
   const { compactionIntervalMs, compactionMinDead, compactionRate } = config.storage;
   if (compactionIntervalMs !== undefined) {
-    engine.startCompaction(compactionIntervalMs, { minDeadRatio: compactionMinDead, bytesPerSecond: compactionRate }, (e) =>
-      log(`tusk: compaction failed (will retry): ${(e as Error).stack ?? e}`),
+    opened.startCompaction(compactionIntervalMs, { minDeadRatio: compactionMinDead, bytesPerSecond: compactionRate }, (e) =>
+      logger.error({ err: e }, 'compaction failed (tried again at the next pass)'),
     );
   }
-  const store: S3Store = engine;
-  const services = s3Services(store, accounts, config);
-  const lifecycle = startLifecycleWorker(store, config.lifecycle, (l) => log(`tusk: ${l}`));
-  const server = await listen(config.listen.host, config.listen.port, s3RequestHandler(services, (l) => log(`tusk: ${l}`)));
-  const url = `http://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
-  log(`tusk: native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
-  const recovery = engine.stats().recovery;
-  log(
-    `tusk: recovery: ${recovery.segments} segment(s); tail records past the index: ${recovery.tailValid} unacknowledged, ` +
-      `${recovery.tailUncommitted} incomplete, ${recovery.tailCorrupt} corrupt; ${recovery.truncatedBytes} bytes truncated`,
+  const { accounts, generated } = loaded;
+  const services = s3Services(opened, accounts, config);
+  services.observer = s3AccessObserver(logger, metrics);
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
+  const quotas = new BucketQuotas(config.dataDir, opened);
+  services.quotas = quotas;
+  const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
+  s3 = s3RequestHandler(services, log);
+  admin = adminHandler({ config, accounts, store: opened, quotas, health, log });
+  logger.info(`native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
+  const recovery = opened.stats().recovery;
+  logger.info(
+    { recovery },
+    `recovery: ${recovery.segments} segment(s); ${recovery.replay.replayed} operation(s) replayed from the redo log; tail records ` +
+      `past the index: ${recovery.tailValid} unacknowledged, ${recovery.tailUncommitted} incomplete, ${recovery.tailCorrupt} corrupt; ` +
+      `${recovery.truncatedBytes} bytes truncated`,
   );
-  log(`tusk: data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
-  log(`tusk: root access key id: ${accounts.root.accessKeyId}`);
+  logger.info(`data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
+  logger.info(`root access key id: ${accounts.root.accessKeyId}`);
   // a secret is printed once, when this start created it: logs are kept and shared, the file is 0600
-  if (config.rootSecretAccessKey) log('tusk: root secret access key: from TUSK_SECRET_ACCESS_KEY');
-  else if (generated) log(`tusk: root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
-  else log(`tusk: root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
-  log(`tusk: region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
-  log(`tusk: s3 listening on ${url}`);
+  if (config.rootSecretAccessKey) logger.info('root secret access key: from TUSK_SECRET_ACCESS_KEY');
+  else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
+  else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
+  logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
+  logger.info(`s3 listening on ${url}`);
   const p = config.publisher;
   const publisher = p.listen
     ? await startPublisherFace({
@@ -78,24 +140,41 @@ export async function startServer(config: Config, log: Logger = (l) => console.l
         jwt: p.jwt,
         durability: config.durability,
         diskReserve: config.storage.diskReserve,
+        tls: config.tls,
         log,
+        observer: publisherAccessObserver(logger, metrics),
+        onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
       }).catch(async (e) => {
         await server.close(0);
         await lifecycle.stop();
-        await store.close();
+        await opened.close();
+        lock.release();
         throw e;
       })
     : undefined;
+  if (publisher) publisherStats = () => publisher.stats();
+  health.stage = 'up';
   return {
     s3Port: server.port,
     publisherPort: publisher?.port,
     async close(graceMs = 10_000) {
+      health.draining = true;
       const publisherClosed = publisher?.close(graceMs);
       await server.close(graceMs);
       await lifecycle.stop();
-      await store.close();
+      await opened.close();
       await publisherClosed;
       lock.release();
     },
+    async reloadTls() {
+      await server.reloadTls();
+      await publisher?.reloadTls();
+    },
   };
+}
+
+/** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */
+async function testRecoveryDelay(): Promise<void> {
+  const ms = Number(process.env.TUSK_TEST_RECOVERY_DELAY_MS ?? 0);
+  if (ms > 0) await sleep(ms);
 }

@@ -25,7 +25,7 @@ export async function runBenchCli(argv: string[]): Promise<number> {
     }
     const { options, jsonPath, quiet } = parseBenchArgs(first === 'run' ? rest : argv);
     const log = quiet ? undefined : (line: string) => process.stderr.write(`[bench] ${line}\n`);
-    const result = await runBench(options, log);
+    const result = await runBench(options, log, quiet ? () => {} : progressLine(log!));
     process.stdout.write(`${formatReport(result)}\n`);
     if (jsonPath) await writeFile(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
     return result.total.errorCount > 0 ? 2 : 0;
@@ -33,4 +33,19 @@ export async function runBenchCli(argv: string[]): Promise<number> {
     process.stderr.write(`tusk bench: ${(err as Error).message}\n`);
     return 1;
   }
+}
+
+/** On a terminal, one line rewritten in place; otherwise a log line per tick. */
+function progressLine(log: (line: string) => void): (line: string | null) => void {
+  if (!process.stderr.isTTY) return (line) => line !== null && log(line);
+  let shown = false;
+  return (line) => {
+    if (line === null) {
+      if (shown) process.stderr.write('\n');
+      shown = false;
+      return;
+    }
+    process.stderr.write(`\r\x1b[K[bench] ${line}`);
+    shown = true;
+  };
 }

@@ -18,6 +18,7 @@ const METRICS: { name: string; pick: (r: OpResult) => number | null | undefined;
   { name: 'p50 ms', pick: (r) => r.latencyMs?.p50, latency: true },
   { name: 'p90 ms', pick: (r) => r.latencyMs?.p90, latency: true },
   { name: 'p99 ms', pick: (r) => r.latencyMs?.p99, latency: true },
+  { name: 'p99.9 ms', pick: (r) => r.latencyMs?.p999, latency: true },
   { name: 'max ms', pick: (r) => r.latencyMs?.max, latency: true },
   { name: 'ttfb p50 ms', pick: (r) => r.ttfbMs?.p50, latency: true },
   { name: 'errors', pick: (r) => r.errorCount, latency: false },

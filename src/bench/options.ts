@@ -35,6 +35,8 @@ export interface BenchOptions {
   client?: 'http' | 'raw';
   keep: boolean;
   label?: string;
+  /** server-side encryption asked for on PUTs (x-amz-server-side-encryption) */
+  sse?: 'AES256';
 }
 
 export const DEFAULTS = {
@@ -71,6 +73,7 @@ export const RUN_USAGE = `usage: tusk bench [run] --endpoint URL [options]
   --part-size S           multipart part size (default 8MiB)
   --list-max-keys N       keys per LIST page (default 1000)
   --payload unsigned|sha256   x-amz-content-sha256 of PUT bodies (default unsigned)
+  --sse AES256            ask for SSE-S3 on every PUT (x-amz-server-side-encryption), to measure encryption
   --seed N                content and random-choice seed (default 1)
   --timeout T             per request (default 60s)
   --client http|raw       http: node:http (default); raw: a leaner HTTP/1.1 client over node:net that
@@ -109,6 +112,11 @@ export function parseMix(text: string): Partial<Record<Operation, number>> {
   return mix;
 }
 
+function parseSse(value: string | undefined): 'AES256' | undefined {
+  if (value === undefined || value === 'AES256') return value;
+  throw new Error(`--sse is AES256 (SSE-S3), got '${value}'`);
+}
+
 function isOperation(name: string): name is Operation {
   return (OPERATIONS as readonly string[]).includes(name);
 }
@@ -122,7 +130,7 @@ function positiveInt(flag: string, text: string): number {
 const VALUE_FLAGS = new Set([
   'endpoint', 'access-key', 'secret-key', 'region', 'addressing', 'bucket', 'op', 'mix', 'size', 'concurrency',
   'duration', 'count', 'warmup', 'rate', 'objects', 'part-size', 'list-max-keys', 'payload', 'seed', 'timeout',
-  'label', 'json', 'client',
+  'label', 'json', 'client', 'sse',
 ]);
 const BOOLEAN_FLAGS = new Set(['keep', 'quiet']);
 
@@ -193,6 +201,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     client,
     keep: flags.has('keep'),
     label: values.get('label'),
+    sse: parseSse(values.get('sse')),
   };
   if (options.rate !== undefined && !(options.rate > 0)) throw new Error('--rate needs a positive number');
   if (options.partSize < 1) throw new Error('--part-size must be at least 1 byte');

@@ -18,10 +18,10 @@ export function formatReport(result: BenchResult): string {
     return lines.join('\n');
   }
   lines.push(`  measured ${result.measuredSeconds.toFixed(2)} s`, '');
-  const header = ['op', 'ok', 'errors', 'obj/s', 'MiB/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'ttfb p50', 'ttfb p99'];
+  const header = ['op', 'ok', 'errors', 'obj/s', 'MiB/s', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'ttfb p50', 'ttfb p99'];
   const row = (name: string, r: OpResult) => [
     name, String(r.ok), String(r.errorCount), fixed(r.objPerSec, 1), r.bytes > 0 ? fixed(r.mibPerSec, 2) : '-',
-    ms(r.latencyMs?.p50), ms(r.latencyMs?.p90), ms(r.latencyMs?.p99), ms(r.latencyMs?.max),
+    ms(r.latencyMs?.p50), ms(r.latencyMs?.p90), ms(r.latencyMs?.p99), ms(r.latencyMs?.p999), ms(r.latencyMs?.max),
     ms(r.ttfbMs?.p50), ms(r.ttfbMs?.p99),
   ];
   const ops = Object.entries(result.ops);

@@ -1,4 +1,5 @@
 import { summarize, type LatencySummary, type OpStats } from './stats.js';
+import type { IntervalResult } from './timeline.js';
 
 /** The JSON shape of one run (`--json`), read back by `tusk bench compare`. */
 export const RESULT_FORMAT = 'tusk-bench/1';
@@ -41,10 +42,14 @@ export interface BenchResult {
     rate: number | null;
     objects: number;
     payload: string;
+    /** absent in files from before --sse existed */
+    sse?: string | null;
     addressing: string;
     seed: number;
   };
   measuredSeconds: number;
+  /** one entry per second of the measured phase (absent in files from before it existed) */
+  timeline?: IntervalResult[];
   ops: Record<string, OpResult>;
   total: OpResult;
   cpu: CpuUse;

@@ -14,6 +14,8 @@ export interface OpContext {
   content: ContentSource;
   bucket: string;
   payload: PayloadMode;
+  /** headers every object write carries (e.g. x-amz-server-side-encryption) */
+  writeHeaders?: Record<string, string>;
 }
 
 async function attempt(run: () => Promise<Outcome>): Promise<Outcome> {
@@ -39,6 +41,7 @@ export function putObject(ctx: OpContext, key: string, size: number): Promise<Ou
       method: 'PUT', bucket: ctx.bucket, key,
       body: ctx.content.body(key, size),
       payloadHash: payloadHash(ctx, key, size),
+      headers: ctx.writeHeaders,
     });
     return res.status === 200 ? { ok: true, bytes: size } : failed(res);
   });
@@ -125,7 +128,7 @@ export function multipartPut(
   ctx: OpContext, key: string, size: number, partSize: number, uploads: Set<string>,
 ): Promise<Outcome> {
   return attempt(async () => {
-    const created = await ctx.client.send({ method: 'POST', bucket: ctx.bucket, key, query: [['uploads', '']] });
+    const created = await ctx.client.send({ method: 'POST', bucket: ctx.bucket, key, query: [['uploads', '']], headers: ctx.writeHeaders });
     if (created.status === 501) return { ok: false, code: MULTIPART_UNSUPPORTED };
     if (created.status !== 200) return failed(created);
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created.body.toString('utf8'))?.[1];
@@ -180,6 +183,10 @@ export async function bucketExists(ctx: OpContext): Promise<boolean> {
   const res = await ctx.client.send({ method: 'HEAD', bucket: ctx.bucket });
   if (res.status === 200) return true;
   if (res.status === 404) return false;
+  // a HEAD answer has no error body: a 403 here is most often rejected credentials
+  if (res.status === 403) {
+    throw new Error(`HeadBucket ${ctx.bucket} answered 403 Forbidden: the credentials are rejected or may not use this bucket (check --access-key/--secret-key and --region)`);
+  }
   throw new Error(`HeadBucket ${ctx.bucket} answered HTTP ${res.status}`);
 }
 

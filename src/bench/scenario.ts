@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HttpS3Client, type ClientOptions, type S3Client } from './client.js';
+import { HttpS3Client, NetworkError, type ClientOptions, type S3Client } from './client.js';
 import { ContentSource, objectKey, sizeFromKey } from './content.js';
+import { fatalError, type FatalBenchError } from './fatal.js';
 import type { BenchOptions, Operation } from './options.js';
 import { Population } from './population.js';
 import { RawS3Client } from './raw-client.js';
@@ -15,14 +16,19 @@ import {
 } from './s3-ops.js';
 import { describeSizeDistribution, drawSize, maxSize } from './sizes.js';
 import { OpStats } from './stats.js';
+import { Timeline } from './timeline.js';
 
 export type Log = (line: string) => void;
+/** The live progress line: a new text, or null once the measured phase is over. */
+export type Progress = (line: string | null) => void;
+
+const PROGRESS_MS = 1000;
 
 /**
  * One benchmark run: set up (own bucket or prefix) → preflight (one PUT/GET/DELETE end to end) → prepare the
  * population → warm-up + measured phase → cleanup (delete everything written, the bucket if created).
  */
-export async function runBench(options: BenchOptions, log: Log = () => {}): Promise<BenchResult> {
+export async function runBench(options: BenchOptions, log: Log = () => {}, progress: Progress = (l) => l !== null && log(l)): Promise<BenchResult> {
   const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   const clientOptions: ClientOptions = {
     endpoint: options.endpoint,
@@ -35,8 +41,11 @@ export async function runBench(options: BenchOptions, log: Log = () => {}): Prom
     options.client === 'raw' ? new RawS3Client(clientOptions) : new HttpS3Client(clientOptions);
   const content = new ContentSource(options.seed);
   content.ensure(maxSize(options.sizes));
-  const ctx: OpContext = { client, content, bucket: options.bucket ?? `tusk-bench-${runId}`, payload: options.payload };
-  const run = new Run(options, ctx, `tusk-bench-${runId}/`, log);
+  const ctx: OpContext = {
+    client, content, bucket: options.bucket ?? `tusk-bench-${runId}`, payload: options.payload,
+    writeHeaders: options.sse ? { 'x-amz-server-side-encryption': options.sse } : undefined,
+  };
+  const run = new Run(options, ctx, `tusk-bench-${runId}/`, log, progress);
   try {
     return await run.execute();
   } finally {
@@ -55,12 +64,15 @@ class Run {
   private readonly mix: Partial<Record<Operation, number>>;
   private createdBucket = false;
   private nextIndex = 0;
+  /** set by the first failure that every later request would repeat: the run stops */
+  private fatal: FatalBenchError | undefined;
 
   constructor(
     private readonly options: BenchOptions,
     private readonly ctx: OpContext,
     private readonly prefix: string,
     private readonly log: Log,
+    private readonly progress: Progress,
   ) {
     this.random = seededRandom(options.seed);
     this.mix = { ...options.mix };
@@ -69,9 +81,14 @@ class Run {
   async execute(): Promise<BenchResult> {
     const startedAt = new Date().toISOString();
     const o = this.options;
-    if (!(await bucketExists(this.ctx))) {
-      await createBucket(this.ctx);
-      this.createdBucket = true;
+    try {
+      if (!(await bucketExists(this.ctx))) {
+        await createBucket(this.ctx);
+        this.createdBucket = true;
+      }
+    } catch (err) {
+      this.fatal = err instanceof NetworkError ? fatalError(err.code, o.endpoint) : undefined;
+      throw this.fatal ?? err;
     }
     this.log(`bucket ${this.ctx.bucket}${this.createdBucket ? ' (created)' : ''}, prefix ${this.prefix}`);
     await this.preflight();
@@ -107,10 +124,12 @@ class Run {
         rate: o.rate ?? null,
         objects,
         payload: o.payload,
+        sse: o.sse ?? null,
         addressing: o.addressing,
         seed: o.seed,
       },
       measuredSeconds: seconds,
+      timeline: measured?.timeline ?? [],
       ops,
       total: opResult(measured?.total ?? new OpStats(), seconds),
       cpu: {
@@ -122,6 +141,12 @@ class Run {
       notes: this.notes,
       skipped,
     };
+  }
+
+  /** Records the first fatal failure (the run then stops); returns it. */
+  private failedFatally(code: string): FatalBenchError | undefined {
+    this.fatal ??= fatalError(code, this.options.endpoint);
+    return this.fatal;
   }
 
   private operations(): Operation[] {
@@ -144,7 +169,7 @@ class Run {
     const key = objectKey(`${this.prefix}preflight-`, 0, 4096);
     this.written.add(key);
     const put = await putObject(this.ctx, key, 4096);
-    if (!put.ok) throw new Error(`preflight PUT ${key} failed: ${put.code}`);
+    if (!put.ok) throw this.failedFatally(put.code) ?? new Error(`preflight PUT ${key} failed: ${put.code}`);
     const get = await getObject(this.ctx, key, 4096);
     if (!get.ok) this.notes.push(`preflight: GET of a just-written object failed (${get.code}); see the errors`);
     const del = await deleteObject(this.ctx, key);
@@ -169,16 +194,20 @@ class Run {
     const failures = new Map<string, number>();
     let issued = 0;
     await this.workers(async () => {
-      while (issued < objects) {
+      while (issued < objects && !this.fatal) {
         issued++;
         const size = drawSize(this.options.sizes, this.random);
         const key = objectKey(this.prefix, this.nextIndex++, size);
         this.written.add(key);
         const out = await putObject(this.ctx, key, size);
         if (out.ok) this.population.add(key);
-        else failures.set(out.code, (failures.get(out.code) ?? 0) + 1);
+        else {
+          failures.set(out.code, (failures.get(out.code) ?? 0) + 1);
+          this.failedFatally(out.code);
+        }
       }
     });
+    if (this.fatal) throw this.fatal;
     if (failures.size > 0) {
       const summary = [...failures].map(([code, n]) => `${code}×${n}`).join(', ');
       if (this.population.size === 0) throw new Error(`prepare: every PUT failed (${summary})`);
@@ -210,15 +239,24 @@ class Run {
       cpuStart = process.cpuUsage();
       cpuStartWall = performance.now();
     }, warmupMs);
+    const timeline = new Timeline();
     const progress = setInterval(() => {
-      const t = ((performance.now() - warmupEnd) / 1000).toFixed(1);
-      this.log(`${t}s: ${total.ok} ok, ${total.errorCount} errors`);
-    }, 1000);
+      const now = performance.now();
+      if (now < warmupEnd) {
+        this.progress(`warm-up ${((now - start) / 1000).toFixed(1)} s`);
+        return;
+      }
+      const i = timeline.close((now - warmupEnd) / 1000);
+      this.progress(
+        `${i.t.toFixed(0)} s: ${i.okPerSec.toFixed(0)} ops/s, ${i.mibPerSec.toFixed(1)} MiB/s, ` +
+          `p99 ${i.p99Ms === null ? '-' : i.p99Ms.toFixed(1)} ms, ${i.errors} errors (total ${total.ok} ok, ${total.errorCount} errors)`,
+      );
+    }, PROGRESS_MS);
     this.log(`measuring ${ops.join('+')}${warmupMs ? ` after ${warmupMs} ms warm-up` : ''}`);
 
     /** The time an operation counts from (its scheduled slot in open loop), or null when the run is over. */
     const nextStart = (): number | null => {
-      if (exhausted) return null;
+      if (exhausted || this.fatal) return null;
       const t = o.rate ? start + (slot++ * 1000) / o.rate : performance.now();
       if (t >= measureEnd) return null;
       if (o.count !== undefined && t >= warmupEnd) {
@@ -243,17 +281,21 @@ class Run {
         if (t < warmupEnd) continue;
         lastEnd = Math.max(lastEnd, end);
         const stats = perOp.get(op) ?? perOp.set(op, new OpStats()).get(op)!;
-        for (const s of [stats, total]) {
+        for (const s of [stats, total, timeline.current]) {
           if (out.ok) s.recordOk(end - t, out.bytes, out.firstByteAt && out.firstByteAt - t, out.items);
           else s.recordError(out.code);
         }
+        if (!out.ok) this.failedFatally(out.code);
       }
     });
     clearTimeout(cpuTimer);
     clearInterval(progress);
+    this.progress(null);
+    if (this.fatal) throw this.fatal;
+    if (timeline.current.ok + timeline.current.errorCount > 0) timeline.close((lastEnd - warmupEnd) / 1000);
     const cpu = process.cpuUsage(cpuStart);
     if (exhausted) this.notes.push('delete: the prepared objects ran out; raise --objects for a longer run');
-    return { perOp, total, seconds: (lastEnd - warmupEnd) / 1000, cpu, wallMs: performance.now() - cpuStartWall };
+    return { perOp, total, timeline: timeline.intervals, seconds: (lastEnd - warmupEnd) / 1000, cpu, wallMs: performance.now() - cpuStartWall };
   }
 
   /** Runs one operation; get/head/delete on an empty population fall back to a put (null for delete-only runs). */
@@ -297,6 +339,10 @@ class Run {
 
   /** Leaves the endpoint as found: deletes every key written, aborts open uploads, removes a created bucket. */
   async cleanup(): Promise<void> {
+    if (this.fatal) {
+      if (this.written.size > 0) this.log(`cleanup skipped (${this.fatal.kind}): up to ${this.written.size} objects may remain under s3://${this.ctx.bucket}/${this.prefix}`);
+      return;
+    }
     if (this.options.keep) {
       this.notes.push(`--keep: left ${this.written.size} objects under s3://${this.ctx.bucket}/${this.prefix}`);
       return;

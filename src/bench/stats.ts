@@ -33,6 +33,7 @@ export interface LatencySummary {
   p50: number;
   p90: number;
   p99: number;
+  p999: number;
   max: number;
   mean: number;
 }
@@ -46,6 +47,7 @@ export function summarize(samples: SampleBuffer): LatencySummary | null {
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
+    p999: percentile(sorted, 99.9),
     max: sorted[sorted.length - 1]!,
     mean: sum / sorted.length,
   };

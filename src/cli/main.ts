@@ -1,9 +1,10 @@
 // The `tusk` command: serve (what `npm start` runs) and bench; later issues add more subcommands.
 
 import { join, resolve } from 'node:path';
-import { loadConfig, SERVE_USAGE } from '../config.js';
+import { loadConfig, SERVE_USAGE, VERSION } from '../config.js';
 import { LEDGER_DIR } from '../layout.js';
 import { startServer } from '../main.js';
+import { createLogger, flushLogger } from '../ops/logger.js';
 
 const USAGE = `Usage: tusk <command> [options]
 
@@ -18,6 +19,7 @@ Commands:
   ledger         look up the publisher's ledger: tx, event, object, blob, status, verify (tusk ledger --help)
   scrub          check every stored record against its checksum, offline (tusk scrub --help)
   compact        give back the space of deleted and overwritten data now, offline (tusk compact --help)
+  admin          accounts, keys, bucket usage and quotas, server info over the admin API (tusk admin --help)
 
 ${SERVE_USAGE}`;
 
@@ -26,21 +28,42 @@ async function serve(argv: string[]): Promise<number> {
     console.log(SERVE_USAGE);
     return 0;
   }
+  if (argv.includes('--version')) {
+    console.log(`tusk ${VERSION}`);
+    return 0;
+  }
   const config = loadConfig(argv);
-  const server = await startServer(config);
+  const logger = createLogger({ level: config.ops.logLevel });
+  const server = await startServer(config, logger).catch(async (e) => {
+    logger.fatal(`start-up failed: ${(e as Error).message}`);
+    await flushLogger(logger);
+    throw e;
+  });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      console.log(`tusk: ${signal}: draining in-flight requests`);
+      logger.info(`${signal}: draining in-flight requests`);
       server.close().then(resolve, (e) => {
-        console.error(`tusk: shutdown failed: ${(e as Error).message}`);
+        logger.error(`shutdown failed: ${(e as Error).message}`);
         process.exitCode = 1;
         resolve();
       });
     };
+    // SIGHUP reloads TLS (systemctl reload); without TLS it must not end the process (its default)
+    process.on('SIGHUP', () => {
+      if (!config.tls) {
+        logger.info('SIGHUP: nothing to reload (no TLS)');
+        return;
+      }
+      server.reloadTls().then(
+        () => logger.info('SIGHUP: TLS certificate and key reloaded'),
+        (e) => logger.error(`SIGHUP: TLS reload failed, keeping the old certificate: ${(e as Error).message}`),
+      );
+    });
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  console.log('tusk: stopped');
+  logger.info('stopped');
+  await flushLogger(logger);
   return 0;
 }
 
@@ -81,6 +104,10 @@ export async function main(argv: string[]): Promise<number> {
       const { runMfaCli } = await import('./mfa.js');
       return runMfaCli(rest);
     }
+    case 'admin': {
+      const { runAdminCli } = await import('../admin/cli.js');
+      return runAdminCli(rest);
+    }
     case 'blob-id':
     case 'encode':
     case 'decode': {
@@ -92,6 +119,10 @@ export async function main(argv: string[]): Promise<number> {
     case '-h':
     case 'help':
       console.log(USAGE);
+      return 0;
+    case '--version':
+    case 'version':
+      console.log(`tusk ${VERSION}`);
       return 0;
     default:
       if (command.startsWith('-')) return serve(argv);

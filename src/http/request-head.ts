@@ -12,8 +12,10 @@ export interface RequestHead {
   headerList: ReadonlyArray<readonly [string, string]>;
   /** lower-cased name → value; repeated headers joined with ',' */
   headers: Readonly<Record<string, string>>;
-  /** peer IP address as text (IPv6 or IPv4-mapped), when the transport knows it */
-  remoteAddress?: string;
+  /** peer IP address as text (IPv6 or IPv4-mapped), when the transport knows it; read before the response starts */
+  remoteAddress?: () => string;
+  /** arrived over TLS on this listener (aws:SecureTransport; SSE-C requires it) */
+  secure?: boolean;
 }
 
 /** Builds `headers` from `headerList` (repeated headers joined with ','). */

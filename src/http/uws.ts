@@ -38,10 +38,17 @@ type UwsRequest = {
 type UwsApp = {
   any(pattern: string, handler: (res: UwsResponse, req: UwsRequest) => void): UwsApp;
   listen(host: string, port: number, options: number, cb: (socket: unknown) => void): UwsApp;
+  addServerName(hostname: string, options: UwsTlsOptions): UwsApp;
+  removeServerName(hostname: string): UwsApp;
+  missingServerName(cb: (hostname: string) => void): UwsApp;
+  domain(hostname: string): UwsApp;
   close(): void;
 };
+type UwsTlsOptions = { cert_file_name: string; key_file_name: string };
 type UwsModule = {
   App(): UwsApp;
+  /** throws when the certificate or key cannot be loaded */
+  SSLApp(options: UwsTlsOptions): UwsApp;
   us_listen_socket_close(socket: unknown): void;
   us_socket_local_port(socket: unknown): number;
 };
@@ -104,6 +111,10 @@ export class Exchange {
   aborted = false;
   /** a response has been started or finished */
   responded = false;
+  /** the response status once its head was written (access log, metrics) */
+  status: number | undefined;
+  /** response body bytes handed to the socket */
+  bytesSent = 0;
   private readonly res: UwsResponse;
   private queue: Buffer[] = [];
   private queued = 0;
@@ -195,7 +206,10 @@ export class Exchange {
     this.res.cork(() => {
       this.writeHead(status, headers);
       if (status === 204 || status === 304) this.endNoContent();
-      else this.res.end(body ?? '', close);
+      else {
+        this.bytesSent += body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+        this.res.end(body ?? '', close);
+      }
     });
   }
 
@@ -257,6 +271,7 @@ export class Exchange {
         [ok, done] = this.res.tryEnd(chunk, total);
       });
       sent += chunk.length;
+      this.bytesSent = sent;
       if (done) return;
       while (!ok) {
         const offset = await new Promise<number>((resolve) => {
@@ -319,6 +334,7 @@ export class Exchange {
   }
 
   private writeHead(status: number, headers: ResponseHeaders): void {
+    this.status = status;
     this.res.writeStatus(statusLine(status));
     for (const [k, v] of headers) this.res.writeHeader(k, v);
   }
@@ -343,38 +359,79 @@ function listenFailureReason(host: string, port: number): Promise<string> {
 
 export interface HttpServer {
   port: number;
+  /** https listener */
+  secure: boolean;
   /**
    * Stops accepting connections, waits up to `graceMs` for the requests being answered, then
    * closes every connection (idle keep-alive ones included). Idempotent.
    */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Loads the certificate and key files again for new TLS handshakes that name a server (SNI);
+   * open connections keep theirs. Throws, changing nothing, when the files do not load.
+   */
+  reloadTls(): Promise<void>;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
 }
 
 /**
- * Starts a uWS listener. `handler` is called synchronously for each request with its Exchange;
- * the promise it returns settles when the request is done, so that close() can wait for it.
+ * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
+ * request with its Exchange; the promise it returns settles when the request is done, so that
+ * close() can wait for it.
  */
-export function listen(host: string, port: number, handler: (ex: Exchange) => Promise<void>): Promise<HttpServer> {
+export function listen(
+  host: string,
+  port: number,
+  handler: (ex: Exchange) => Promise<void>,
+  tls?: TlsFiles,
+): Promise<HttpServer> {
   const uws = loadUws();
-  const app = uws.App();
+  const tlsOptions = tls && { cert_file_name: tls.certFile, key_file_name: tls.keyFile };
+  const app = tlsOptions ? uws.SSLApp(tlsOptions) : uws.App();
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  app.any('/*', (res, req) => {
+  const secure = tls !== undefined;
+  const route = (res: UwsResponse, req: UwsRequest) => {
     const headerList: Array<readonly [string, string]> = [];
     req.forEach((k, v) => headerList.push([k, v]));
+    let ex: Exchange;
     const head: RequestHead = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       rawPath: req.getUrl(),
       rawQuery: req.getQuery() ?? '',
       headerList,
       headers: joinHeaders(headerList),
-      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      // read only when a policy asks (aws:SourceIp): the binding's call is costly on every request
+      remoteAddress: () => (ex.aborted || ex.responded ? '' : Buffer.from(res.getRemoteAddressAsText()).toString()),
+      secure,
     };
+    ex = new Exchange(res, head);
     inFlight++;
-    void handler(new Exchange(res, head)).finally(() => {
+    void handler(ex).finally(() => {
       if (--inFlight === 0) drained?.();
     });
-  });
+  };
+  app.any('/*', route);
+  // This uWS build cannot bind a second listener to a port with open connections, so a TLS reload
+  // cannot swap listeners: each server name a client asks for (SNI) gets its own context, loaded
+  // on first sight, and a reload replaces those. Clients that send no SNI (those that connect to
+  // an IP address) keep the start-up certificate until a restart. A server name has its own uWS
+  // router, which gets the same route. (uWS prints a line to stdout when it switches routers.)
+  const serverNames = new Set<string>();
+  const addServerName = (name: string, options: UwsTlsOptions) => {
+    app.addServerName(name, options);
+    app.domain(name).any('/*', route);
+  };
+  if (tlsOptions) {
+    app.missingServerName((name) => {
+      serverNames.add(name);
+      addServerName(name, tlsOptions);
+    });
+  }
   return new Promise((resolve, reject) => {
     app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
@@ -384,6 +441,7 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
       let closing: Promise<void> | undefined;
       resolve({
         port: uws.us_socket_local_port(socket),
+        secure,
         close: (graceMs = 10_000) =>
           (closing ??= (async () => {
             // closing a uWS listen socket twice crashes the process: once, here
@@ -398,6 +456,15 @@ export function listen(host: string, port: number, handler: (ex: Exchange) => Pr
             }
             app.close();
           })()),
+        async reloadTls() {
+          if (!tlsOptions) throw new Error('this listener has no TLS');
+          // loading them into a throw-away app first: bad files fail here, before any context is replaced
+          uws.SSLApp(tlsOptions).close();
+          for (const name of serverNames) {
+            app.removeServerName(name);
+            addServerName(name, tlsOptions);
+          }
+        },
       });
     });
   });

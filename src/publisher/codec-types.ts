@@ -35,5 +35,7 @@ export interface BlobCodec {
   verifyMetadata(metadataBcs: Buffer, nShards: number): Promise<boolean>;
   /** A sliver's Merkle root over its other-code expansion equals the metadata's hash (walrus.md §7.2). */
   verifySliver(metadataBcs: Buffer, pairIndex: number, axis: 'primary' | 'secondary', sliverBcs: Buffer): Promise<boolean>;
+  /** tasks waiting for a worker thread (metrics); undefined when the codec has no pool */
+  readonly queued?: number;
   close(): Promise<void>;
 }

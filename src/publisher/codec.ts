@@ -96,6 +96,10 @@ export class NativeBlobCodec implements BlobCodec {
     this.threads = threads;
   }
 
+  get queued(): number {
+    return this.#pool.queueSize;
+  }
+
   static async open(options: BlobCodecOptions = {}): Promise<NativeBlobCodec> {
     const threads = options.threads ?? availableParallelism();
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);

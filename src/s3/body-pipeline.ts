@@ -22,7 +22,7 @@ export async function receiveBody(
   ctx: S3Context,
   body: RequestBody,
   plan: ChecksumPlan,
-  writer: BodyWriter<unknown, unknown>,
+  writer: Pick<BodyWriter<unknown, unknown>, 'write'>,
   fallback?: ChecksumAlgorithm,
 ): Promise<ReceivedBody> {
   const hasher = ctx.services.digester.create(digestsNeeded(plan, body.expectedSha256 !== undefined, fallback));

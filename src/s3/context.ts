@@ -10,10 +10,43 @@ import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
 import type { AuthContext, AuthResult } from './auth/index.js';
 import type { BodyDigester } from './body-digests.js';
+import type { SseSettings } from './sse/sse.js';
 import { S3Error } from './errors.js';
 import type { Resource, Route } from './router.js';
 
+/** What the access log and the metrics learn of an S3 request once it is answered. */
+export interface S3RequestSummary {
+  requestId: string;
+  /** the S3 operation, or 'unclassified' when the request failed before classification */
+  operation: string;
+  bucket?: string;
+  key?: string;
+  /** the signing key's id; never the secret or the signature */
+  accessKeyId?: string;
+  /** the S3 error code answered, if any */
+  errorCode?: string;
+  /** performance.now() at the request head */
+  startedAt: number;
+}
+
+export interface S3RequestObserver {
+  started(ex: Exchange): void;
+  finished(ex: Exchange, summary: S3RequestSummary): void;
+}
+
+/** Per-bucket quotas (src/admin/quotas.ts): checked before a write, told after it committed. */
+export interface WriteQuota {
+  /** throws S3Error('QuotaExceeded') when writing `bytes` to `key` would pass the bucket's quota */
+  checkWrite(bucket: string, key: string, bytes: number): void;
+  written(bucket: string, bytes: number): void;
+}
+
 export interface S3Services {
+  quotas?: WriteQuota;
+  /** encryption at rest; none = SSE requests answer NotImplemented */
+  sse?: SseSettings;
+  /** access log and metrics; none when both are off */
+  observer?: S3RequestObserver;
   store: S3Store;
   accounts: Accounts;
   config: Config;

@@ -32,6 +32,7 @@ import {
 } from './handlers/bucket-access.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
 import { handlePostObject } from './handlers/post-object.js';
+import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
 import { handleDeleteObject } from './handlers/delete-object.js';
 import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
 import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
@@ -118,6 +119,9 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   ListParts: handleListParts,
   ListMultipartUploads: handleListMultipartUploads,
   GetObjectAttributes: handleGetObjectAttributes,
+  PutBucketEncryption: handlePutBucketEncryption,
+  GetBucketEncryption: handleGetBucketEncryption,
+  DeleteBucketEncryption: handleDeleteBucketEncryption,
 };
 
 /**

@@ -26,6 +26,7 @@ export const ERROR_TABLE = {
   InvalidBucketAclWithObjectOwnership: [400, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"],
   InvalidBucketName: [400, 'The specified bucket is not valid.'],
   InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
+  InvalidEncryptionAlgorithmError: [400, 'The encryption request you specified is not valid. The valid value is AES256.'],
   InvalidDigest: [400, 'The Content-MD5 you specified was invalid.'],
   InvalidLocationConstraint: [400, 'The specified location-constraint is not valid'],
   IncorrectNumberOfFilesInPostRequest: [400, 'POST requires exactly one file upload per request.'],
@@ -74,6 +75,9 @@ export const ERROR_TABLE = {
   NotImplemented: [501, 'A header you provided implies functionality that is not implemented'],
   ObjectLockConfigurationNotFoundError: [404, 'Object Lock configuration does not exist for this bucket'],
   OwnershipControlsNotFoundError: [404, 'The bucket ownership controls were not found'],
+  // Ceph RGW's answer to a write past a bucket quota (403 QuotaExceeded); MinIO answers 400
+  // XMinioAdminBucketQuotaExceeded (cmd/api-errors.go). 403 keeps SDKs from retrying.
+  QuotaExceeded: [403, 'Bucket quota exceeded'],
   PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
   ReplicationConfigurationNotFoundError: [404, 'The replication configuration was not found'],
   RequestHeaderSectionTooLarge: [400, 'Your request header section exceeds the maximum allowed size.'],

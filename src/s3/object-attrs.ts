@@ -33,6 +33,8 @@ export interface S3ObjectAttrs {
   parts?: ObjectPart[];
   /** uploads only: the checksum CreateMultipartUpload asked for (s3.md §3.20) */
   uploadChecksum?: { algorithm: ChecksumAlgorithm; type: StoredChecksum['type'] };
+  /** encryption at rest (SSE-S3, SSE-C); absent on plaintext objects */
+  encryption?: ObjectEncryption;
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
@@ -60,7 +62,30 @@ export interface S3Bucket extends BucketRecord {
   access?: BucketAccess;
   /** versioning protection and expiry (MFA delete, default retention, lifecycle); absent until set */
   versionControl?: BucketVersionControl;
+  /** default encryption of new objects (PutBucketEncryption) */
+  encryption?: BucketEncryption;
 }
+
+export interface BucketEncryption {
+  algorithm: 'AES256';
+  bucketKeyEnabled: boolean;
+}
+/**
+ * Encryption at rest as the S3 face recorded it (src/s3/sse): the engine stores the sealed bytes
+ * as any other body; `size` and the extents count sealed bytes, `plaintextSize` the object's.
+ */
+export interface ObjectEncryption {
+  mode: 'SSE-S3' | 'SSE-C';
+  plaintextSize: number;
+  blockSize: number;
+  /** base64 of the per-object nonce prefix */
+  noncePrefix: string;
+  /** base64 of the data key wrapped by the master key (SSE-S3) or the customer's key (SSE-C) */
+  wrappedKey: string;
+  /** SSE-C: base64 MD5 of the customer's key, checked on every read */
+  customerKeyMD5?: string;
+}
+
 
 /** The MFA delete switch, default object-lock retention and lifecycle rules of a bucket. */
 export interface BucketVersionControl {

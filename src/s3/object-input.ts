@@ -53,8 +53,8 @@ export function storedHeadersOf(headers: Headers, contentEncoding: string | unde
   return out;
 }
 
-/** Headers that imply features Tusk does not have yet (s3.md §3.0.3). */
-export function rejectUnsupported(headers: Headers): void {
+/** Encryption headers, for the requests that cannot encrypt what they store (s3.md §3.0.3). */
+export function rejectEncryption(headers: Headers): void {
   for (const name of Object.keys(headers)) {
     if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
   }
@@ -80,7 +80,6 @@ export function writeCondition(headers: Headers): WriteCondition | undefined {
  * The ACL (canned or x-amz-grant-*) and object-lock headers are checked against the bucket.
  */
 export function objectAttrsOf(ctx: S3Context, bucket: S3Bucket, headers: Headers, contentEncoding: string | undefined): S3ObjectAttrs {
-  rejectUnsupported(headers);
   const { acl, grants } = requestedAcl(headers, bucket.owner, ctx.services.accounts);
   checkSettableAcl(bucket, acl, grants);
   const attrs: S3ObjectAttrs = {

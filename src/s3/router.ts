@@ -68,6 +68,12 @@ function checkBucket(name: string): string {
   return name;
 }
 
+/** The request names its bucket in the Host header (§1.1), whatever its path. */
+export function isVirtualHostStyle(head: RequestHead, domains: readonly string[]): boolean {
+  const h = hostName(head.headers['host']);
+  return !domains.includes(h) && domains.some((d) => h.endsWith(`.${d}`));
+}
+
 /** Host and raw path → service, bucket or object (§1.1). Throws InvalidURI / InvalidBucketName / KeyTooLongError. */
 export function resolveResource(head: RequestHead, domains: readonly string[]): Resource {
   const h = hostName(head.headers['host']);
@@ -93,7 +99,7 @@ export function resolveResource(head: RequestHead, domains: readonly string[]): 
 
 /** §1.6: bucket sub-resources answered with S3's "not configured" result. */
 export const BUCKET_STUBS = [
-  'website', 'encryption', 'replication', 'tagging', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
+  'website', 'replication', 'tagging', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
   'inventory', 'intelligent-tiering',
 ] as const;
 
@@ -127,6 +133,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('publicAccessBlock')) return { op: 'PutPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'PutBucketLifecycleConfiguration' };
+      if (q.has('encryption')) return { op: 'PutBucketEncryption' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
     case 'GET':
@@ -148,6 +155,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('publicAccessBlock')) return { op: 'GetPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'GetBucketLifecycleConfiguration' };
+      if (q.has('encryption')) return { op: 'GetBucketEncryption' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
       return { op: 'ListObjects' };
     case 'HEAD':
@@ -158,6 +166,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('ownershipControls')) return { op: 'DeleteBucketOwnershipControls' };
       if (q.has('publicAccessBlock')) return { op: 'DeletePublicAccessBlock' };
       if (q.has('lifecycle')) return { op: 'DeleteBucketLifecycle' };
+      if (q.has('encryption')) return { op: 'DeleteBucketEncryption' };
       if (stub) return { op: 'DeleteBucketSubresourceStub', subresource: stub };
       return { op: 'DeleteBucket' };
     case 'POST':

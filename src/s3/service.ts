@@ -12,7 +12,7 @@ import type { S3Bucket } from './object-attrs.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
-import { authContextOf, type S3Context, type S3Services } from './context.js';
+import { authContextOf, type S3Context, type S3RequestSummary, type S3Services } from './context.js';
 import { corsForRequest } from './cors.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
@@ -31,11 +31,30 @@ function hasUnreadBody(ex: Exchange): boolean {
 
 async function handle(services: S3Services, ex: Exchange, log: RequestLogger): Promise<void> {
   const ids = newRequestIds();
+  const observer = services.observer;
+  const summary: S3RequestSummary = { requestId: ids.requestId, operation: 'unclassified', startedAt: performance.now() };
+  observer?.started(ex);
+  try {
+    await handleClassified(services, ex, log, ids, summary);
+  } finally {
+    observer?.finished(ex, summary);
+  }
+}
+
+async function handleClassified(
+  services: S3Services,
+  ex: Exchange,
+  log: RequestLogger,
+  ids: ReturnType<typeof newRequestIds>,
+  summary: S3RequestSummary,
+): Promise<void> {
   let resource: Resource = { style: 'path' };
   try {
     const head = ex.head;
     checkRequestFraming(head);
     resource = resolveResource(head, services.domains);
+    summary.bucket = resource.bucket;
+    summary.key = resource.key;
     const origin = head.headers['origin'];
     let bucket: S3Bucket | undefined;
     if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
@@ -46,12 +65,14 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
     const { accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
     const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, authContextOf(services, resource));
+    if (auth.kind === 'signed') summary.accessKeyId = auth.accessKeyId;
     const principal: Principal =
       auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
     const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length
       ? { ...auth.hoistedHeaders, ...head.headers }
       : head.headers;
     const route = classify(head.method, resource, query, headers);
+    summary.operation = route.op;
     const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids, ...(bucket ? { bucket } : {}) };
     await dispatch(ctx);
   } catch (e) {
@@ -63,6 +84,7 @@ async function handle(services: S3Services, ex: Exchange, log: RequestLogger): P
       return;
     }
     const err = await s3ErrorOf(e, resource, services.config.dataDir);
+    summary.errorCode = err.code;
     if (!(e instanceof S3Error) && !(isStoreError(e) && e.kind !== 'corrupt')) log(`${ids.requestId} ${err.code}: ${(e as Error).stack ?? e}`);
     sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
   }
@@ -78,4 +100,11 @@ export function s3Services(store: S3Store, accounts: Accounts, config: Config): 
 
 export function s3RequestHandler(services: S3Services, log: RequestLogger): (ex: Exchange) => Promise<void> {
   return (ex) => handle(services, ex, log);
+}
+
+/** The answer to S3 requests that arrive before the engine is open (start-up, recovery). */
+export function s3Unavailable(ex: Exchange, serverHeader: string): Promise<void> {
+  const err = new S3Error('ServiceUnavailable', {}, { message: 'The server is starting; retry shortly.', headers: { 'Retry-After': '1' } });
+  sendError(ex, newRequestIds(), serverHeader, err, hasUnreadBody(ex));
+  return Promise.resolve();
 }

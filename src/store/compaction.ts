@@ -70,8 +70,19 @@ const COPY_CHUNK = 1 << 20;
 /** index entries read between two yields to the event loop (~a few ms) */
 const SCAN_SLICE = 2000;
 
+/** Running totals of the passes so far (metrics). */
+export interface CompactionTotals {
+  passes: number;
+  running: boolean;
+  segmentsCompacted: number;
+  segmentsDeleted: number;
+  recordsMoved: number;
+  bytesMoved: number;
+}
+
 export class Compactor {
   private running: Promise<CompactionReport> | undefined;
+  private readonly sums = { passes: 0, segmentsCompacted: 0, segmentsDeleted: 0, recordsMoved: 0, bytesMoved: 0 };
 
   constructor(private readonly host: CompactionHost) {}
 
@@ -82,8 +93,21 @@ export class Compactor {
 
   /** One pass over every segment but the active one; concurrent calls share the pass. */
   run(options: CompactionOptions = DEFAULT_COMPACTION): Promise<CompactionReport> {
-    this.running ??= this.pass(options).finally(() => (this.running = undefined));
+    this.running ??= this.pass(options)
+      .then((report) => {
+        this.sums.passes++;
+        this.sums.segmentsCompacted += report.segmentsCompacted;
+        this.sums.segmentsDeleted += report.segmentsDeleted;
+        this.sums.recordsMoved += report.recordsMoved;
+        this.sums.bytesMoved += report.bytesMoved;
+        return report;
+      })
+      .finally(() => (this.running = undefined));
     return this.running;
+  }
+
+  totals(): CompactionTotals {
+    return { ...this.sums, running: this.running !== undefined };
   }
 
   private async pass(options: CompactionOptions): Promise<CompactionReport> {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SegmentBodyReader } from './body-reader.js';
-import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport } from './compaction.js';
+import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport, type CompactionTotals } from './compaction.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type WriterContext } from './body-writer.js';
 import { fastestCrc32c, type Crc32c } from './crc32c.js';
 import { asStoreError, StoreError, type StoreSubject } from './errors.js';
@@ -89,6 +89,19 @@ export interface StoreStats {
   outOfSpace: number;
   recovery: RecoveryReport & { replay: ReplayReport };
   activeSegment: number;
+  /** segment sync() calls covered by group commit (syncWaiters / fdatasyncs = mean group size) */
+  syncWaiters: number;
+  /** seconds spent in segment fdatasync */
+  syncSeconds: number;
+  /** bytes of segment files up to their furthest committed record */
+  segmentBytes: number;
+  /** body bytes referenced by versions and parts; segmentBytes − liveBytes is about what compaction can reclaim */
+  liveBytes: number;
+  /** references to records (versions' and parts' extents) */
+  liveRecords: number;
+  /** bytes of the LMDB index in use */
+  indexBytes: number;
+  compaction: CompactionTotals;
 }
 
 type Failure = { fail: StoreError };
@@ -138,7 +151,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     smallBodyMax: number,
     private readonly diskReserve: number,
     private readonly freeBytes: () => number,
-    private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number },
+    private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number; syncWaiters?: number; syncSeconds?: number },
   ) {
     this.clock = new SequenceClock(Math.max(Number(index.meta.get('seq') ?? 0), Number(index.meta.get('applied') ?? 0)));
     this.log = new RedoLog(files, allocator, crc32c);
@@ -167,7 +180,30 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   }
 
   stats(): StoreStats {
-    return { ...this.counter, recovery: this.recovery, activeSegment: this.allocator.activeSegment };
+    let segmentBytes = 0;
+    let liveBytes = 0;
+    let liveRecords = 0;
+    for (const { value } of this.index.segments.getRange({})) {
+      segmentBytes += value.end;
+      liveBytes += value.live;
+      liveRecords += value.records;
+    }
+    const lmdb = this.index.env.getStats() as { pageSize: number; lastPageNumber: number };
+    return {
+      fdatasyncs: this.counter.fdatasyncs,
+      indexFlushWaits: this.counter.indexFlushWaits,
+      corruptBlocks: this.counter.corruptBlocks,
+      outOfSpace: this.counter.outOfSpace,
+      syncWaiters: this.counter.syncWaiters ?? 0,
+      syncSeconds: this.counter.syncSeconds ?? 0,
+      recovery: this.recovery,
+      activeSegment: this.allocator.activeSegment,
+      segmentBytes,
+      liveBytes,
+      liveRecords,
+      indexBytes: (lmdb.lastPageNumber + 1) * lmdb.pageSize,
+      compaction: this.compactor.totals(),
+    };
   }
 
   // ── buckets ──────────────────────────────────────────────────────────────────────────────

@@ -4,6 +4,10 @@
 
 export interface SyncCounter {
   fdatasyncs: number;
+  /** sync() calls: the writers the rounds covered (writers / fdatasyncs = mean group size) */
+  syncWaiters?: number;
+  /** seconds spent in fdatasync, all rounds */
+  syncSeconds?: number;
 }
 
 export class SyncGroup {
@@ -16,6 +20,7 @@ export class SyncGroup {
   ) {}
 
   sync(): Promise<void> {
+    this.counter.syncWaiters = (this.counter.syncWaiters ?? 0) + 1;
     if (!this.running) return (this.running = this.round());
     if (!this.nextRound) {
       let resolve!: () => void;
@@ -37,7 +42,12 @@ export class SyncGroup {
   private async round(): Promise<void> {
     try {
       this.counter.fdatasyncs++;
-      await this.flush();
+      const started = performance.now();
+      try {
+        await this.flush();
+      } finally {
+        this.counter.syncSeconds = (this.counter.syncSeconds ?? 0) + (performance.now() - started) / 1000;
+      }
     } finally {
       const waiting = this.nextRound;
       this.nextRound = undefined;

@@ -93,7 +93,7 @@ describe('a full disk under the publisher', () => {
     const pub = await startTusk({ tmpfsBytes: DISK_BYTES, durability: 'strict', publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10', '--disk-reserve', '1'] });
     try {
       for (let i = 0; i < 200 && !/publisher listening on/.test(pub.output()); i++) await new Promise((r) => setTimeout(r, 100));
-      const url = /publisher listening on (http:\/\/\S+)/.exec(pub.output())![1]!;
+      const url = /publisher listening on (http:\/\/[^\s"]+)/.exec(pub.output())![1]!;
       const key = /publisher endpoint key: (\S+)/.exec(pub.output())![1]!;
       const firstBody = Buffer.alloc(1000, 1);
       const first = await putBlob(url, `/${key}/v1/blobs`, firstBody);

@@ -95,8 +95,8 @@ describe('npm start', () => {
     await npm.stop(10_000);
     const allGone = await waitFor(() => servers.every((pid) => !isAlive(pid)), 10_000);
     expect(allGone, `still running: ${servers.filter(isAlive).join(', ')}\n${npm.output()}`).toBe(true);
-    expect(npm.output()).toContain('tusk: SIGTERM: draining in-flight requests');
-    expect(npm.output()).toContain('tusk: stopped');
+    expect(npm.output()).toContain('SIGTERM: draining in-flight requests');
+    expect(npm.output()).toMatch(/"msg":"stopped"/);
     expect(await portAccepts(port)).toBe(false);
   }, 150_000);
 });

@@ -21,8 +21,8 @@ describe('tusk serve with the publisher on', () => {
   it('serves S3 and the publisher over one storage engine process, and stops cleanly', async () => {
     const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
     try {
-      const [, publisherUrl] = await waitFor(() => server.output(), /publisher listening on (http:\/\/\S+)/);
-      const [, key] = await waitFor(() => server.output(), /publisher endpoint key: (\S+)/);
+      const [, publisherUrl] = await waitFor(() => server.output(), /publisher listening on (http:\/\/[^\s"]+)/);
+      const [, key] = await waitFor(() => server.output(), /publisher endpoint key: ([^\s"]+)/);
       expect(await (await fetch(`${publisherUrl}/status`)).text()).toBe('OK');
 
       const blob = Buffer.from('walrus blob id v1 regression test');

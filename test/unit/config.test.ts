@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, parseDuration, parseHostPort, parseSize } from '../../src/config.js';
 
 describe('configuration: flags over TUSK_* environment over defaults', () => {
@@ -56,5 +59,51 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(() => parseSize('big', 'max blob size')).toThrow(/max blob size/);
     expect(parseDuration('1.5h', 'x')).toBe(5_400_000);
     expect(parseSize('64KiB', 'x')).toBe(65536);
+  });
+});
+
+describe('configuration file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tusk-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads TOML or JSON with the flags as keys; flags > environment > file > defaults', () => {
+    const toml = join(dir, 'tusk.toml');
+    writeFileSync(toml, 'listen = "0.0.0.0:9100"\nregion = "eu-west-1"\ndata_dir = "/srv/tusk"\ndomain = ["s3.a.test", "s3.b.test"]\n"publisher-listen" = "off"\nn-shards = 10\naccept-any-region = true\nlog-level = "warn"\n');
+    const c = loadConfig(['--config', toml], {});
+    expect(c.listen).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect([c.region, c.dataDir, c.acceptAnyRegion, c.ops.logLevel]).toEqual(['eu-west-1', '/srv/tusk', true, 'warn']);
+    expect(c.domains).toEqual(['s3.a.test', 's3.b.test']);
+    expect(c.publisher.listen).toBeUndefined();
+    expect(c.publisher.nShards).toBe(10);
+    const env = { TUSK_REGION: 'us-west-1', TUSK_CONFIG: toml };
+    expect(loadConfig([], env).region).toBe('us-west-1');
+    expect(loadConfig(['--region', 'ap-south-1'], env).region).toBe('ap-south-1');
+    expect(loadConfig([], env).listen.port).toBe(9100);
+
+    const json = join(dir, 'tusk.json');
+    writeFileSync(json, JSON.stringify({ 'max-buckets': 5, metrics: 'off', 'disk-reserve': '0' }));
+    const j = loadConfig(['--config', json], {});
+    expect([j.maxBucketsPerAccount, j.ops.metrics, j.storage.diskReserve]).toEqual([5, false, 0]);
+  });
+
+  it('names the file and the setting when something is wrong, and points unknown flags at --help', () => {
+    const bad = join(dir, 'bad.toml');
+    writeFileSync(bad, 'listne = "x:1"\n');
+    expect(() => loadConfig(['--config', bad], {})).toThrow(/bad\.toml: unknown setting 'listne' \(see tusk serve --help\)/);
+    writeFileSync(bad, 'listen = \n');
+    expect(() => loadConfig(['--config', bad], {})).toThrow(/bad\.toml is not valid TOML/);
+    expect(() => loadConfig(['--config', join(dir, 'missing.toml')], {})).toThrow(/cannot read/);
+    expect(() => loadConfig(['--bogus'], {})).toThrow(/Unknown option '--bogus' \(see tusk serve --help\)/);
+    expect(() => loadConfig(['--log-level', 'loud'], {})).toThrow(/log-level/);
+  });
+});
+
+describe('SSE-C over plain HTTP', () => {
+  it('is allowed only on a loopback listener', () => {
+    expect(loadConfig(['--allow-sse-c-over-http'], {}).sseCustomerKeysOverHttp).toBe(true);
+    expect(loadConfig([], {}).sseCustomerKeysOverHttp).toBe(false);
+    expect(() => loadConfig(['--allow-sse-c-over-http', '--listen', '0.0.0.0:9000'], {})).toThrow(/loopback/);
+    expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).tls?.certFile).toMatch(/c\.pem$/);
+    expect(() => loadConfig(['--tls-cert', 'c.pem'], {})).toThrow(/both --tls-cert and --tls-key/);
   });
 });

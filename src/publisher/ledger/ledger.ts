@@ -246,6 +246,11 @@ export class Ledger {
     return out;
   }
 
+  /** Blob objects the ledger has ever created (metrics: blobs stored). */
+  blobObjectCount(): number {
+    return this.db.blobIndex.getKeysCount();
+  }
+
   status(): LedgerStatus {
     const state = this.state();
     const head = readHead(this.db);

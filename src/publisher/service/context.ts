@@ -1,11 +1,19 @@
 // What the publisher and aggregator handlers share: the ledger, the storage network, the RS2 codec.
 
+import type { Exchange } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import type { Ledger } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
 import type { KeyedLock } from './keyed-lock.js';
 
 export type Logger = (line: string) => void;
+
+/** Access log and metrics of the publisher face (src/ops/access-log.ts). */
+export interface PublisherRequestObserver {
+  started(ex: Exchange): void;
+  /** `op` is the route's name, 'unrouted' when the request was refused before routing */
+  finished(ex: Exchange, op: string, startedAt: number): void;
+}
 
 export interface PublisherContext {
   ledger: Ledger;

@@ -3,12 +3,13 @@
 
 import path from 'node:path';
 import { openBlobCodec } from '../codec.js';
+import type { TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
 import { openLedger, type Ledger } from '../ledger/index.js';
 import { RemoteNodeClient } from '../nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
-import type { Logger } from './context.js';
+import type { Logger, PublisherRequestObserver } from './context.js';
 import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
 import type { JwtConfig } from './jwt-auth.js';
 import { DEFAULT_MAX_BODY_BYTES, startPublisher, type RunningPublisher } from './publisher-server.js';
@@ -43,6 +44,10 @@ export interface PublisherFaceConfig {
   /** an already-open codec (tests); default openBlobCodec() */
   codec?: BlobCodec;
   log?: Logger;
+  observer?: PublisherRequestObserver;
+  tls?: TlsFiles;
+  /** called with each blob encode's duration in seconds (metrics) */
+  onEncode?: (seconds: number) => void;
 }
 
 export interface PublisherFace {
@@ -53,9 +58,23 @@ export interface PublisherFace {
   ledger: Ledger;
   network: StorageNetwork;
   reclaimNow: RunningPublisher['reclaimNow'];
+  reloadTls: RunningPublisher['reloadTls'];
+  /** ledger, worker pool and storage nodes, for metrics */
+  stats(): Promise<PublisherFaceStats>;
   /** Stops the listener, then closes the network, the codec (if opened here) and the ledger. */
   close(graceMs?: number): Promise<void>;
 }
+
+export interface PublisherFaceStats {
+  ledgerBalance: number;
+  ledgerTransactions: number;
+  blobObjects: number;
+  codecQueue: number;
+  /** node id → 1 when its health check answered within NODE_HEALTH_TIMEOUT_MS */
+  nodesUp: Record<string, number>;
+}
+
+const NODE_HEALTH_TIMEOUT_MS = 2_000;
 
 export async function startPublisherFace(config: PublisherFaceConfig): Promise<PublisherFace> {
   const log = config.log ?? ((line: string) => console.log(line));
@@ -76,8 +95,9 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))
       : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability, diskReserve: config.diskReserve });
     closers.push(() => network.close());
-    const codec = config.codec ?? (await openBlobCodec());
-    if (!config.codec) closers.push(() => codec.close());
+    const opened = config.codec ?? (await openBlobCodec());
+    if (!config.codec) closers.push(() => opened.close());
+    const codec = config.onEncode ? timedEncodes(opened, config.onEncode) : opened;
     const publisher = await startPublisher({
       host: config.host,
       port: config.port,
@@ -91,10 +111,12 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       queue: config.queue,
       reclaimIntervalMs: config.reclaimIntervalMs,
       jwt: config.jwt,
+      tls: config.tls,
       log,
+      observer: config.observer,
     });
     const hostText = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${hostText}:${publisher.port}`;
+    const url = `${config.tls ? 'https' : 'http'}://${hostText}:${publisher.port}`;
     const where = config.nodeUrls?.length ? `${config.nodeUrls.length} remote storage nodes` : `${network.members.length} in-process storage nodes`;
     log(`tusk: publisher: ${config.nShards} shards on ${where}; ledger epoch ${ledger.currentEpoch()}, max ${ledger.maxEpochsAhead} epochs ahead`);
     log(`tusk: publisher listening on ${url}`);
@@ -105,6 +127,14 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       ledger,
       network,
       reclaimNow: publisher.reclaimNow,
+      reloadTls: publisher.reloadTls,
+      stats: async () => ({
+        ledgerBalance: Number(ledger.balance()),
+        ledgerTransactions: ledger.status().transactions,
+        blobObjects: ledger.blobObjectCount(),
+        codecQueue: opened.queued ?? 0,
+        nodesUp: await nodesUp(network),
+      }),
       async close(graceMs) {
         await publisher.close(graceMs);
         await closeAll();
@@ -114,4 +144,45 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     await closeAll();
     throw e;
   }
+}
+
+/** The codec with each encode timed (publisher encode-time metric). */
+function timedEncodes(codec: BlobCodec, observe: (seconds: number) => void): BlobCodec {
+  return {
+    async encode(data, nShards) {
+      const started = performance.now();
+      try {
+        return await codec.encode(data, nShards);
+      } finally {
+        observe((performance.now() - started) / 1000);
+      }
+    },
+    blobId: (data, nShards) => codec.blobId(data, nShards),
+    decode: (metadataBcs, slivers, nShards) => codec.decode(metadataBcs, slivers, nShards),
+    verifyMetadata: (metadataBcs, nShards) => codec.verifyMetadata(metadataBcs, nShards),
+    verifySliver: (metadataBcs, pair, axis, sliverBcs) => codec.verifySliver(metadataBcs, pair, axis, sliverBcs),
+    get queued() {
+      return codec.queued;
+    },
+    close: () => codec.close(),
+  };
+}
+
+async function nodesUp(network: StorageNetwork): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  await Promise.all(
+    network.members.map(async (m) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), NODE_HEALTH_TIMEOUT_MS)));
+      try {
+        await Promise.race([m.client.health(), timeout]);
+        out[m.nodeId] = 1;
+      } catch {
+        out[m.nodeId] = 0;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return out;
 }

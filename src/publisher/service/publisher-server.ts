@@ -2,7 +2,7 @@
 // /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
-import { AbortedError, listen, type Exchange, type ResponseHeaders } from '../../http/uws.js';
+import { AbortedError, listen, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { isObjectId, parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
@@ -10,7 +10,7 @@ import { AdmissionLimiter } from './admission.js';
 import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
-import type { Logger, PublisherContext } from './context.js';
+import type { Logger, PublisherContext, PublisherRequestObserver } from './context.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
@@ -70,10 +70,14 @@ export interface PublisherOptions {
   /** JWT authentication of stores at /v1/blobs, alongside the endpoint keys (walrus.md §10.5) */
   jwt?: JwtConfig;
   log?: Logger;
+  observer?: PublisherRequestObserver;
+  tls?: TlsFiles;
 }
 
 export interface RunningPublisher {
   port: number;
+  /** Loads the TLS files again (SIGHUP). */
+  reloadTls(): Promise<void>;
   /** Runs one reclaim pass now (tests and operators). */
   reclaimNow(): ReturnType<Reclaimer['runNow']>;
   /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close ledger, network or codec. */
@@ -98,11 +102,13 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes, maxQuiltBodyBytes: opts.maxQuiltBodyBytes ?? DEFAULT_MAX_QUILT_BODY_BYTES };
   const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
 
-  const server = await listen(opts.host, opts.port, (ex) => handle(handler, ex));
+  const observer = opts.observer;
+  const server = await listen(opts.host, opts.port, observer ? (ex) => observed(handler, ex, observer) : (ex) => handle(handler, ex), opts.tls);
   let closed = false;
   return {
     port: server.port,
     reclaimNow: () => reclaimer.runNow(),
+    reloadTls: () => server.reloadTls(),
     async close(graceMs = 10_000) {
       if (closed) return;
       closed = true;
@@ -122,9 +128,21 @@ interface Handler {
   maxQuiltBodyBytes: number;
 }
 
-async function handle(h: Handler, ex: Exchange): Promise<void> {
+async function observed(h: Handler, ex: Exchange, observer: PublisherRequestObserver): Promise<void> {
+  const startedAt = performance.now();
+  const routed = { op: 'unrouted' };
+  observer.started(ex);
+  try {
+    await handle(h, ex, routed);
+  } finally {
+    observer.finished(ex, routed.op, startedAt);
+  }
+}
+
+async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promise<void> {
   try {
     const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwt !== undefined);
+    if (routed) routed.op = route.op;
     switch (route.op) {
       case 'preflight':
         ex.send(200, PREFLIGHT_HEADERS);

@@ -109,6 +109,10 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   PutBucketVersioning: bucket('s3:PutBucketVersioning', 'write'),
   GetObjectLockConfiguration: bucket('s3:GetBucketObjectLockConfiguration', 'read'),
   PutObjectLockConfiguration: bucket('s3:PutBucketObjectLockConfiguration', 'write'),
+  GetBucketEncryption: bucket('s3:GetEncryptionConfiguration', 'read'),
+  PutBucketEncryption: bucket('s3:PutEncryptionConfiguration', 'write'),
+  // AWS has no action of its own for the delete: it is s3:PutEncryptionConfiguration
+  DeleteBucketEncryption: bucket('s3:PutEncryptionConfiguration', 'write'),
   GetBucketLifecycleConfiguration: bucket('s3:GetLifecycleConfiguration', 'read'),
   PutBucketLifecycleConfiguration: bucket('s3:PutLifecycleConfiguration', 'write'),
   // AWS has no action of its own for the delete: it is s3:PutLifecycleConfiguration

@@ -59,9 +59,16 @@ function checkLocationConstraint(xml: string, region: string): void {
   throw new S3Error('InvalidLocationConstraint', { LocationConstraint: lc });
 }
 
+/** The first path segment of the operator endpoints (health, metrics, admin). */
+export const RESERVED_BUCKET = 'tusk';
+
 export async function handleCreateBucket(ctx: S3Context): Promise<void> {
   const key = callerKey(ctx);
   const name = ctx.resource.bucket!;
+  // path-style /tusk/... is the operator endpoints' (src/ops/routes.ts), as MinIO reserves `minio`
+  if (name === RESERVED_BUCKET) {
+    throw new S3Error('InvalidBucketName', { BucketName: name }, { message: `The bucket name '${RESERVED_BUCKET}' is reserved for the server's own endpoints.` });
+  }
   const h = ctx.headers;
   const { acl, grants } = requestedAcl(h, key.account.canonicalId, ctx.services.accounts);
   const ownership = h['x-amz-object-ownership'];
@@ -133,7 +140,6 @@ export async function handleGetBucketLocation(ctx: S3Context): Promise<void> {
 const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> = {
   lifecycle: 'NoSuchLifecycleConfiguration',
   website: 'NoSuchWebsiteConfiguration',
-  encryption: 'ServerSideEncryptionConfigurationNotFoundError',
   replication: 'ReplicationConfigurationNotFoundError',
   tagging: 'NoSuchTagSet',
 };

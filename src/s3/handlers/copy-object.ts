@@ -7,7 +7,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { MAX_COPY_BYTES, resolveCopySource, type CopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
-import { objectAttrsOf, storageClassOf, writeCondition } from '../object-input.js';
+import { objectAttrsOf, rejectEncryption, storageClassOf, writeCondition } from '../object-input.js';
 import { sendXml } from '../respond.js';
 import { doc, el, isoSeconds } from '../xml.js';
 
@@ -64,6 +64,8 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   const algorithm = checksumAlgorithmOf(ctx);
   const condition = writeCondition(h);
   const bucket = bucketOf(ctx);
+  // a copy shares its source's stored bytes: it keeps the source's encryption, and cannot ask for another
+  rejectEncryption(h);
   const requested = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
   const source = resolveCopySource(ctx);
   const src = source.object;
@@ -83,6 +85,10 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   const tags = tagging === 'REPLACE' ? requestTags : src.attrs.tags;
   if (tags && tags.length > 0) attrs.tags = tags;
   if (src.attrs.parts) attrs.parts = src.attrs.parts;
+  if (src.attrs.encryption) {
+    if (algorithm !== undefined) throw new S3Error('NotImplemented', {}, { message: 'A new checksum for an encrypted copy source is not implemented yet.' });
+    attrs.encryption = src.attrs.encryption;
+  }
   if (algorithm !== undefined && (src.attrs.checksum?.algorithm !== algorithm || src.attrs.checksum.type !== 'FULL_OBJECT')) {
     const digests = await hashStoredRange(ctx, src, 0, src.size, new Set([digestNameOf(algorithm)]));
     attrs.checksum = { algorithm, value: digests[digestNameOf(algorithm)]!.toString('base64'), type: 'FULL_OBJECT' };

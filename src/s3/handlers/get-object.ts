@@ -5,6 +5,7 @@ import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
 import { S3Error } from '../errors.js';
+import { dataKeyForRead, encryptionHeaders, objectSize, openUnsealedRead } from '../sse/sse.js';
 import { commonHeaders, send } from '../respond.js';
 import { parsePartNumber } from '../part-number.js';
 import { parseRange, type ByteRange } from '../range.js';
@@ -94,6 +95,8 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
     throw new S3Error('NoSuchKey', { Key: key });
   }
   requireObjectAccess(ctx, bucket, found);
+  const dataKey = dataKeyForRead(ctx, found);
+  const size = objectSize(found);
   if (ctx.principal.kind === 'anonymous' && RESPONSE_OVERRIDES.some(([p]) => ctx.query.has(p))) {
     throw new S3Error('InvalidRequest', {}, {
       message: 'Request specific response headers cannot be used for anonymous GET requests.',
@@ -112,22 +115,23 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
     range = partRange(found, partNumber);
     extra.push(['x-amz-mp-parts-count', String(found.attrs.parts?.length ?? 1)]);
   } else {
-    range = parseRange(ctx.headers['range'], found.size);
+    range = parseRange(ctx.headers['range'], size);
   }
   if (range) {
     status = 206;
-    extra.push(['Content-Range', `bytes ${range.start}-${range.end}/${found.size}`]);
+    extra.push(['Content-Range', `bytes ${range.start}-${range.end}/${size}`]);
   }
+  extra.push(...encryptionHeaders(found.attrs.encryption));
   const headers = [
     ...commonHeaders(ctx, ctx.services.config.serverHeader),
     ...objectHeaders(ctx, bucket, found, range === undefined),
     ...extra,
   ];
   const start = range?.start ?? 0;
-  const end = range ? range.end + 1 : found.size;
+  const end = range ? range.end + 1 : size;
   const length = end - start;
   if (ctx.head.method === 'HEAD') return ctx.ex.sendHead(status, headers, length);
-  const reader = ctx.services.store.openRead(found, start, end);
+  const reader = dataKey ? openUnsealedRead(ctx.services.store, found, dataKey, start, end) : ctx.services.store.openRead(found, start, end);
   try {
     if (length <= SMALL_BODY) {
       const body = length === 0 ? Buffer.alloc(0) : await reader.read(length);

@@ -4,6 +4,7 @@
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
+import { objectSize } from '../sse/sse.js';
 import { doc, el, isoSeconds } from '../xml.js';
 import type { ListResult } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
@@ -79,7 +80,7 @@ function ownerOf(ctx: S3Context, bucket: S3Bucket): Owner {
 function contentsXml(r: S3Object, enc: (s: string) => string, owner: Owner | undefined): string {
   return (
     `<Contents>${el('Key', enc(r.key))}${el('LastModified', isoSeconds(r.lastModified))}${el('ETag', `"${r.etag}"`)}` +
-    `${el('Size', r.size)}${owner ? `<Owner>${el('ID', owner.ID)}${el('DisplayName', owner.DisplayName)}</Owner>` : ''}` +
+    `${el('Size', objectSize(r))}${owner ? `<Owner>${el('ID', owner.ID)}${el('DisplayName', owner.DisplayName)}</Owner>` : ''}` +
     `${el('StorageClass', r.attrs.storageClass)}</Contents>`
   );
 }
@@ -89,7 +90,7 @@ function contentsJson(r: S3Object, enc: (s: string) => string, owner: Owner | un
     Key: enc(r.key),
     LastModified: isoSeconds(r.lastModified),
     ETag: `"${r.etag}"`,
-    Size: r.size,
+    Size: objectSize(r),
     StorageClass: r.attrs.storageClass,
     ...(owner ? { Owner: owner } : {}),
   };

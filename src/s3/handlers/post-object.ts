@@ -90,7 +90,7 @@ async function uploadForm(ctx: S3Context, bucket: S3Bucket, boundary: string, bo
   const h = headersOfFields(fields);
   const attrs = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
   const fileBody = { length: file.size, next: () => file.next(), finish: () => ({}) };
-  const { record } = await storeObject(ctx, bucket.name, key, fileBody, attrs, {});
+  const { record } = await storeObject(ctx, bucket, key, fileBody, attrs, {});
 
   const etag = `"${record.etag}"`;
   const location = `http://${ctx.headers['host'] ?? ''}/${encodeURIComponent(bucket.name)}/${key.split('/').map(encodeURIComponent).join('/')}`;

@@ -8,7 +8,8 @@ import { bucketOf, type S3Context } from '../context.js';
 import { headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
 import { objectAttrsOf, writeCondition } from '../object-input.js';
-import type { S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
+import type { S3Bucket, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
+import { sealedEtag, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { WriteCondition } from '../../store/types.js';
@@ -18,24 +19,34 @@ export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 /**
  * Streams `body` into a new version of `key` with `attrs` (PutObject, the POST form upload):
  * nothing is stored unless every digest holds and the engine's commit (with `condition`) does.
+ * Digests are of the plaintext; the store gets sealed blocks when the object is encrypted (SSE).
  */
 export async function storeObject(
   ctx: S3Context,
-  bucket: string,
+  bucket: S3Bucket,
   key: string,
   body: RequestBody,
   attrs: S3ObjectAttrs,
   plan: ChecksumPlan,
   condition?: WriteCondition,
-): Promise<{ record: S3Object; checksum: StoredChecksum }> {
-  const writer = ctx.services.store.beginWrite(body.length);
+): Promise<{ record: S3Object; checksum: StoredChecksum; responseHeaders: Array<readonly [string, string]> }> {
+  ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
+  const sealing = sealingForWrite(ctx, bucket, body.length);
+  const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
+  const sink = sealing
+    ? { write: async (chunk: Buffer) => void (await Promise.all(sealing.sealer.push(chunk).map((b) => writer.write(b)))) }
+    : writer;
   let committed = false;
   try {
-    const { digests, checksum } = await receiveBody(ctx, body, plan, writer);
+    const { digests, checksum } = await receiveBody(ctx, body, plan, sink);
+    if (sealing) await Promise.all(sealing.sealer.end().map((b) => writer.write(b)));
+    const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
-    const record = await writer.commit(bucket, key, { etag: digests.md5.toString('hex'), lastModified: Date.now(), attrs: { ...attrs, checksum } }, condition);
+    const etag = sealedEtag(sealing, digests.md5.toString('hex'));
+    const record = await writer.commit(bucket.name, key, { etag, lastModified: Date.now(), attrs: stored }, condition);
     committed = true;
-    return { record, checksum };
+    ctx.services.quotas?.written(bucket.name, body.length);
+    return { record, checksum, responseHeaders: sealing?.responseHeaders ?? [] };
   } finally {
     if (!committed) await writer.abort();
   }
@@ -48,8 +59,8 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   const plan = planChecksums(h, body.trailer);
   const bucket = bucketOf(ctx);
   const attrs = objectAttrsOf(ctx, bucket, h, body.contentEncoding);
-  const { record, checksum } = await storeObject(ctx, bucket.name, ctx.resource.key!, body, attrs, plan, condition);
-  const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`]];
+  const { record, checksum, responseHeaders } = await storeObject(ctx, bucket, ctx.resource.key!, body, attrs, plan, condition);
+  const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`], ...responseHeaders];
   if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);
   const expiration = expirationHeader(lifecycleRulesOf(bucket), record, ctx.services.config.lifecycle.dayMs);
   if (expiration) out.push(['x-amz-expiration', expiration]);

@@ -78,7 +78,7 @@ export async function startPublisherProcess(options: PublisherProcessOptions): P
     `process.once('SIGTERM', async () => { await face.close(2000); await s3?.close(2000); process.exit(0); });`,
   ].join('\n');
   const ready = options.withS3
-    ? /s3 listening on (http:\/\/\S+)[\s\S]*publisher listening on (http:\/\/\S+)[\s\S]*publisher endpoint keys: (\S+)/
+    ? /s3 listening on (http:\/\/[^\s"]+)[\s\S]*publisher listening on (http:\/\/\S+)[\s\S]*publisher endpoint keys: (\S+)/
     : /()publisher listening on (http:\/\/\S+)[\s\S]*publisher endpoint keys: (\S+)/;
   const child = await spawnUntil(['--input-type=module', '-e', script], ready, {
     env: { TUSK_TEST_PUBLISHER_CONFIG: JSON.stringify(config) },

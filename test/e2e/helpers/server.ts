@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { REPO_ROOT, spawnUntil } from './child-process.js';
 
 const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');
-const READY_LINE = /s3 listening on http:\/\/127\.0\.0\.1:(\d+)/;
+const READY_LINE = /s3 listening on (https?):\/\/127\.0\.0\.1:(\d+)/;
 const START_TIMEOUT_MS = 30_000;
 /** dispose() is cleanup, not a drain test: do not wait long for a slow exit */
 const DISPOSE_TIMEOUT_MS = 3_000;
@@ -100,12 +100,12 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
         label: 'tusk on tmpfs',
       })
     : await spawnUntil(args, READY_LINE, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
-  const port = Number(child.match[1]);
+  const port = Number(child.match[2]);
   const root = supplied ?? (JSON.parse(readFileSync(join(dataDir, 'root-credentials.json'), 'utf8')) as Credentials);
 
   return {
     port,
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `${child.match[1]}://127.0.0.1:${port}`,
     pid: child.pid,
     dataDir,
     region,

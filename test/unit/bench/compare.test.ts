@@ -6,7 +6,7 @@ function op(objPerSec: number, p50: number, errors = 0): OpResult {
   return {
     ok: 100, errors: errors ? { InternalError: errors } : {}, errorCount: errors, bytes: 1 << 20, items: 0,
     objPerSec, mibPerSec: objPerSec / 256, itemsPerSec: 0,
-    latencyMs: { p50, p90: p50 * 2, p99: p50 * 4, max: p50 * 10, mean: p50 },
+    latencyMs: { p50, p90: p50 * 2, p99: p50 * 4, p999: p50 * 6, max: p50 * 10, mean: p50 },
     ttfbMs: null,
   };
 }

@@ -1,0 +1,187 @@
+// The admin API (issue 13 §6) under /tusk/admin/v1/ on the S3 listener: JSON in and out, every
+// request signed with SigV4 by the root key (src/s3/auth), bodies covered by the signature.
+// Changes are written to the data directory before they apply, so they hold without a restart.
+
+import { createHash } from 'node:crypto';
+import { AccountError, type AccountRegistry } from '../accounts.js';
+import { VERSION, type Config } from '../config.js';
+import { AbortedError, type Exchange, type ResponseHeaders } from '../http/uws.js';
+import type { Health } from '../ops/health.js';
+import { authenticate } from '../s3/auth/index.js';
+import { S3Error } from '../s3/errors.js';
+import { FORMAT_VERSION } from '../store/format.js';
+import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
+import type { S3Store } from '../s3/object-attrs.js';
+import { bucketUsage, type BucketQuotas, type BucketQuota } from './quotas.js';
+
+export const ADMIN_API_PREFIX = '/tusk/admin/v1/';
+const MAX_BODY = 64 * 1024;
+
+export interface AdminServices {
+  config: Config;
+  accounts: AccountRegistry;
+  store: S3Store;
+  quotas: BucketQuotas;
+  health: Health;
+  log(line: string): void;
+}
+
+class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Json = Record<string, unknown>;
+type Route = (s: AdminServices, params: string[], body: Json) => Promise<[number, unknown]> | [number, unknown];
+
+const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
+  ['GET', /^info$/, info],
+  ['GET', /^accounts$/, (s) => [200, { accounts: s.accounts.list() }]],
+  ['POST', /^accounts$/, (s, _p, body) => {
+    const created = s.accounts.createAccount(stringField(body, 'name'));
+    return [201, { account: created.account, accessKeyId: created.account.accessKeyIds[0], secretAccessKey: created.secretAccessKey }];
+  }],
+  ['POST', /^accounts\/([^/]+)\/disable$/, (s, [name]) => [200, { account: s.accounts.setDisabled(name!, true) }]],
+  ['POST', /^accounts\/([^/]+)\/enable$/, (s, [name]) => [200, { account: s.accounts.setDisabled(name!, false) }]],
+  ['DELETE', /^accounts\/([^/]+)$/, (s, [name]) => {
+    s.accounts.deleteAccount(name!, (owner) => s.store.listBuckets(owner).length);
+    return [200, { deleted: name }];
+  }],
+  ['POST', /^accounts\/([^/]+)\/keys$/, (s, [name]) => [201, s.accounts.createKey(name!)]],
+  ['POST', /^keys\/([^/]+)\/rotate$/, (s, [id]) => [200, s.accounts.rotateKey(id!)]],
+  ['DELETE', /^keys\/([^/]+)$/, (s, [id]) => {
+    s.accounts.deleteKey(id!);
+    return [200, { deleted: id }];
+  }],
+  ['GET', /^buckets$/, (s) => [200, { buckets: s.store.listBuckets().map((b) => ({ name: b.name, owner: s.accounts.byCanonicalId(b.owner)?.displayName ?? b.owner })) }]],
+  ['GET', /^buckets\/([^/]+)\/usage$/, (s, [bucket]) => [200, usageOf(s, bucket!)]],
+  ['GET', /^buckets\/([^/]+)\/quota$/, (s, [bucket]) => {
+    const quota = s.quotas.get(bucket!);
+    if (!quota) throw new AdminError(404, 'NoSuchQuota', `bucket '${bucket}' has no quota`);
+    return [200, { bucket, quota }];
+  }],
+  ['PUT', /^buckets\/([^/]+)\/quota$/, (s, [bucket], body) => {
+    existingBucket(s, bucket!);
+    const quota: BucketQuota = { maxBytes: countField(body, 'maxBytes'), maxObjects: countField(body, 'maxObjects') };
+    if (quota.maxBytes === undefined && quota.maxObjects === undefined) throw new AdminError(400, 'InvalidArgument', 'give maxBytes, maxObjects or both');
+    s.quotas.set(bucket!, quota);
+    return [200, { bucket, quota }];
+  }],
+  ['DELETE', /^buckets\/([^/]+)\/quota$/, (s, [bucket]) => {
+    if (!s.quotas.remove(bucket!)) throw new AdminError(404, 'NoSuchQuota', `bucket '${bucket}' has no quota`);
+    return [200, { deleted: bucket }];
+  }],
+];
+
+async function info(s: AdminServices): Promise<[number, unknown]> {
+  const readiness = await s.health.readiness();
+  return [200, {
+    version: VERSION,
+    uptimeSeconds: Math.round((Date.now() - s.health.startedAt) / 1000),
+    dataDir: s.config.dataDir,
+    disk: readiness.disk,
+    ready: readiness.ready,
+    formatVersions: { segments: FORMAT_VERSION, index: INDEX_FORMAT_VERSION },
+    durability: s.config.durability,
+    region: s.config.region,
+  }];
+}
+
+function existingBucket(s: AdminServices, bucket: string): void {
+  if (!s.store.getBucket(bucket)) throw new AdminError(404, 'NoSuchBucket', `no bucket '${bucket}'`);
+}
+
+function usageOf(s: AdminServices, bucket: string): Json {
+  existingBucket(s, bucket);
+  // the engine keeps no versions or multipart uploads yet: both are 0 until it does
+  return { bucket, ...bucketUsage(s.store, bucket), versions: 0, incompleteUploads: 0, quota: s.quotas.get(bucket) ?? null };
+}
+
+function stringField(body: Json, name: string): string {
+  const v = body[name];
+  if (typeof v !== 'string' || v === '') throw new AdminError(400, 'InvalidArgument', `'${name}' must be a non-empty string`);
+  return v;
+}
+
+function countField(body: Json, name: string): number | undefined {
+  const v = body[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new AdminError(400, 'InvalidArgument', `'${name}' must be a non-negative integer`);
+  return v;
+}
+
+function send(ex: Exchange, server: string, status: number, body: unknown): void {
+  const headers: ResponseHeaders = [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ['Server', server]];
+  ex.send(status, headers, JSON.stringify(body), !ex.bodyEnded);
+}
+
+async function readJson(ex: Exchange, expectedSha256: string | undefined): Promise<Json> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (let c = await ex.nextBodyChunk(); c; c = await ex.nextBodyChunk()) {
+    size += c.length;
+    if (size > MAX_BODY) throw new AdminError(413, 'EntityTooLarge', `admin request bodies are at most ${MAX_BODY} bytes`);
+    chunks.push(c);
+  }
+  const raw = Buffer.concat(chunks);
+  const actual = createHash('sha256').update(raw).digest('hex');
+  if (expectedSha256 !== actual) throw new AdminError(400, 'XAmzContentSHA256Mismatch', 'the body must be signed: x-amz-content-sha256 is its SHA-256');
+  if (raw.length === 0) return {};
+  try {
+    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Json;
+  } catch {
+    throw new AdminError(400, 'MalformedJSON', 'the body must be a JSON object');
+  }
+}
+
+/** The admin API's request handler. */
+export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> {
+  const server = s.config.serverHeader;
+  return async (ex) => {
+    try {
+      const head = ex.head;
+      const auth = authenticate(head, {
+        region: s.config.region,
+        acceptAnyRegion: s.config.acceptAnyRegion,
+        clockSkewMs: s.config.clockSkewMs,
+        now: Date.now(),
+        // only the root key administers (issue 13 §6)
+        lookupKey: (ak) => (ak === s.accounts.root.accessKeyId ? { secretKey: s.accounts.root.secretAccessKey } : undefined),
+      });
+      if (auth.kind !== 'signed' || auth.presigned) throw new AdminError(403, 'AccessDenied', 'sign admin requests with the root key (SigV4 Authorization header)');
+      const path = head.rawPath.slice(ADMIN_API_PREFIX.length);
+      for (const [method, pattern, route] of ROUTES) {
+        const m = pattern.exec(path);
+        if (!m) continue;
+        if (method !== head.method) continue;
+        const params = m.slice(1).map((p) => decodeURIComponent(p));
+        const body = await readJson(ex, auth.payload.kind === 'sha256' ? auth.payload.expectedHex : undefined);
+        const [status, result] = await route(s, params, body);
+        send(ex, server, status, result);
+        return;
+      }
+      const known = ROUTES.some(([, pattern]) => pattern.test(path));
+      throw known
+        ? new AdminError(405, 'MethodNotAllowed', `${head.method} is not allowed on ${head.rawPath}`)
+        : new AdminError(404, 'NoSuchRoute', `no admin route ${head.method} ${head.rawPath}`);
+    } catch (e) {
+      if (e instanceof AbortedError || ex.aborted) return;
+      if (e instanceof AdminError) send(ex, server, e.status, { error: e.code, message: e.message });
+      else if (e instanceof S3Error) send(ex, server, e.status, { error: e.code, message: e.message });
+      else if (e instanceof AccountError) {
+        send(ex, server, { 'not-found': 404, conflict: 409, invalid: 400 }[e.kind], { error: e.kind, message: e.message });
+      } else if (e instanceof URIError) send(ex, server, 400, { error: 'InvalidURI', message: 'bad percent-encoding in the path' });
+      else {
+        s.log(`admin ${ex.head.method} ${ex.head.rawPath}: internal error: ${(e as Error).stack ?? e}`);
+        if (!ex.responded) send(ex, server, 500, { error: 'InternalError', message: 'internal error (see the server log)' });
+      }
+    }
+  };
+}

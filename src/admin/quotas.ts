@@ -1,0 +1,106 @@
+// Per-bucket quotas (issue 13 §6), kept in <data-dir>/bucket-quotas.json. A bucket's usage is
+// counted by listing it and cached for USAGE_TTL_MS, grown by each committed write in between: as
+// MinIO's quotas, enforcement is close but not exact under concurrent writers (see README).
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileDurably } from '../durable-file.js';
+import type { WriteQuota } from '../s3/context.js';
+import { S3Error } from '../s3/errors.js';
+import { objectSize } from '../s3/sse/sse.js';
+import type { S3Store } from '../s3/object-attrs.js';
+
+export const QUOTAS_FILE = 'bucket-quotas.json';
+const USAGE_TTL_MS = 10_000;
+const LIST_PAGE = 1000;
+
+export interface BucketQuota {
+  maxBytes?: number;
+  maxObjects?: number;
+}
+
+export interface BucketUsage {
+  objects: number;
+  bytes: number;
+}
+
+/** Objects and bytes of a bucket's current objects, by listing it. */
+export function bucketUsage(store: S3Store, bucket: string): BucketUsage {
+  let objects = 0;
+  let bytes = 0;
+  let startAfter = '';
+  for (;;) {
+    const page = store.list(bucket, { prefix: '', delimiter: '', startAfter, maxKeys: LIST_PAGE });
+    for (const item of page.items) {
+      if (item.kind !== 'object') continue;
+      objects++;
+      bytes += objectSize(item.record);
+      startAfter = item.record.key;
+    }
+    if (!page.isTruncated || page.items.length === 0) return { objects, bytes };
+  }
+}
+
+export class BucketQuotas implements WriteQuota {
+  private quotas: Record<string, BucketQuota>;
+  private readonly usage = new Map<string, BucketUsage & { at: number }>();
+  private readonly path: string;
+
+  constructor(
+    dataDir: string,
+    private readonly store: S3Store,
+  ) {
+    this.path = join(dataDir, QUOTAS_FILE);
+    this.quotas = existsSync(this.path) ? (JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, BucketQuota>) : {};
+  }
+
+  get(bucket: string): BucketQuota | undefined {
+    return this.quotas[bucket];
+  }
+
+  set(bucket: string, quota: BucketQuota): void {
+    this.commit({ ...this.quotas, [bucket]: quota });
+  }
+
+  remove(bucket: string): boolean {
+    if (!(bucket in this.quotas)) return false;
+    const { [bucket]: _removed, ...rest } = this.quotas;
+    this.commit(rest);
+    return true;
+  }
+
+  checkWrite(bucket: string, key: string, bytes: number): void {
+    const quota = this.quotas[bucket];
+    if (!quota) return;
+    const usage = this.cachedUsage(bucket);
+    const replaced = this.store.getObject(bucket, key);
+    const objects = usage.objects + (replaced ? 0 : 1);
+    const total = usage.bytes - (replaced ? objectSize(replaced) : 0) + bytes;
+    if ((quota.maxObjects !== undefined && objects > quota.maxObjects) || (quota.maxBytes !== undefined && total > quota.maxBytes)) {
+      throw new S3Error('QuotaExceeded', { BucketName: bucket }, { close: true });
+    }
+  }
+
+  written(bucket: string, bytes: number): void {
+    const usage = this.usage.get(bucket);
+    if (!usage) return;
+    // an overwrite counts in full until the next count: the error is on the safe side
+    usage.objects++;
+    usage.bytes += bytes;
+  }
+
+  private cachedUsage(bucket: string): BucketUsage {
+    const now = Date.now();
+    const cached = this.usage.get(bucket);
+    if (cached && now - cached.at < USAGE_TTL_MS) return cached;
+    const fresh = { ...bucketUsage(this.store, bucket), at: now };
+    this.usage.set(bucket, fresh);
+    return fresh;
+  }
+
+  private commit(next: Record<string, BucketQuota>): void {
+    writeFileDurably(this.path, JSON.stringify(next, null, 2) + '\n');
+    this.quotas = next;
+    this.usage.clear();
+  }
+}

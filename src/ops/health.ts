@@ -1,0 +1,61 @@
+// Liveness and readiness (issue 13 §1): live while the process serves HTTP; ready once recovery,
+// the native self-test and the index are up, and neither draining nor short of disk space.
+
+import { statfs } from 'node:fs/promises';
+
+export type StartStage = 'starting' | 'self-test' | 'recovery' | 'up';
+
+export interface DiskSpace {
+  freeBytes: number;
+  totalBytes: number;
+}
+
+/** Free space of the file system holding `dir` (what an unprivileged writer may use). */
+export async function diskSpace(dir: string): Promise<DiskSpace> {
+  const s = await statfs(dir);
+  return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+}
+
+export interface Readiness {
+  ready: boolean;
+  stage: StartStage;
+  draining: boolean;
+  disk?: DiskSpace & { reserveBytes: number };
+  /** why not ready; empty when ready */
+  reasons: string[];
+}
+
+/** Disk space is looked up at most this often: a probe storm must not become a statfs storm. */
+const DISK_CACHE_MS = 1000;
+
+export class Health {
+  stage: StartStage = 'starting';
+  draining = false;
+  readonly startedAt = Date.now();
+  private disk: { at: number; value: Promise<DiskSpace> } | undefined;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly reserveBytes: number,
+  ) {}
+
+  async readiness(): Promise<Readiness> {
+    const reasons: string[] = [];
+    if (this.stage !== 'up') reasons.push(`starting: ${this.stage}`);
+    if (this.draining) reasons.push('draining');
+    let disk: Readiness['disk'];
+    try {
+      disk = { ...(await this.diskSpace()), reserveBytes: this.reserveBytes };
+      if (disk.freeBytes <= this.reserveBytes) reasons.push(`disk reserve reached: ${disk.freeBytes} bytes free, reserve ${this.reserveBytes}`);
+    } catch (e) {
+      reasons.push(`disk space unknown: ${(e as Error).message}`);
+    }
+    return { ready: reasons.length === 0, stage: this.stage, draining: this.draining, disk, reasons };
+  }
+
+  diskSpace(): Promise<DiskSpace> {
+    const now = Date.now();
+    if (!this.disk || now - this.disk.at > DISK_CACHE_MS) this.disk = { at: now, value: diskSpace(this.dataDir) };
+    return this.disk.value;
+  }
+}

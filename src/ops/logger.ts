@@ -1,0 +1,57 @@
+// The process's one logger (pino): JSON lines with levels on stdout, or pino-pretty's coloured
+// lines when stdout is a terminal. Secrets never go through it except where start-up prints them
+// on purpose.
+
+import pino, { type Logger as PinoLogger } from 'pino';
+import pretty from 'pino-pretty';
+import { BatchedFdDestination } from './log-destination.js';
+
+export type Logger = PinoLogger;
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function parseLogLevel(value: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new Error(`log-level: expected one of ${LOG_LEVELS.join(', ')}, got '${value}'`);
+  }
+  return value as LogLevel;
+}
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** human-readable lines; default: when stdout is a terminal */
+  pretty?: boolean;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const human = options.pretty ?? process.stdout.isTTY === true;
+  const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+  if (human) {
+    return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid', hideObject: true, messageFormat: humanLine }));
+  }
+  const destination = new BatchedFdDestination(1);
+  // lines of the last event-loop turn still go out when the process ends (exit, uncaught error)
+  process.once('exit', () => destination.flushSync());
+  return pino(base, destination);
+}
+
+/** One terminal line per record; an access-log record reads like a web server's. */
+function humanLine(log: Record<string, unknown>, messageKey: string): string {
+  const msg = String(log[messageKey] ?? '');
+  if (msg !== 'request') return msg;
+  const where = log.bucket === undefined ? '' : ` ${String(log.bucket)}${log.key === undefined ? '' : `/${String(log.key)}`}`;
+  const error = log.error === undefined ? '' : ` ${String(log.error)}`;
+  const id = log.reqId === undefined ? '' : ` ${String(log.reqId)}`;
+  return `${String(log.face ?? '')} ${String(log.op)}${where} → ${String(log.status)}${error} in ${String(log.ms)} ms, ${String(log.bytesIn)} B in, ${String(log.bytesOut)} B out${id}`;
+}
+
+/** Adapts the logger to the `(line) => void` callbacks of the publisher face. */
+export function lineLogger(logger: Logger): (line: string) => void {
+  return (line) => logger.info(line.replace(/^tusk: /, ''));
+}
+
+/** Writes out what the asynchronous destination still holds (before the process exits). */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}

@@ -1,0 +1,56 @@
+// Put/Get/DeleteBucketEncryption (AWS API reference): the bucket's default encryption of new
+// objects. AES256 (SSE-S3) only; aws:kms has no key service here and is refused.
+
+import { bucketOf, type S3Context } from '../context.js';
+import { S3Error } from '../errors.js';
+import { send, sendXml } from '../respond.js';
+import { readSmallBody } from '../request-body.js';
+import { AES256 } from '../sse/sse.js';
+import { parseXmlBody, xmlChildren, xmlTextOf } from '../xml-input.js';
+import { doc, el } from '../xml.js';
+
+const MAX_CONFIGURATION = 64 * 1024;
+
+export async function handlePutBucketEncryption(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  const xml = (await readSmallBody(ctx, MAX_CONFIGURATION)).toString('utf8');
+  const rules = xmlChildren(parseXmlBody(xml, 'ServerSideEncryptionConfiguration', ['Rule']).Rule);
+  if (rules.length !== 1) throw new S3Error('MalformedXML');
+  const rule = rules[0]!;
+  const byDefault = xmlChildren(rule.ApplyServerSideEncryptionByDefault)[0];
+  const algorithm = byDefault && xmlTextOf(byDefault.SSEAlgorithm);
+  if (algorithm === undefined) throw new S3Error('MalformedXML');
+  if (algorithm === 'aws:kms' || algorithm === 'aws:kms:dsse') {
+    throw new S3Error('NotImplemented', {}, { message: 'SSE-KMS (aws:kms) needs a key management service, which this server does not have; use AES256.' });
+  }
+  if (algorithm !== AES256) throw new S3Error('MalformedXML');
+  if (byDefault.KMSMasterKeyID !== undefined) {
+    throw new S3Error('InvalidArgument', {}, { message: 'a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms or aws:kms:dsse' });
+  }
+  const bucketKey = xmlTextOf(rule.BucketKeyEnabled);
+  if (bucketKey !== undefined && bucketKey !== 'true' && bucketKey !== 'false') throw new S3Error('MalformedXML');
+  await ctx.services.store.putBucket({ ...bucket, encryption: { algorithm: AES256, bucketKeyEnabled: bucketKey === 'true' } });
+  send(ctx, 200);
+}
+
+export async function handleGetBucketEncryption(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  if (!bucket.encryption) throw new S3Error('ServerSideEncryptionConfigurationNotFoundError', { BucketName: bucket.name });
+  sendXml(
+    ctx,
+    doc(
+      'ServerSideEncryptionConfiguration',
+      `<Rule><ApplyServerSideEncryptionByDefault>${el('SSEAlgorithm', bucket.encryption.algorithm)}</ApplyServerSideEncryptionByDefault>` +
+        `${el('BucketKeyEnabled', bucket.encryption.bucketKeyEnabled)}</Rule>`,
+    ),
+  );
+}
+
+export async function handleDeleteBucketEncryption(ctx: S3Context): Promise<void> {
+  const bucket = bucketOf(ctx);
+  if (bucket.encryption) {
+    const { encryption: _removed, ...rest } = bucket;
+    await ctx.services.store.putBucket(rest);
+  }
+  send(ctx, 204);
+}

@@ -1,0 +1,135 @@
+// `tusk admin` over the admin API (issue 13 §6): accounts and keys apply at once and survive a
+// restart, quotas refuse writes past them, and only the root key administers.
+
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListBucketsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3Client, s3Request } from './helpers/clients.js';
+import { REPO_ROOT } from './helpers/child-process.js';
+import { bucketName, makeTempDirFixture, randomBody } from './helpers/fixtures.js';
+import { startTusk, type Credentials, type TuskServer } from './helpers/server.js';
+
+const run = promisify(execFile);
+
+async function admin(server: TuskServer, args: string[], root: Credentials = server.root): Promise<{ code: number; json: any; stderr: string }> {
+  try {
+    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin', 'tusk.js'), 'admin', ...args, '--endpoint', server.endpoint], {
+      env: { ...process.env, TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
+    });
+    return { code: 0, json: JSON.parse(stdout), stderr: '' };
+  } catch (e) {
+    const err = e as { code: number; stderr: string };
+    return { code: err.code, json: undefined, stderr: err.stderr };
+  }
+}
+
+async function listsBuckets(server: TuskServer, creds: Credentials): Promise<string> {
+  const client = s3Client(server, { credentials: creds });
+  try {
+    await client.send(new ListBucketsCommand({}));
+    return 'ok';
+  } catch (e) {
+    return (e as Error).name;
+  } finally {
+    client.destroy();
+  }
+}
+
+describe('tusk admin', () => {
+  const dir = makeTempDirFixture();
+  let server: TuskServer;
+  afterAll(async () => {
+    await server?.stop();
+    dir.remove();
+  });
+
+  it('creates an account whose key works at once, survives a restart, rotates, disables, and stops working when deleted', async () => {
+    server = await startTusk({ dataDir: dir.path });
+    const created = await admin(server, ['accounts', 'create', 'alice']);
+    expect(created.code, created.stderr).toBe(0);
+    const alice: Credentials = { accessKeyId: created.json.accessKeyId, secretAccessKey: created.json.secretAccessKey };
+    expect(alice.accessKeyId).toMatch(/^TUSK[A-Z2-7]{16}$/);
+    expect(await listsBuckets(server, alice)).toBe('ok');
+    const s3 = s3Client(server, { credentials: alice });
+    const bucket = bucketName('adm');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    s3.destroy();
+
+    const listed = await admin(server, ['accounts', 'list']);
+    expect(listed.json.accounts).toEqual([expect.objectContaining({ displayName: 'alice', accessKeyIds: [alice.accessKeyId], disabled: false })]);
+    expect(JSON.stringify(listed.json)).not.toContain(alice.secretAccessKey);
+    expect((await admin(server, ['accounts', 'create', 'alice'])).stderr).toMatch(/HTTP 409/);
+
+    // survives a restart
+    await server.stop();
+    server = await startTusk({ dataDir: dir.path, root: server.root });
+    expect(await listsBuckets(server, alice)).toBe('ok');
+
+    const rotated = await admin(server, ['keys', 'rotate', alice.accessKeyId]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const alice2: Credentials = { accessKeyId: rotated.json.accessKeyId, secretAccessKey: rotated.json.secretAccessKey };
+    expect(await listsBuckets(server, alice)).toBe('InvalidAccessKeyId');
+    expect(await listsBuckets(server, alice2)).toBe('ok');
+
+    expect((await admin(server, ['accounts', 'disable', 'alice'])).code).toBe(0);
+    expect(await listsBuckets(server, alice2)).toBe('InvalidAccessKeyId');
+    expect((await admin(server, ['accounts', 'enable', 'alice'])).code).toBe(0);
+    expect(await listsBuckets(server, alice2)).toBe('ok');
+
+    const second = await admin(server, ['keys', 'create', 'alice']);
+    expect(await listsBuckets(server, { accessKeyId: second.json.accessKeyId, secretAccessKey: second.json.secretAccessKey })).toBe('ok');
+    expect((await admin(server, ['keys', 'delete', second.json.accessKeyId])).code).toBe(0);
+    expect(await listsBuckets(server, { accessKeyId: second.json.accessKeyId, secretAccessKey: second.json.secretAccessKey })).toBe('InvalidAccessKeyId');
+
+    // an account that owns buckets is not deleted
+    expect((await admin(server, ['accounts', 'delete', 'alice'])).stderr).toMatch(/HTTP 409[\s\S]*owns 1 bucket/);
+    const s3b = s3Client(server, { credentials: alice2 });
+    await s3b.send(new DeleteBucketCommand({ Bucket: bucket }));
+    s3b.destroy();
+    expect((await admin(server, ['accounts', 'delete', 'alice'])).code).toBe(0);
+    expect(await listsBuckets(server, alice2)).toBe('InvalidAccessKeyId');
+    expect((await admin(server, ['accounts', 'list'])).json.accounts).toEqual([]);
+  });
+
+  it('reports bucket usage and refuses writes past a quota with 403 QuotaExceeded', async () => {
+    const s3 = s3Client(server);
+    const bucket = bucketName('quota');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    try {
+      expect((await admin(server, ['buckets', 'quota', bucket, '--max-bytes', '10000', '--max-objects', '3'])).code).toBe(0);
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a', Body: randomBody(6000) }));
+      await expect(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'b', Body: randomBody(6000) }))).rejects.toMatchObject({
+        name: 'QuotaExceeded',
+        $metadata: { httpStatusCode: 403 },
+      });
+      // overwriting within the quota is allowed
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a', Body: randomBody(9000) }));
+      const usage = await admin(server, ['buckets', 'usage', bucket]);
+      expect(usage.json).toMatchObject({ bucket, objects: 1, bytes: 9000, versions: 0, incompleteUploads: 0, quota: { maxBytes: 10000, maxObjects: 3 } });
+      expect((await admin(server, ['buckets', 'quota', bucket])).json.quota).toEqual({ maxBytes: 10000, maxObjects: 3 });
+      expect((await admin(server, ['buckets', 'quota', bucket, '--clear'])).code).toBe(0);
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'b', Body: randomBody(6000) }));
+      expect((await admin(server, ['buckets', 'usage', 'no-such-bucket-here'])).stderr).toMatch(/HTTP 404/);
+      for (const key of ['a', 'b']) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    } finally {
+      s3.destroy();
+    }
+  });
+
+  it('answers info, and only to the root key', async () => {
+    const info = await admin(server, ['info']);
+    expect(info.json).toMatchObject({ version: expect.any(String), formatVersions: { segments: 1, index: 2 }, ready: true });
+    expect(info.json.disk.freeBytes).toBeGreaterThan(0);
+    expect(info.json.uptimeSeconds).toBeGreaterThanOrEqual(0);
+    const wrong = await admin(server, ['info'], { accessKeyId: server.root.accessKeyId, secretAccessKey: 'not-the-secret-0000000000000000' });
+    expect(wrong.stderr).toMatch(/HTTP 403[\s\S]*SignatureDoesNotMatch/);
+    const unsigned = await fetch(`${server.endpoint}/tusk/admin/v1/info`);
+    expect(unsigned.status).toBe(403);
+    // a signed request of another key is refused as an unknown key
+    const other = await s3Request(server, { method: 'GET', path: '/tusk/admin/v1/accounts', credentials: { accessKeyId: 'TUSKNOTROOT000000000', secretAccessKey: 'x'.repeat(40) } });
+    expect(other.status).toBe(403);
+    expect((await admin(server, ['nonsense'])).stderr).toMatch(/unknown command/);
+  });
+});

@@ -1,0 +1,284 @@
+// Operating Tusk (issue 13): health probes without a signature (not ready during recovery and at
+// the disk reserve), one JSON access-log line per request with no secret in it, and a Prometheus
+// exposition that Prometheus's own promtool accepts after a mixed workload.
+
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3Client } from './helpers/clients.js';
+import { REPO_ROOT, spawnUntil } from './helpers/child-process.js';
+import { rawRequest } from './helpers/raw-http.js';
+import { signHeaders } from './helpers/sigv4.js';
+import { bucketName, NASTY_KEYS, randomBody } from './helpers/fixtures.js';
+import { makeTempDir, randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  face?: string;
+  reqId?: string;
+  op?: string;
+  bucket?: string;
+  key?: string;
+  status?: number;
+  bytesIn?: number;
+  bytesOut?: number;
+  ms?: number;
+  accessKeyId?: string;
+}
+
+function logLines(output: string): LogLine[] {
+  return output
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `value` of the sample `name{labels}` in a text exposition, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const m = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[2]);
+  }
+  return undefined;
+}
+
+describe('health probes', () => {
+  it('answer without a signature: live at once, ready only after recovery', async () => {
+    const dataDir = makeTempDir();
+    const child = await spawnUntil(
+      [join(REPO_ROOT, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', '--durability', 'relaxed'],
+      /listener bound on http:\/\/127\.0\.0\.1:(\d+)/,
+      { env: { TUSK_TEST_RECOVERY_DELAY_MS: '2500' }, startTimeoutMs: 30_000, label: 'tusk' },
+    );
+    try {
+      const base = `http://127.0.0.1:${child.match[1]}`;
+      const live = await fetch(`${base}/tusk/health/live`);
+      expect(live.status).toBe(200);
+      const notReady = await fetch(`${base}/tusk/health/ready`);
+      expect(notReady.status).toBe(503);
+      const body = (await notReady.json()) as { ready: boolean; stage: string; reasons: string[] };
+      expect(body.ready).toBe(false);
+      expect(body.stage).toBe('recovery');
+      expect(body.reasons.join(' ')).toMatch(/recovery/);
+      // S3 requests meanwhile get a clear S3 error, not a hang
+      const s3 = await fetch(`${base}/`);
+      expect(s3.status).toBe(503);
+      expect(s3.headers.get('retry-after')).toBe('1');
+      expect(await s3.text()).toMatch(/<Code>ServiceUnavailable<\/Code>.*<RequestId>/s);
+      const ready = await eventually(async () => {
+        const r = await fetch(`${base}/tusk/health/ready`);
+        return r.status === 200 ? ((await r.json()) as { stage: string }) : undefined;
+      });
+      expect(ready.stage).toBe('up');
+      expect((await fetch(`${base}/tusk/health/ready`, { method: 'HEAD' })).status).toBe(200);
+      expect((await fetch(`${base}/tusk/health/ready`, { method: 'POST' })).status).toBe(405);
+    } finally {
+      await child.stop(5_000);
+    }
+  });
+
+  it('is not ready when free disk space is at the reserve', async () => {
+    const server = await startTusk({ extraArgs: ['--disk-reserve', '1000000GiB'] });
+    try {
+      const r = await fetch(`${server.endpoint}/tusk/health/ready`);
+      expect(r.status).toBe(503);
+      const body = (await r.json()) as { reasons: string[]; disk: { freeBytes: number; reserveBytes: number } };
+      expect(body.reasons.join(' ')).toMatch(/disk reserve reached/);
+      expect(body.disk.reserveBytes).toBe(1_000_000 * 1024 ** 3);
+      expect(body.disk.freeBytes).toBeGreaterThan(0);
+      expect((await fetch(`${server.endpoint}/tusk/health/live`)).status).toBe(200);
+      // addressed to a bucket by host name, /tusk/health/live is an object key: S3 answers
+      const virtual = await rawRequest({ port: server.port, method: 'GET', target: '/tusk/health/live', headers: [['host', `some-bucket.localhost:${server.port}`]] });
+      expect(virtual.text()).toMatch(/<Error><Code>(AccessDenied|NoSuchBucket)<\/Code>/);
+    } finally {
+      await server.dispose();
+    }
+  });
+});
+
+describe('access log and metrics after a mixed workload', () => {
+  let server: TuskServer;
+  let s3: S3Client;
+  const bucket = bucketName('ops');
+  const token = 'scrape-token-123';
+
+  beforeAll(async () => {
+    server = await startTusk({ extraArgs: ['--metrics-token', token] });
+    s3 = s3Client(server);
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    for (const key of NASTY_KEYS.slice(0, 6)) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: randomBody(3000) }));
+    await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: NASTY_KEYS[0] }))).Body!.transformToByteArray();
+    await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: NASTY_KEYS[1] }));
+    await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'missing' })).catch(() => undefined);
+    // a presigned URL carries its signature in the query: it must not reach the log
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: NASTY_KEYS[0] }), { expiresIn: 60 });
+    expect((await fetch(url)).status).toBe(200);
+    // a wrong secret
+    const wrong = s3Client(server, { credentials: { accessKeyId: server.root.accessKeyId, secretAccessKey: randomCredentials().secretAccessKey } });
+    await wrong.send(new ListObjectsV2Command({ Bucket: bucket })).catch(() => undefined);
+    wrong.destroy();
+  });
+
+  afterAll(async () => {
+    s3?.destroy();
+    await server?.dispose();
+  });
+
+  it('writes one JSON line per S3 request with id, operation, bucket, key, status, bytes, duration and key id', async () => {
+    const requests = await eventually(async () => {
+      const lines = logLines(server.output()).filter((l) => l.msg === 'request' && l.face === 's3');
+      return lines.length >= 13 ? lines : undefined;
+    });
+    const puts = requests.filter((l) => l.op === 'PutObject');
+    expect(puts.map((l) => l.key)).toEqual(NASTY_KEYS.slice(0, 6));
+    for (const p of puts) {
+      expect(p).toMatchObject({ bucket, status: 200, bytesOut: 0, accessKeyId: server.root.accessKeyId });
+      expect(p.bytesIn).toBeGreaterThanOrEqual(3000);
+      expect(p.reqId).toMatch(/^[0-9A-F]{16}$/);
+      expect(p.ms).toBeGreaterThan(0);
+    }
+    const get = requests.find((l) => l.op === 'GetObject' && l.status === 200)!;
+    expect(get.bytesOut).toBe(3000);
+    expect(requests.find((l) => l.op === 'GetObject' && l.status === 404)).toBeDefined();
+    expect(requests.filter((l) => l.status === 403).length).toBeGreaterThanOrEqual(1);
+    expect(new Set(requests.map((l) => l.reqId)).size).toBe(requests.length);
+    const text = requests.map((l) => JSON.stringify(l)).join('\n');
+    expect(text).not.toContain(server.root.secretAccessKey);
+    // SigV4 signatures are 64 hex digits; presigned URLs carry them as X-Amz-Signature
+    expect(text).not.toMatch(/[0-9a-f]{64}/i);
+    expect(text).not.toMatch(/X-Amz-(Signature|Credential)/i);
+  });
+
+  it('serves a Prometheus exposition promtool accepts, behind the bearer token', async () => {
+    expect((await fetch(`${server.endpoint}/tusk/metrics`)).status).toBe(401);
+    expect((await fetch(`${server.endpoint}/tusk/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const r = await fetch(`${server.endpoint}/tusk/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await r.text();
+    // promtool exits non-zero on a parse error or a lint problem
+    execFileSync('promtool', ['check', 'metrics'], { input: text, stdio: ['pipe', 'pipe', 'pipe'] });
+    expect(sample(text, 'tusk_requests_total', { face: 's3', operation: 'PutObject', status: '200' })).toBe(6);
+    expect(sample(text, 'tusk_requests_total', { face: 's3', operation: 'GetObject', status: '404' })).toBe(1);
+    expect(sample(text, 'tusk_request_duration_seconds_count', { face: 's3', operation: 'PutObject', status: '200' })).toBe(6);
+    expect(sample(text, 'tusk_received_bytes_total', { face: 's3', operation: 'PutObject' })).toBeGreaterThanOrEqual(6 * 3000);
+    expect(sample(text, 'tusk_sent_bytes_total', { face: 's3', operation: 'GetObject' })).toBeGreaterThanOrEqual(2 * 3000);
+    expect(sample(text, 'tusk_requests_in_flight', { face: 's3' })).toBe(0);
+    expect(sample(text, 'tusk_store_live_bytes', {})).toBe(5 * 3000);
+    expect(sample(text, 'tusk_store_segment_bytes', {})).toBeGreaterThanOrEqual(6 * 3000);
+    expect(sample(text, 'tusk_store_dead_bytes', {})).toBeGreaterThanOrEqual(3000);
+    expect(sample(text, 'tusk_store_index_bytes', {})).toBeGreaterThan(0);
+    expect(sample(text, 'tusk_ready', {})).toBe(1);
+    expect(sample(text, 'tusk_nodejs_eventloop_lag_seconds', {})).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('operator paths and the publisher face', () => {
+  it('reserves the bucket name tusk, logs publisher requests without the endpoint key, and counts encodes', async () => {
+    const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
+    const s3 = s3Client(server);
+    try {
+      await expect(s3.send(new CreateBucketCommand({ Bucket: 'tusk' }))).rejects.toMatchObject({ name: 'InvalidBucketName' });
+      const publisherUrl = await eventually(async () => /publisher listening on (http:\/\/\S+)"/.exec(server.output())?.[1]);
+      const key = /publisher endpoint key: (\S+?) /.exec(server.output())![1]!;
+      const put = await fetch(`${publisherUrl}/${key}/v1/blobs?epochs=2`, { method: 'PUT', body: randomBody(5000) });
+      expect(put.status).toBe(200);
+      expect((await fetch(`${publisherUrl}/v1/blobs/not-a-blob-id`)).status).toBe(400);
+      const lines = await eventually(async () => {
+        const found = logLines(server.output()).filter((l) => l.msg === 'request' && l.face === 'publisher');
+        return found.length >= 2 ? found : undefined;
+      });
+      expect(lines[0]).toMatchObject({ op: 'storeBlob', status: 200, bytesIn: 5000 });
+      expect(lines[1]).toMatchObject({ op: 'readBlob', status: 400 });
+      expect(lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain(key);
+      const text = await (await fetch(`${server.endpoint}/tusk/metrics`)).text();
+      execFileSync('promtool', ['check', 'metrics'], { input: text, stdio: ['pipe', 'pipe', 'pipe'] });
+      expect(sample(text, 'tusk_requests_total', { face: 'publisher', operation: 'storeBlob', status: '200' })).toBe(1);
+      expect(sample(text, 'tusk_publisher_encode_duration_seconds_count', {})).toBe(1);
+      expect(sample(text, 'tusk_publisher_blob_objects', {})).toBe(1);
+      expect(sample(text, 'tusk_publisher_codec_queue', {})).toBe(0);
+      expect(text.split('\n').filter((l) => l.startsWith('tusk_publisher_node_up{') && l.endsWith(' 1'))).toHaveLength(10);
+      expect(sample(text, 'tusk_publisher_ledger_balance', {})).toBeGreaterThan(0);
+    } finally {
+      s3.destroy();
+      await server.dispose();
+    }
+  });
+});
+
+describe('draining', () => {
+  it('is not ready while in-flight requests drain after SIGTERM', async () => {
+    const server = await startTusk();
+    const { connect } = await import('node:net');
+    const open = () =>
+      new Promise<import('node:net').Socket>((resolve, reject) => {
+        const s = connect(server.port, '127.0.0.1', () => resolve(s));
+        s.on('error', reject);
+      });
+    const readAnswer = (s: import('node:net').Socket) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        const onData = (d: Buffer) => {
+          text += d.toString();
+          if (/\r\n\r\n[\s\S]*\}$/.test(text)) {
+            s.off('data', onData);
+            resolve(text);
+          }
+        };
+        s.on('data', onData);
+      });
+    try {
+      // a connection kept open for the probe, and an upload that stays in flight (half its body sent)
+      const probe = await open();
+      probe.write(`GET /tusk/health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expect(await readAnswer(probe)).toMatch(/^HTTP\/1\.1 200/);
+      const bucket = bucketName('drain');
+      const s3 = s3Client(server);
+      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+      s3.destroy();
+      const host = `127.0.0.1:${server.port}`;
+      const signed = signHeaders({
+        method: 'PUT', path: `/${bucket}/k`, credentials: server.root, payloadHash: 'UNSIGNED-PAYLOAD',
+        headers: [['host', host], ['content-length', '100']],
+      });
+      const upload = await open();
+      upload.on('error', () => undefined);
+      upload.write(`PUT /${bucket}/k HTTP/1.1\r\n${signed.headers.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${'x'.repeat(50)}`);
+      await new Promise((r) => setTimeout(r, 200));
+      process.kill(server.pid, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      probe.write(`GET /tusk/health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      const answer = await readAnswer(probe);
+      expect(answer).toMatch(/^HTTP\/1\.1 503/);
+      expect(answer).toContain('"draining":true');
+      upload.destroy();
+      probe.destroy();
+    } finally {
+      await server.dispose();
+    }
+  });
+});

@@ -1,0 +1,137 @@
+// HTTPS on both listeners (issue 13 §4): awscli with --ca-bundle and the AWS SDK over a
+// certificate made here with openssl, the publisher over TLS, and a SIGHUP certificate reload.
+
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Agent, get as httpsGet } from 'node:https';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ensureAwsCli, runAws, s3Client } from './helpers/clients.js';
+import { bucketName, makeTempDirFixture, randomBody } from './helpers/fixtures.js';
+import { startTusk, type TuskServer } from './helpers/server.js';
+
+/** A self-signed certificate for 127.0.0.1 (its own CA bundle). */
+function makeCertificate(dir: string, name: string): { cert: string; key: string } {
+  const cert = join(dir, `${name}.crt`);
+  const key = join(dir, `${name}.key`);
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
+    '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+  ], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+function httpsText(url: string, ca: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { ca }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
+}
+
+/** The fingerprint of the certificate the listener presents now to a client naming `localhost` (SNI). */
+function presentedFingerprint(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+function fingerprintOf(certFile: string): string {
+  const out = execFileSync('openssl', ['x509', '-in', certFile, '-noout', '-fingerprint', '-sha256']).toString();
+  return out.trim().split('=')[1]!;
+}
+
+describe('TLS', () => {
+  const dir = makeTempDirFixture();
+  let first: { cert: string; key: string };
+  let server: TuskServer;
+  let ca: Buffer;
+
+  beforeAll(async () => {
+    first = makeCertificate(dir.path, 'first');
+    ca = readFileSync(first.cert);
+    // the files are re-read on SIGHUP: the server gets paths it can be given new content at
+    execFileSync('cp', [first.cert, join(dir.path, 'live.crt')]);
+    execFileSync('cp', [first.key, join(dir.path, 'live.key')]);
+    server = await startTusk({
+      publisherListen: '127.0.0.1:0',
+      extraArgs: ['--n-shards', '10', '--tls-cert', join(dir.path, 'live.crt'), '--tls-key', join(dir.path, 'live.key')],
+    });
+  });
+
+  afterAll(async () => {
+    await server?.dispose();
+    dir.remove();
+  });
+
+  it('serves S3 over HTTPS to the AWS SDK and to awscli with --ca-bundle', async () => {
+    expect(server.endpoint).toMatch(/^https:\/\//);
+    const s3: S3Client = s3Client(server, { requestHandler: new NodeHttpHandler({ httpsAgent: new Agent({ ca }) }) });
+    const bucket = bucketName('tls');
+    const body = randomBody(200_000);
+    try {
+      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'over tls', Body: body }));
+      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'over tls', Range: 'bytes=1000-1999' }));
+      expect(Buffer.from(await got.Body!.transformToByteArray())).toEqual(body.subarray(1000, 2000));
+      // SSE-C needs no setting over TLS
+      const sseC = { SSECustomerAlgorithm: 'AES256', SSECustomerKey: randomBytes(32).toString('base64') } as const;
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sse-c', Body: body, ...sseC }));
+      const sealed = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sse-c', Range: 'bytes=70000-70009', ...sseC }));
+      expect(Buffer.from(await sealed.Body!.transformToByteArray())).toEqual(body.subarray(70_000, 70_010));
+    } finally {
+      s3.destroy();
+    }
+    ensureAwsCli();
+    const caBundle = ['--ca-bundle', first.cert];
+    const put = await runAws(server, ['s3', 'cp', '-', `s3://${bucket}/cli key`, ...caBundle], { input: Buffer.from('from awscli') });
+    expect(put.code, put.stderr).toBe(0);
+    const got = await runAws(server, ['s3', 'cp', `s3://${bucket}/over tls`, '-', ...caBundle]);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout.equals(body)).toBe(true);
+    const ls = await runAws(server, ['s3api', 'list-objects-v2', '--bucket', bucket, ...caBundle]);
+    expect(JSON.parse(ls.stdout.toString()).Contents.map((c: { Key: string }) => c.Key)).toEqual(['cli key', 'over tls', 'sse-c']);
+    // without the CA, the certificate is refused
+    const untrusted = await runAws(server, ['s3api', 'list-buckets']);
+    expect(untrusted.code).not.toBe(0);
+    expect(untrusted.stderr).toMatch(/SSL|certificate/i);
+  });
+
+  it('serves health and the publisher over HTTPS', async () => {
+    expect(await httpsText(`${server.endpoint}/tusk/health/ready`, ca)).toMatchObject({ status: 200 });
+    // a client naming the server (SNI) is served too
+    expect(await httpsText(`https://localhost:${server.port}/tusk/health/live`, ca)).toMatchObject({ status: 200 });
+    const publisherUrl = /publisher listening on (https:\/\/[^\s"]+)/.exec(server.output())![1]!;
+    expect(await httpsText(`${publisherUrl}/status`, ca)).toEqual({ status: 200, body: 'OK' });
+  });
+
+  // clients that connect to an IP address send no server name and keep the start-up certificate (README)
+  it('reloads the certificate on SIGHUP for clients that name the server, keeps the old one when the new files are bad', async () => {
+    const second = makeCertificate(dir.path, "second");
+    expect(await presentedFingerprint(server.port)).toBe(fingerprintOf(first.cert));
+    execFileSync('cp', [second.cert, join(dir.path, 'live.crt')]);
+    execFileSync('cp', [second.key, join(dir.path, 'live.key')]);
+    process.kill(server.pid, 'SIGHUP');
+    const deadline = Date.now() + 10_000;
+    while (!server.output().includes('TLS certificate and key reloaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await presentedFingerprint(server.port)).toBe(fingerprintOf(second.cert));
+    expect(await httpsText(`https://localhost:${server.port}/tusk/health/live`, readFileSync(second.cert))).toMatchObject({ status: 200 });
+
+    execFileSync('sh', ['-c', `echo broken > '${join(dir.path, 'live.key')}'`]);
+    process.kill(server.pid, 'SIGHUP');
+    const until = Date.now() + 10_000;
+    while (!server.output().includes('TLS reload failed') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(server.output()).toContain('keeping the old certificate');
+    expect(await presentedFingerprint(server.port)).toBe(fingerprintOf(second.cert));
+  });
+});
