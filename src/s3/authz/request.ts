@@ -19,7 +19,7 @@ function conditionValues(ctx: S3Context): ConditionValues {
   return (key) => {
     switch (key) {
       // Tusk speaks plain HTTP; TLS is terminated in front of it, if at all
-      case 'aws:securetransport': return 'false';
+      case 'aws:securetransport': return ctx.head.secure ? 'true' : 'false';
       case 'aws:sourceip': return ctx.head.remoteAddress?.();
       case 'aws:currenttime': return new Date().toISOString();
       case 'aws:epochtime': return String(Math.floor(Date.now() / 1000));
