@@ -53,7 +53,7 @@ const endpoint = await new Promise((resolve, reject) => {
   let out = '';
   child.stdout.on('data', (d) => {
     out += d;
-    const m = /s3 listening on (http:\/\/\S+)/.exec(out);
+    const m = /s3 listening on (http:\/\/[^\s"]+)/.exec(out);
     if (m) resolve(m[1]);
   });
   child.on('exit', (code) => reject(new Error(`tusk exited (${code})`)));

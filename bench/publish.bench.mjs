@@ -42,8 +42,8 @@ function start(dataDir) {
     const timer = setTimeout(() => reject(new Error(`tusk did not start:\n${out}`)), 60_000);
     child.stdout.on('data', (d) => {
       out += d;
-      const url = /publisher listening on (http:\/\/\S+)/.exec(out);
-      const key = /publisher endpoint key: (\S+)/.exec(out);
+      const url = /publisher listening on (http:\/\/[^\s"]+)/.exec(out);
+      const key = /publisher endpoint key: ([^\s"]+)/.exec(out);
       if (url && key) {
         clearTimeout(timer);
         resolve({ child, url: url[1], key: key[1] });

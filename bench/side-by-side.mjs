@@ -93,7 +93,7 @@ async function startTarget(name, dataDir) {
       ['bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', durability,
         '--publisher-listen', 'off'],
       { TUSK_ACCESS_KEY_ID: creds.accessKeyId, TUSK_SECRET_ACCESS_KEY: creds.secretAccessKey },
-      /s3 listening on (http:\/\/[^\s]+)/);
+      /s3 listening on (http:\/\/[^\s"]+)/);
     return { ...started, ...creds };
   }
   if (name === 's3rver') {

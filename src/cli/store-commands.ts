@@ -1,9 +1,10 @@
-// `tusk scrub` and `tusk compact`: offline maintenance of a data directory's storage engine (the
-// server must not have it open).
+// `tusk scrub` and `tusk compact`: offline maintenance of a data directory's storage engine. They
+// take the data directory's lock, so they refuse while a server (or another of them) has it open.
 
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
+import { lockDataDir } from '../data-dir-lock.js';
 import { NODES_DIR } from '../layout.js';
 import { fastestCrc32c } from '../store/crc32c.js';
 import { openStore } from '../store/index.js';
@@ -42,7 +43,9 @@ export async function runScrubCli(argv: string[]): Promise<number> {
   const crc32c = await fastestCrc32c();
   let damaged = false;
   const reports = [];
-  for (const dir of engineDirs(dataDirOf(values['data-dir']))) {
+  const dataDir = dataDirOf(values['data-dir']);
+  const lock = lockDataDir(dataDir);
+  for (const dir of engineDirs(dataDir)) {
     const report = scrubSegments(dir, crc32c);
     reports.push({ dir, ...report });
     damaged ||= report.corrupt.length > 0 || report.damagedSegments.length > 0;
@@ -51,6 +54,7 @@ export async function runScrubCli(argv: string[]): Promise<number> {
     for (const c of report.corrupt) console.log(`  CORRUPT ${c.bucket}/${c.key} (segment ${c.segment}, offset ${c.offset})`);
     for (const d of report.damagedSegments) console.log(`  DAMAGED segment ${d.segment} at ${d.offset}: ${d.reason}`);
   }
+  lock.release();
   if (values.json) console.log(JSON.stringify(reports, null, 2));
   else console.log(damaged ? 'scrub: damage found' : 'scrub: no damage found');
   return damaged ? 1 : 0;
@@ -67,7 +71,9 @@ export async function runCompactCli(argv: string[]): Promise<number> {
     console.error(`tusk compact: --min-dead: expected a number from 0 to 1, got '${values['min-dead']}'`);
     return 2;
   }
-  for (const dir of engineDirs(dataDirOf(values['data-dir']))) {
+  const dataDir = dataDirOf(values['data-dir']);
+  const lock = lockDataDir(dataDir);
+  for (const dir of engineDirs(dataDir)) {
     const store = await openStore({ dataDir: dir, durability: 'strict' });
     try {
       const r = await store.compact({ minDeadRatio, bytesPerSecond: Number.MAX_SAFE_INTEGER });
@@ -76,5 +82,6 @@ export async function runCompactCli(argv: string[]): Promise<number> {
       await store.close();
     }
   }
+  lock.release();
   return 0;
 }
