@@ -51,11 +51,16 @@ const child = spawn(process.execPath, [join(repo, 'bin', 'tusk.js'), 'serve', '-
 });
 const endpoint = await new Promise((resolve, reject) => {
   let out = '';
-  child.stdout.on('data', (d) => {
+  const onData = (d) => {
     out += d;
     const m = /s3 listening on (http:\/\/[^\s"]+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
+    if (!m) return;
+    // from here on the access log is drained, not kept (keeping and searching it slowed the generator)
+    child.stdout.off('data', onData);
+    child.stdout.resume();
+    resolve(m[1]);
+  };
+  child.stdout.on('data', onData);
   child.on('exit', (code) => reject(new Error(`tusk exited (${code})`)));
 });
 
