@@ -35,10 +35,34 @@ interface Walk<V> {
 }
 
 /**
- * Walks index entries in key order, rolling keys up at the delimiter. `take` gets each entry under
- * the prefix outside a roll-up and answers false once the page is full (the walk then stops).
+ * Walks index entries in key order, in one read transaction, rolling keys up at the delimiter.
+ * `take` gets each entry under the prefix outside a roll-up (and the transaction, to read more in
+ * it); it and `onPrefix` answer false once the page is full (the walk then stops).
  */
-function walk<V>(w: Walk<V>, take: (objectKey: Buffer, value: V) => boolean, onPrefix: (prefix: string) => boolean, transaction: unknown): void {
+function walk<V>(
+  index: IndexDb,
+  w: Walk<V>,
+  take: (objectKey: Buffer, value: V, transaction: unknown) => boolean,
+  onPrefix: (prefix: string) => boolean,
+): void {
+  const txn = index.objects.useReadTransaction();
+  try {
+    walkIn(w, take, onPrefix, txn);
+  } finally {
+    txn.done();
+  }
+}
+
+/** A page's CommonPrefix collector: adds the prefix unless the page is full. */
+function prefixesInto<I>(items: Array<I | { kind: 'prefix'; prefix: string }>, full: () => boolean): (prefix: string) => boolean {
+  return (prefix) => {
+    if (full()) return false;
+    items.push({ kind: 'prefix', prefix });
+    return true;
+  };
+}
+
+function walkIn<V>(w: Walk<V>, take: (objectKey: Buffer, value: V, transaction: unknown) => boolean, onPrefix: (prefix: string) => boolean, transaction: unknown): void {
   const lower = Buffer.concat([w.base, Buffer.from(w.prefix, 'utf8')]);
   const upper = rangeEnd(lower);
   const delimiter = w.delimiter ? Buffer.from(w.delimiter, 'utf8') : undefined;
@@ -49,7 +73,7 @@ function walk<V>(w: Walk<V>, take: (objectKey: Buffer, value: V) => boolean, onP
       const keyEnd = key.length - w.suffix;
       const at = delimiter ? key.subarray(0, keyEnd).indexOf(delimiter, lower.length) : -1;
       if (at === -1) {
-        if (!take(key.subarray(0, keyEnd), value)) return;
+        if (!take(key.subarray(0, keyEnd), value, transaction)) return;
         continue;
       }
       const prefixEnd = at + delimiter!.length;
@@ -65,11 +89,6 @@ function walk<V>(w: Walk<V>, take: (objectKey: Buffer, value: V) => boolean, onP
   }
 }
 
-function readTransaction(db: IndexDb): { txn: unknown; done(): void } {
-  const txn = db.objects.useReadTransaction();
-  return { txn, done: () => txn.done() };
-}
-
 export function listObjects<A>(db: IndexDb, bucket: string, options: ListOptions): ListResult<A> {
   // §3.0.8: max-keys=0 → no items and not truncated.
   const result: ListResult<A> = { items: [], isTruncated: false };
@@ -83,26 +102,17 @@ export function listObjects<A>(db: IndexDb, bucket: string, options: ListOptions
     result.isTruncated = true;
     return true;
   };
-  const { txn, done } = readTransaction(db);
-  try {
-    walk<StoredVersion>(
-      { db: db.objects, base, prefix: options.prefix, delimiter: options.delimiter, from, prefixesAfter: startAfter, suffix: 0 },
-      (objKey, value) => {
-        if (value.deleteMarker) return true;
-        if (full()) return false;
-        result.items.push({ kind: 'object', record: toVersion<A>(objKey.toString('utf8', base.length), value) });
-        return true;
-      },
-      (prefix) => {
-        if (full()) return false;
-        result.items.push({ kind: 'prefix', prefix });
-        return true;
-      },
-      txn,
-    );
-  } finally {
-    done();
-  }
+  walk<StoredVersion>(
+    db,
+    { db: db.objects, base, prefix: options.prefix, delimiter: options.delimiter, from, prefixesAfter: startAfter, suffix: 0 },
+    (objKey, value) => {
+      if (value.deleteMarker) return true;
+      if (full()) return false;
+      result.items.push({ kind: 'object', record: toVersion<A>(objKey.toString('utf8', base.length), value) });
+      return true;
+    },
+    prefixesInto(result.items, full),
+  );
   return result;
 }
 
@@ -124,44 +134,34 @@ export function listVersions<A>(db: IndexDb, bucket: string, options: ListVersio
   }
   const from = markerKey ? (resumeAfterVersion ? markerKey : Buffer.concat([markerKey, ZERO])) : base;
   const items: VersionListItem<A>[] = result.items;
-  const full = (next: { key: string; versionId: string } | string): boolean => {
+  const full = (): boolean => {
     if (items.length < options.maxKeys) return false;
     result.isTruncated = true;
     const last = items.at(-1)!;
     result.nextKeyMarker = last.kind === 'prefix' ? last.prefix : last.version.key;
     if (last.kind === 'version') result.nextVersionIdMarker = last.version.versionId;
-    void next;
     return true;
   };
-  const { txn, done } = readTransaction(db);
-  try {
-    walk<StoredVersion>(
-      { db: db.objects, base, prefix: options.prefix, delimiter: options.delimiter, from, prefixesAfter: keyMarker, suffix: 0 },
-      (objKey, latest) => {
-        const key = objKey.toString('utf8', base.length);
-        let after: Buffer | undefined;
-        if (markerKey && resumeAfterVersion && objKey.equals(markerKey)) {
-          if (resumeAfterVersion !== 'latest') after = resumeAfterVersion;
-        } else {
-          if (full({ key, versionId: latest.versionId })) return false;
-          items.push({ kind: 'version', version: toVersion<A>(key, latest), isLatest: true });
-        }
-        for (const { version } of noncurrentVersions(db, objKey, after, txn)) {
-          if (full({ key, versionId: version.versionId })) return false;
-          items.push({ kind: 'version', version: toVersion<A>(key, version), isLatest: false });
-        }
-        return true;
-      },
-      (prefix) => {
-        if (full(prefix)) return false;
-        items.push({ kind: 'prefix', prefix });
-        return true;
-      },
-      txn,
-    );
-  } finally {
-    done();
-  }
+  walk<StoredVersion>(
+    db,
+    { db: db.objects, base, prefix: options.prefix, delimiter: options.delimiter, from, prefixesAfter: keyMarker, suffix: 0 },
+    (objKey, latest, txn) => {
+      const key = objKey.toString('utf8', base.length);
+      let after: Buffer | undefined;
+      if (markerKey && resumeAfterVersion && objKey.equals(markerKey)) {
+        if (resumeAfterVersion !== 'latest') after = resumeAfterVersion;
+      } else {
+        if (full()) return false;
+        items.push({ kind: 'version', version: toVersion<A>(key, latest), isLatest: true });
+      }
+      for (const { version } of noncurrentVersions(db, objKey, after, txn)) {
+        if (full()) return false;
+        items.push({ kind: 'version', version: toVersion<A>(key, version), isLatest: false });
+      }
+      return true;
+    },
+    prefixesInto(items, full),
+  );
   return result;
 }
 
@@ -185,30 +185,21 @@ export function listUploads<A>(db: IndexDb, bucket: string, options: ListUploads
     return true;
   };
   const suffix = 1 + ID_LENGTH;
-  const { txn, done } = readTransaction(db);
-  try {
-    walk<StoredUpload>(
-      { db: db.uploads, base, prefix: options.prefix, delimiter: options.delimiter, from, prefixesAfter: keyMarker, suffix },
-      (objKey, value) => {
-        if (full()) return false;
-        const idStart = objKey.length + 1;
-        // `objKey` is a view of the index key: the upload id follows it
-        const uploadId = Buffer.from(objKey.buffer, objKey.byteOffset + idStart, ID_LENGTH).toString('latin1');
-        items.push({
-          kind: 'upload',
-          upload: { bucket, key: objKey.toString('utf8', base.length), uploadId, initiated: value.initiated, attrs: value.attrs as A },
-        });
-        return true;
-      },
-      (prefix) => {
-        if (full()) return false;
-        items.push({ kind: 'prefix', prefix });
-        return true;
-      },
-      txn,
-    );
-  } finally {
-    done();
-  }
+  walk<StoredUpload>(
+    db,
+    { db: db.uploads, base, prefix: options.prefix, delimiter: options.delimiter, from, prefixesAfter: keyMarker, suffix },
+    (objKey, value) => {
+      if (full()) return false;
+      const idStart = objKey.length + 1;
+      // `objKey` is a view of the index key: the upload id follows it
+      const uploadId = Buffer.from(objKey.buffer, objKey.byteOffset + idStart, ID_LENGTH).toString('latin1');
+      items.push({
+        kind: 'upload',
+        upload: { bucket, key: objKey.toString('utf8', base.length), uploadId, initiated: value.initiated, attrs: value.attrs as A },
+      });
+      return true;
+    },
+    prefixesInto(items, full),
+  );
   return result;
 }
