@@ -1,10 +1,13 @@
 // Lifecycle rules end to end with a shortened day (`--lifecycle-day 2s`): configuration round trip
 // and errors, current-version expiration with prefix and size filters, noncurrent expiration with
-// NewerNoncurrentVersions, expired delete-marker removal, x-amz-expiration, and object lock winning.
+// NewerNoncurrentVersions, expired delete-marker removal, abort of incomplete multipart uploads,
+// x-amz-expiration, and object lock winning.
 
 import {
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
   DeleteBucketLifecycleCommand,
+  ListMultipartUploadsCommand,
   DeleteObjectCommand,
   GetBucketLifecycleConfigurationCommand,
   HeadObjectCommand,
@@ -99,6 +102,20 @@ describe('bucket lifecycle', () => {
     expect((await s3.send(new HeadObjectCommand({ Bucket, Key: 'keep/big' }))).Expiration).toBeUndefined();
     await until('tmp/big to expire', async () => !(await keys(Bucket)).includes('tmp/big'));
     expect((await keys(Bucket)).sort()).toEqual(['keep/big', 'tmp/tiny']);
+  });
+
+  it('aborts incomplete multipart uploads DaysAfterInitiation old, only under the rule prefix', async () => {
+    const s3 = s3Client(ctx.server);
+    const Bucket = bucketName('lcmpu');
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    await configure(Bucket, [{ ID: 'abort', Status: 'Enabled', Filter: { Prefix: 'uploads/' }, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }]);
+    const stale = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'uploads/stale' }));
+    const other = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'elsewhere/kept' }));
+    const listed = async (): Promise<string[]> =>
+      ((await s3.send(new ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).map((u) => u.UploadId!);
+    expect((await listed()).sort()).toEqual([stale.UploadId!, other.UploadId!].sort());
+    await until('the stale upload to be aborted', async () => !(await listed()).includes(stale.UploadId!));
+    expect(await listed()).toEqual([other.UploadId!]);
   });
 
   it('removes noncurrent versions beyond NewerNoncurrentVersions, then the expired delete marker', async () => {
