@@ -3,7 +3,7 @@
 // 100 MB, server-side `cp s3://… s3://…` (UploadPartCopy above 8 MiB), `mv`, `rm --recursive`
 // (DeleteObjects). Every round trip is compared byte for byte (MD5 of the files).
 
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAwsCli, runAws } from './helpers/clients.js';
@@ -76,6 +76,10 @@ describe('aws s3 with large files', () => {
       const p = join(src, name);
       mkdirSync(join(p, '..'), { recursive: true });
       sums[name] = await writeGeneratedFile(p, size);
+      // S3 dates have whole seconds: a file written in the second it is uploaded would look newer
+      // than its copy to aws-cli's sync, which compares the local mtime with LastModified
+      const earlier = new Date(Date.now() - 5_000);
+      utimesSync(p, earlier, earlier);
     }
     await ok(['s3', 'sync', src, `s3://${bucket}/tree/`]);
     const back = join(dir.path, 'tree-back');
