@@ -23,6 +23,27 @@ import { s3ErrorOf } from './store-errors.js';
 
 export type RequestLogger = (line: string) => void;
 
+/**
+ * A body up to this size is read and dropped before an error answer given early: closing a socket
+ * with unread bytes in it resets the connection, and the client may lose the answer with them. The
+ * connection still closes after the answer, and a larger body is never read to be discarded
+ * (s3.md §1.7).
+ */
+const DRAIN_BEFORE_ERROR = 4 << 20;
+const DRAIN_TIMEOUT_MS = 2_000;
+
+async function drainSmallBody(ex: Exchange): Promise<void> {
+  const declared = Number(ex.head.headers['content-length']);
+  if (!(declared > 0 && declared <= DRAIN_BEFORE_ERROR)) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)));
+  const drain = (async () => {
+    while ((await ex.nextBodyChunk()) !== null && !ex.aborted);
+  })().catch(() => undefined);
+  await Promise.race([drain, timeout]);
+  clearTimeout(timer);
+}
+
 function hasUnreadBody(ex: Exchange): boolean {
   const h = ex.head.headers;
   const declared = h['content-length'] !== undefined && h['content-length'] !== '0';
@@ -86,7 +107,10 @@ async function handleClassified(
     const err = await s3ErrorOf(e, resource, services.config.dataDir);
     summary.errorCode = err.code;
     if (!(e instanceof S3Error) && !(isStoreError(e) && e.kind !== 'corrupt')) log(`${ids.requestId} ${err.code}: ${(e as Error).stack ?? e}`);
-    sendError(ex, ids, services.config.serverHeader, err, err.close || hasUnreadBody(ex));
+    const unread = hasUnreadBody(ex);
+    if (unread) await drainSmallBody(ex);
+    if (ex.aborted) return;
+    sendError(ex, ids, services.config.serverHeader, err, err.close || unread);
   }
 }
 
