@@ -200,6 +200,17 @@ export function partKey(uploadId: string, partNumber: number): Buffer {
   return out;
 }
 
+/** The highest part number (s3.md §6). */
+export const MAX_PART_NUMBER = 10_000;
+
+/** An upload's parts in number order, those after part `after` only. */
+export function* partsOf(db: IndexDb, uploadId: string, after = 0): Generator<{ partNumber: number; key: Buffer; value: StoredPart }> {
+  const start = partKey(uploadId, Math.min(after + 1, MAX_PART_NUMBER + 1));
+  for (const { key, value } of db.parts.getRange({ start, end: partKey(uploadId, MAX_PART_NUMBER + 1) })) {
+    yield { partNumber: key.readUInt16BE(key.length - 2), key, value };
+  }
+}
+
 export function toVersion<A>(key: string, stored: StoredVersion): ObjectVersion<A> {
   const { seq: _seq, ...rest } = stored;
   return { key, ...rest } as ObjectVersion<A>;

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Crc32c } from './crc32c.js';
-import { pwritevAll } from './fd-io.js';
+import { preadFullSync, pwritevAll } from './fd-io.js';
 import {
   encodeRecordHeader,
   encodeTrailer,
@@ -20,7 +20,6 @@ import {
   SEGMENT_HEADER_SIZE,
 } from './format.js';
 import type { IndexDb } from './index-db.js';
-import { preadFullSync } from './fd-io.js';
 import { checkRecordSync } from './record-check.js';
 import { applyOp, decodeOp, encodeOp, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import type { SegmentAllocator } from './segment-allocator.js';

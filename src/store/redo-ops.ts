@@ -9,6 +9,7 @@ import { pack, unpack } from 'msgpackr';
 import {
   objectKey,
   partKey,
+  partsOf,
   uploadKey,
   type IndexDb,
   type SegmentStats,
@@ -63,7 +64,6 @@ export interface ApplyContext {
   markEnd(segment: number, end: number): void;
 }
 
-const MAX_PART_NUMBER = 10_000;
 
 /** The segment accounting of `db`, to be used inside its write transactions. */
 export function accountingContext(db: IndexDb): ApplyContext {
@@ -125,9 +125,9 @@ export function applyOp(ctx: ApplyContext, op: RedoOp): void {
     }
     case 'complete': {
       const chosen = new Set(op.chosen);
-      for (const { key, value } of partsOf(db, op.uploadId)) {
+      for (const { partNumber, key, value } of partsOf(db, op.uploadId)) {
         // the chosen parts' extents now belong to the version
-        if (!chosen.has(key.readUInt16BE(key.length - 2))) ctx.account(value.extents, -1);
+        if (!chosen.has(partNumber)) ctx.account(value.extents, -1);
         db.parts.removeSync(key);
       }
       db.uploads.removeSync(uploadKey(objKey, op.uploadId));
@@ -139,10 +139,6 @@ export function applyOp(ctx: ApplyContext, op: RedoOp): void {
       return;
     }
   }
-}
-
-export function partsOf(db: IndexDb, uploadId: string): Iterable<{ key: Buffer; value: StoredPart }> {
-  return db.parts.getRange({ start: partKey(uploadId, 0), end: partKey(uploadId, MAX_PART_NUMBER + 1) });
 }
 
 /** Removes an upload and frees its parts. */

@@ -19,7 +19,7 @@ import {
   lookupObjectKey,
   objectKey,
   openIndex,
-  partKey,
+  partsOf,
   rangeEnd,
   toVersion,
   uploadKey,
@@ -34,7 +34,7 @@ import { SegmentAllocator } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, replayLog, type ReplayReport } from './redo-log.js';
-import { accountingContext, dropUpload, partsOf, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
+import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
 import {
   NULL_VERSION,
@@ -66,7 +66,6 @@ export const DEFAULT_SEGMENT_SIZE = 1 << 30;
 export const DEFAULT_DISK_RESERVE = 256 * 1024 * 1024;
 /** How long a free-space reading is trusted (writes reserved since are subtracted from it). */
 const STATFS_TTL_MS = 500;
-const MAX_PART_NUMBER = 10_000;
 
 /** Knobs that are not part of the public contract: implementation injection and test hooks. */
 export interface StoreInternals {
@@ -400,11 +399,9 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   listParts(uploadId: string, partNumberMarker: number, maxParts: number): ListPartsResult<P> {
     const parts: Part<P>[] = [];
     if (maxParts <= 0) return { parts, isTruncated: false };
-    const start = partKey(uploadId, Math.min(partNumberMarker + 1, MAX_PART_NUMBER + 1));
-    const end = partKey(uploadId, MAX_PART_NUMBER + 1);
-    for (const { key, value } of this.index.parts.getRange({ start, end })) {
+    for (const { partNumber, value } of partsOf(this.index, uploadId, partNumberMarker)) {
       if (parts.length === maxParts) return { parts, isTruncated: true };
-      parts.push(toPart<P>(key.readUInt16BE(key.length - 2), value));
+      parts.push(toPart<P>(partNumber, value));
     }
     return { parts, isTruncated: false };
   }
@@ -422,7 +419,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return this.logged([{ bucket, key }], [], (): Outcome<Planned<ObjectVersion<A>>> => {
       if (!this.index.uploads.get(at)) return fail('not-found', 'no such upload', 'upload', { uploadId });
       const parts = new Map<number, StoredPart>();
-      for (const { key: pk, value } of partsOf(this.index, uploadId)) parts.set(pk.readUInt16BE(pk.length - 2), value);
+      for (const { partNumber, value } of partsOf(this.index, uploadId)) parts.set(partNumber, value);
       const extents: Extent[] = [];
       let size = 0;
       for (const choice of choices) {

@@ -71,13 +71,7 @@ export function removeVersion(db: IndexDb, objKey: Buffer, found: Located): void
 }
 
 function newestNoncurrent(db: IndexDb, objKey: Buffer): { at: Buffer; version: StoredVersion } | undefined {
-  const base = Buffer.concat([objKey, Buffer.of(0)]);
-  const length = versionKeyLength(objKey);
-  for (const { key, value } of db.versions.getRange({ start: base, end: rangeEnd(base) })) {
-    // keys may contain 0x00: `key 0x00 x…` sorts here too, but its entries are longer
-    if (key.length === length) return { at: key, version: value };
-  }
-  return undefined;
+  return noncurrentVersions(db, objKey).next().value ?? undefined;
 }
 
 /** The key's noncurrent versions, newest first, from `after` (exclusive) when given. */
@@ -92,6 +86,7 @@ export function* noncurrentVersions(
   const start = after ? Buffer.concat([after, Buffer.of(0)]) : base;
   const range = db.versions.getRange({ start, end: rangeEnd(base), ...(transaction ? { transaction } : {}) } as never);
   for (const { key, value } of range as Iterable<{ key: Buffer; value: StoredVersion }>) {
+    // keys may contain 0x00: `key 0x00 x…` sorts here too, but its entries are longer
     if (key.length === length) yield { at: key, version: value };
   }
 }
