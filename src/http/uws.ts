@@ -168,6 +168,23 @@ export class Exchange {
     w?.();
   }
 
+  /**
+   * Reads and drops the rest of a body whose declared length is at most `maxBytes`, for at most
+   * `timeoutMs`: closing a socket with unread bytes in it resets the connection, and the client
+   * may lose the answer written just before. Larger or undeclared bodies are left unread.
+   */
+  async discardSmallBody(maxBytes: number, timeoutMs: number): Promise<void> {
+    const declared = Number(this.head.headers['content-length']);
+    if (!(declared > 0 && declared <= maxBytes)) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    const drain = (async () => {
+      while ((await this.nextBodyChunk()) !== null && !this.aborted);
+    })().catch(() => undefined);
+    await Promise.race([drain, timeout]);
+    clearTimeout(timer);
+  }
+
   /** The last body byte arrived (or the client went away). */
   get bodyEnded(): boolean {
     return this.ended;

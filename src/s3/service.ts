@@ -24,25 +24,12 @@ import { s3ErrorOf } from './store-errors.js';
 export type RequestLogger = (line: string) => void;
 
 /**
- * A body up to this size is read and dropped before an error answer given early: closing a socket
- * with unread bytes in it resets the connection, and the client may lose the answer with them. The
- * connection still closes after the answer, and a larger body is never read to be discarded
- * (s3.md §1.7).
+ * A body up to this size is read and dropped before an error answer given early, so that the
+ * answer is not lost to a reset; the connection still closes after it, and a larger body is never
+ * read to be discarded (s3.md §1.7).
  */
 const DRAIN_BEFORE_ERROR = 4 << 20;
 const DRAIN_TIMEOUT_MS = 2_000;
-
-async function drainSmallBody(ex: Exchange): Promise<void> {
-  const declared = Number(ex.head.headers['content-length']);
-  if (!(declared > 0 && declared <= DRAIN_BEFORE_ERROR)) return;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)));
-  const drain = (async () => {
-    while ((await ex.nextBodyChunk()) !== null && !ex.aborted);
-  })().catch(() => undefined);
-  await Promise.race([drain, timeout]);
-  clearTimeout(timer);
-}
 
 function hasUnreadBody(ex: Exchange): boolean {
   const h = ex.head.headers;
@@ -108,7 +95,7 @@ async function handleClassified(
     summary.errorCode = err.code;
     if (!(e instanceof S3Error) && !(isStoreError(e) && e.kind !== 'corrupt')) log(`${ids.requestId} ${err.code}: ${(e as Error).stack ?? e}`);
     const unread = hasUnreadBody(ex);
-    if (unread) await drainSmallBody(ex);
+    if (unread) await ex.discardSmallBody(DRAIN_BEFORE_ERROR, DRAIN_TIMEOUT_MS);
     if (ex.aborted) return;
     sendError(ex, ids, services.config.serverHeader, err, err.close || unread);
   }
