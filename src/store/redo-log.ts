@@ -35,8 +35,11 @@ export interface LogPosition {
 const NO_KEY = Buffer.alloc(0);
 
 export class RedoLog {
-  /** operations written but not yet applied, by seq: where their records lie */
-  private readonly pending = new Map<number, LogPosition>();
+  /**
+   * operations written but not yet applied, by seq: where their records lie, and whether their
+   * index transaction is issued (LMDB commits transactions in the order they are issued)
+   */
+  private readonly pending = new Map<number, LogPosition & { issued: boolean }>();
 
   constructor(
     private readonly files: SegmentFiles,
@@ -52,7 +55,7 @@ export class RedoLog {
     const payload = encodeOp(op);
     const length = exactRecordLength(payload.length, 0);
     const where = this.allocator.reserve(length);
-    this.pending.set(op.seq, { segment: where.segment, offset: where.offset });
+    this.pending.set(op.seq, { segment: where.segment, offset: where.offset, issued: false });
     const file = this.files.acquire(where.segment);
     try {
       const header = encodeRecordHeader(payload.length, length, this.crc32c);
@@ -70,15 +73,21 @@ export class RedoLog {
   }
 
   /**
-   * The log markers an index transaction applying `seq` records: every operation up to `applied`
-   * is applied once it commits, and every other one lies at or after `from`.
+   * The log markers of the index transaction that applies `seq`, to be issued right after this
+   * call: once it commits, every operation up to `applied` is applied, and every other one lies at
+   * or after `from`. An operation whose transaction was issued before commits before this one, so
+   * only those not yet issued hold the markers back (counting every unfinished one, a transaction
+   * committing after an earlier-issued one would move `applied` back below it, and a restart would
+   * apply that operation twice).
    */
-  marks(seq: number, handedOut: number): { applied: number; from: LogPosition } {
+  issue(seq: number, handedOut: number): { applied: number; from: LogPosition } {
+    const own = this.pending.get(seq);
+    if (own) own.issued = true;
     let lowest: [number, LogPosition] | undefined;
     for (const entry of this.pending) {
-      if (entry[0] !== seq && (!lowest || entry[0] < lowest[0])) lowest = entry;
+      if (!entry[1].issued && (!lowest || entry[0] < lowest[0])) lowest = entry;
     }
-    return lowest ? { applied: lowest[0] - 1, from: lowest[1] } : { applied: handedOut, from: this.allocator.position };
+    return lowest ? { applied: lowest[0] - 1, from: { segment: lowest[1].segment, offset: lowest[1].offset } } : { applied: handedOut, from: this.allocator.position };
   }
 
   /** Segments from this one on may hold operations not yet applied: compaction keeps them. */
@@ -122,7 +131,8 @@ function bodiesOf(op: RedoOp): Extent[] {
 
 /**
  * Start-up, before the segment tails are cut: applies every operation of the log that the durable
- * index lacks, in seq order, in one transaction. Synchronous.
+ * index lacks, in seq order, in one transaction. Synchronous. The caller then moves `logFrom` to
+ * where the next record goes (every record before it is now applied or dead).
  */
 export function replayLog(dataDir: string, ctx: ApplyContext, crc32c: Crc32c): ReplayReport {
   const report: ReplayReport = { found: 0, replayed: 0, skipped: 0 };
@@ -187,11 +197,10 @@ export function replayLog(dataDir: string, ctx: ApplyContext, crc32c: Crc32c): R
         last = Math.max(last, op.seq);
         report.replayed++;
       }
-      for (const seq of db.recent.getKeys({})) db.recent.removeSync(seq);
+      // operations past `last` that the index holds stay recorded as applied
+      for (const seq of db.recent.getKeys({ end: last + 1 })) db.recent.removeSync(seq);
       db.meta.putSync('applied', last);
-      db.meta.putSync('seq', Math.max(last, Number(db.meta.get('seq') ?? 0)));
-      const end = found.at(-1)!.at;
-      db.meta.putSync('logFrom', { segment: end.segment, offset: end.end });
+      db.meta.putSync('seq', Math.max(found.at(-1)!.op.seq, Number(db.meta.get('seq') ?? 0)));
     });
   } finally {
     for (const fd of fds.values()) fs.closeSync(fd);

@@ -561,7 +561,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       } catch (e) {
         throw asStoreError(e);
       }
-      const marks = this.log.marks(op.seq, this.clock.current);
+      const marks = this.log.issue(op.seq, this.clock.current);
       await this.transact(() => applyLogged(this.applyContext, op, at, marks));
       return planned.result;
     } finally {
@@ -673,8 +673,9 @@ export async function openSegmentStore<A = unknown, P = unknown, B extends Bucke
     files.create(highest + 1);
     allocator = new SegmentAllocator(files, segmentSize, highest + 1, SEGMENT_HEADER_SIZE, highest + 2);
   }
-  // the redo log starts where the first operation will be written
-  if (index.meta.get('logFrom') === undefined) index.meta.putSync('logFrom', allocator.position);
+  // the log is replayed: it starts again where the first operation will be written (not past it:
+  // the tails were cut, so a record replay skipped may lie beyond where new ones go)
+  index.meta.putSync('logFrom', allocator.position);
   return new SegmentStore<A, P, B>(
     index,
     files,

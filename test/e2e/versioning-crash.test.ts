@@ -13,7 +13,7 @@ import { randomCredentials, startTusk, type TuskServer } from './helpers/server.
 import { UNSIGNED_PAYLOAD } from './helpers/sigv4.js';
 import { versionEntries, xmlText, type VersionEntry } from './helpers/xml.js';
 
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.TUSK_CRASH_ROUNDS ?? 3);
 const WRITERS = 4;
 const KEYS_PER_WRITER = 3;
 const MAX_SIZE = 256 * 1024;
@@ -26,6 +26,8 @@ interface Item {
   acked: boolean;
   /** a delete by id was sent: 'acked' once it answered 204 */
   removal?: 'sent' | 'acked';
+  /** the answer's status, when one came and was not a success */
+  status?: number;
 }
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -66,10 +68,12 @@ describe('kill -9 during concurrent versioned writes and deletes', () => {
         const where = `seed ${seed}, round ${round}, key ${key}`;
         const listed = byKey.get(key) ?? [];
         const ids = new Map(listed.map((e, i) => [e.versionId, i]));
+        const dump = () => JSON.stringify({ items, listed: listed.map((e) => [e.versionId, e.kind]), log: s.output().slice(-3000) });
         for (const item of items) {
           if (!item.versionId) continue;
           if (item.removal === 'acked') expect(ids.has(item.versionId), `${where}: removed version ${item.versionId} is back`).toBe(false);
-          else if (item.acked && !item.removal) expect(ids.has(item.versionId), `${where}: acknowledged ${item.marker ? 'marker' : 'version'} ${item.versionId} lost`).toBe(true);
+          else if (item.acked && !item.removal)
+            expect(ids.has(item.versionId), `${where}: acknowledged ${item.marker ? 'marker' : 'version'} ${item.versionId} lost ${dump()}`).toBe(true);
         }
         // order: known entries newest first, i.e. their history positions strictly decrease
         const positions = listed.map((e) => items.findIndex((i) => i.versionId === e.versionId)).filter((p) => p >= 0);
@@ -78,7 +82,7 @@ describe('kill -9 during concurrent versioned writes and deletes', () => {
         const unknown = listed.filter((e) => !items.some((i) => i.versionId === e.versionId));
         const inFlight = items.at(-1);
         if (unknown.length) {
-          expect(unknown.length, `${where}: unknown versions`).toBe(1);
+          expect(unknown.length, `${where}: unknown versions ${dump()}`).toBe(1);
           expect(listed[0]!.versionId, `${where}: unacknowledged write is not the newest`).toBe(unknown[0]!.versionId);
           expect(inFlight && !inFlight.acked && !inFlight.versionId, `${where}: unknown version without a write in flight`).toBe(true);
           expect(unknown[0]!.kind === 'DeleteMarker', `${where}: in-flight kind`).toBe(inFlight!.marker);
@@ -129,6 +133,7 @@ describe('kill -9 during concurrent versioned writes and deletes', () => {
                 target.removal = 'sent';
                 const res = await s3Request(s, { method: 'DELETE', bucket, key, query: { versionId: target.versionId! } });
                 if (res.status === 204) target.removal = 'acked';
+                else target.status = res.status;
               } else if (r < 0.3) {
                 const item: Item = { marker: true, acked: false };
                 items.push(item);
@@ -137,7 +142,7 @@ describe('kill -9 during concurrent versioned writes and deletes', () => {
                   expect(res.headers['x-amz-delete-marker']).toBe('true');
                   Object.assign(item, { versionId: res.headers['x-amz-version-id'], acked: true });
                   acked += 1;
-                }
+                } else item.status = res.status;
               } else {
                 const body = randomBytes(Math.floor(rand() * MAX_SIZE));
                 const item: Item = { marker: false, md5: md5(body), acked: false };
@@ -146,7 +151,7 @@ describe('kill -9 during concurrent versioned writes and deletes', () => {
                 if (res.status === 200) {
                   Object.assign(item, { versionId: res.headers['x-amz-version-id'], acked: true });
                   acked += 1;
-                }
+                } else item.status = res.status;
               }
             } catch {
               return; // connection died with the server

@@ -5,7 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fastestCrc32c } from '../../../src/store/crc32c.js';
 import type { SegmentStore } from '../../../src/store/index.js';
+import { objectKey, openIndex } from '../../../src/store/index-db.js';
+import { RedoLog } from '../../../src/store/redo-log.js';
+import type { RedoOp } from '../../../src/store/redo-ops.js';
+import type { SegmentAllocator } from '../../../src/store/segment-allocator.js';
+import type { SegmentFiles } from '../../../src/store/segment-files.js';
 import { bucket, meta, open, put, readAll, tempDir } from './helpers.js';
 
 function summary(store: SegmentStore): unknown[] {
@@ -103,6 +109,75 @@ describe('redo log', () => {
       expect(store.stats().recovery.replay).toMatchObject({ replayed: 1, skipped: 1 });
       expect(store.getObject('b', 'k')).toBeUndefined();
       expect((await readAll(store, store.getObject('b', 'other')!)).toString()).toBe('fine');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps the log markers from going back when index transactions commit in the order they were issued', async () => {
+    // two operations written and made durable together; the first one's transaction is issued first
+    const fd = fs.openSync(path.join(dir, 'log'), 'w+');
+    let at = 4096;
+    const allocator = {
+      reserve: (length: number) => ({ segment: 1, offset: (at += length) - length, length }),
+      get position() {
+        return { segment: 1, offset: at };
+      },
+      activeSegment: 1,
+    } as unknown as SegmentAllocator;
+    const files = { acquire: () => ({ fd }), release: () => undefined } as unknown as SegmentFiles;
+    const log = new RedoLog(files, allocator, await fastestCrc32c());
+    const op = (seq: number): RedoOp => ({ t: 'remove', seq, b: 'b', k: `k${seq}`, versionId: 'x' });
+    try {
+      await Promise.all([log.append(op(10)), log.append(op(11))]);
+      const first = log.issue(10, 11);
+      const second = log.issue(11, 11);
+      // LMDB commits `first` then `second`: what `second` records must still cover operation 10
+      expect(first.applied).toBe(10);
+      expect(second.applied).toBe(11);
+      // an operation appended later holds the markers back until its own transaction is issued
+      await log.append(op(12));
+      expect(log.issue(99, 12)).toEqual({ applied: 11, from: expect.objectContaining({ segment: 1 }) });
+      log.done(10);
+      log.done(11);
+      expect(log.lowestPendingSegment()).toBe(1);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+
+  it('replays an operation once: one the index holds past its applied marker is not applied again at a later start', async () => {
+    let store = await open(dir);
+    await store.createBucket({ ...bucket('b'), versioning: 'Enabled' });
+    const first = await put(store, 'b', 'first', Buffer.from('one'));
+    const second = await put(store, 'b', 'second', Buffer.from('two'));
+    await store.close();
+    // the index as a crash can leave it: `second` committed (recorded in `recent`), `first` lost
+    const index = openIndex(dir);
+    const seqOf = (key: string): number => index.objects.get(objectKey('b', key))!.seq;
+    const [seq1, seq2] = [seqOf('first'), seqOf('second')];
+    index.objects.removeSync(objectKey('b', 'first'));
+    index.meta.putSync('applied', seq1 - 1);
+    index.recent.putSync(seq2, 1);
+    index.meta.putSync('logFrom', { segment: first.extents[0]!.segment, offset: 0 });
+    await index.env.close();
+
+    store = await open(dir);
+    try {
+      expect(store.stats().recovery.replay).toMatchObject({ found: 1, replayed: 1 });
+      const check = async (): Promise<void> => {
+        for (const [key, body, version] of [['first', 'one', first], ['second', 'two', second]] as const) {
+          const listed = store.listVersions('b', { prefix: key, delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 10 }).items;
+          expect(listed.map((i) => i.kind === 'version' && i.version.versionId)).toEqual([version.versionId]);
+          expect((await readAll(store, store.getObject('b', key)!)).toString()).toBe(body);
+        }
+      };
+      await check();
+      // a second start (no write in between) finds nothing to apply: `second` is not pushed again
+      await store.close();
+      store = await open(dir);
+      expect(store.stats().recovery.replay.replayed).toBe(0);
+      await check();
     } finally {
       await store.close();
     }
