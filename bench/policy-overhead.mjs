@@ -7,14 +7,10 @@
 //   npm run build && node bench/policy-overhead.mjs [--duration 5s] [--rounds 3]
 
 import { CreateBucketCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { milliseconds, repo, startTusk } from './tusk-process.mjs';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
 const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = await import(new URL('dist/bench/index.js', pathToFileURL(repo)).href);
 const { values: args } = parseArgs({
   options: {
@@ -24,7 +20,6 @@ const { values: args } = parseArgs({
     count: { type: 'string' },
   },
 });
-const seconds = (text) => Math.round(parseFloat(text) * (text.endsWith('ms') ? 1 : 1000));
 
 /** 20 statements: 18 allows for other accounts and prefixes, one conditional deny that never holds on loopback, one public read of another prefix. */
 export function twentyStatementPolicy(bucket) {
@@ -44,25 +39,8 @@ export function twentyStatementPolicy(bucket) {
 
 const accessKeyId = 'TUSKPOLICYBENCH00001';
 const secretAccessKey = 'policy-bench-secret-policy-bench-secret';
-const dataDir = await mkdtemp(join(tmpdir(), 'tusk-policy-bench-'));
-const child = spawn(process.execPath, [join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', 'relaxed', '--publisher-listen', 'off'], {
-  env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const endpoint = await new Promise((resolve, reject) => {
-  let out = '';
-  const onData = (d) => {
-    out += d;
-    const m = /s3 listening on (http:\/\/[^\s"]+)/.exec(out);
-    if (!m) return;
-    // from here on the access log is drained, not kept (keeping and searching it slowed the generator)
-    child.stdout.off('data', onData);
-    child.stdout.resume();
-    resolve(m[1]);
-  };
-  child.stdout.on('data', onData);
-  child.on('exit', (code) => reject(new Error(`tusk exited (${code})`)));
-});
+const tusk = await startTusk({ accessKeyId, secretAccessKey, args: ['--durability', 'relaxed'], label: 'tusk-policy-bench' });
+const { endpoint } = tusk;
 
 try {
   const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
@@ -75,7 +53,7 @@ try {
       const result = await runBench({
         ...DEFAULTS, endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
         mix: { get: 1 }, sizes: parseSizeDistribution('4KiB'), concurrency: 16, objects: 1000,
-        durationMs: seconds(args.duration), warmupMs: seconds(args.warmup), count: args.count ? Number(args.count) : undefined,
+        durationMs: milliseconds(args.duration), warmupMs: milliseconds(args.warmup), count: args.count ? Number(args.count) : undefined,
         keep: false, label, client: 'raw',
       });
       if (result.total.errorCount) throw new Error(`${label}: ${JSON.stringify(result.total.errors)}`);
@@ -87,7 +65,5 @@ try {
   console.log(markdownTable(['bucket', 'obj/s per round', 'mean obj/s', 'vs no policy'],
     Object.entries(totals).map(([label, xs]) => [label, xs.map((x) => fixed(x, 0)).join(', '), fixed(mean(xs), 0), `${fixed((mean(xs) / base) * 100, 1)}%`])));
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.on('exit', r));
-  await rm(dataDir, { recursive: true, force: true });
+  await tusk.stop();
 }

@@ -14,7 +14,7 @@ import { requestedVersionId } from './version-id.js';
 import type { S3Object } from '../object-attrs.js';
 import { lockHeaders } from '../object-lock.js';
 import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
-import { NULL_VERSION } from '../../store/types.js';
+import { NULL_VERSION, type BodyReader } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
 
 const RESPONSE_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
@@ -134,9 +134,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   const reader = dataKey ? openUnsealedRead(ctx.services.store, found, dataKey, start, end) : ctx.services.store.openRead(found, start, end);
   try {
     if (length <= SMALL_BODY) {
-      const body = length === 0 ? Buffer.alloc(0) : await reader.read(length);
-      if (!body || body.length !== length) throw new Error(`short read: ${body?.length ?? 0} of ${length}`);
-      ctx.ex.send(status, headers, body);
+      ctx.ex.send(status, headers, await readWhole(reader, length));
     } else {
       await ctx.ex.stream(status, headers, length, (max) => reader.read(max));
     }
@@ -146,6 +144,24 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
 }
 
 export const handleHeadObject = handleGetObject;
+
+/** `length` bytes of `reader` as one buffer: the store's reader gives them in one read, the SSE reader block by block. */
+async function readWhole(reader: BodyReader, length: number): Promise<Buffer> {
+  if (length === 0) return Buffer.alloc(0);
+  const first = await reader.read(length);
+  if (first && first.length === length) return first;
+  // a reader's buffer is valid until its next call: keep copies
+  const parts = first ? [Buffer.from(first)] : [];
+  let got = first?.length ?? 0;
+  while (first && got < length) {
+    const chunk = await reader.read(length - got);
+    if (!chunk || chunk.length === 0) break;
+    parts.push(Buffer.from(chunk));
+    got += chunk.length;
+  }
+  if (got !== length) throw new Error(`short read: ${got} of ${length}`);
+  return Buffer.concat(parts, got);
+}
 
 /**
  * Part N's bytes: a multipart object's parts are in its attrs; any other object is one part, whose

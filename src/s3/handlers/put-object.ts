@@ -34,12 +34,13 @@ export async function storeObject(
   const sealing = sealingForWrite(ctx, bucket, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
   const sink = sealing
-    ? { write: async (chunk: Buffer) => void (await Promise.all(sealing.sealer.push(chunk).map((b) => writer.write(b)))) }
+    ? { write: (chunk: Buffer) => writer.write(sealing.sealer.push(chunk)) }
     : writer;
   let committed = false;
   try {
     const { digests, checksum } = await receiveBody(ctx, body, plan, sink);
-    if (sealing) await Promise.all(sealing.sealer.end().map((b) => writer.write(b)));
+    const lastTag = sealing?.sealer.end();
+    if (lastTag?.length) await writer.write(lastTag);
     const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const etag = sealedEtag(sealing, digests.md5.toString('hex'));

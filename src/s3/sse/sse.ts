@@ -9,7 +9,7 @@ import type { BodyReader } from '../../store/types.js';
 import type { ObjectEncryption, S3Bucket, S3Object, S3Store } from '../object-attrs.js';
 import type { S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
-import { BlockSealer, GCM_TAG, newNoncePrefix, openBlock, sealedLength, sealedSpan, SSE_BLOCK } from './block-cipher.js';
+import { BlockOpener, BlockSealer, newNoncePrefix, sealedLength, sealedSpan, SSE_BLOCK } from './block-cipher.js';
 import { KEY_BYTES, newDataKey, unwrapKey, wrapKey } from './keys.js';
 
 export const H_SSE = 'x-amz-server-side-encryption';
@@ -168,52 +168,40 @@ export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undef
   return dataKey;
 }
 
-/** Plaintext bytes [start, end) of a sealed object, read block by block from the store. */
+/** Sealed bytes asked of the store per read: whole blocks, each decrypted before the next read. */
+const SEALED_READ = 1 << 20;
+
+/**
+ * Plaintext bytes [start, end) of a sealed object, read from the store and decrypted as they come
+ * into one buffer per reader; a block's bytes leave only once its tag has verified.
+ */
 export function openUnsealedRead(store: S3Store, record: S3Object, dataKey: Buffer, start: number, end: number): BodyReader {
   const e = record.attrs.encryption!;
   const size = e.plaintextSize;
-  const prefix = Buffer.from(e.noncePrefix, 'base64');
   const span = sealedSpan(size, start, end);
   const sealed = store.openRead(record, span.from, span.to);
-  const sealedBlock = e.blockSize + GCM_TAG;
-  let block = span.firstBlock;
-  let skip = start - block * e.blockSize;
+  const opener = new BlockOpener(dataKey, Buffer.from(e.noncePrefix, 'base64'), size, e.blockSize, span.firstBlock);
+  const plain = Buffer.allocUnsafe(BlockOpener.room(Math.min(SEALED_READ, span.to - span.from), e.blockSize));
+  let skip = start - span.firstBlock * e.blockSize;
   let remaining = end - start;
-  let plain: Buffer = Buffer.alloc(0);
-  const nextBlock = async (): Promise<Buffer> => {
-    const want = Math.min(sealedBlock, sealedLength(size) - block * sealedBlock);
-    const parts: Buffer[] = [];
-    let got = 0;
-    while (got < want) {
-      const chunk = await sealed.read(want - got);
-      if (!chunk || chunk.length === 0) throw new Error(`sealed body of ${record.key} ended early`);
-      // the store reader's buffer is reused on its next call
-      parts.push(Buffer.from(chunk));
-      got += chunk.length;
-    }
-    return openBlock(dataKey, prefix, size, block++, Buffer.concat(parts, got));
-  };
+  /** verified plaintext not yet read: plain[next, filled) */
+  let next = 0;
+  let filled = 0;
   return {
     async read(maxBytes: number): Promise<Buffer | null> {
       if (remaining === 0) return null;
-      const out: Buffer[] = [];
-      let filled = 0;
-      const target = Math.min(maxBytes, remaining);
-      while (filled < target) {
-        if (plain.length === 0) {
-          plain = await nextBlock();
-          if (skip > 0) {
-            plain = plain.subarray(skip);
-            skip = 0;
-          }
-        }
-        const take = Math.min(plain.length, target - filled);
-        out.push(plain.subarray(0, take));
-        plain = plain.subarray(take);
-        filled += take;
+      while (next === filled) {
+        // the store reader reuses its buffer: the chunk is decrypted before the next read
+        const chunk = await sealed.read(SEALED_READ);
+        if (!chunk || chunk.length === 0) throw new Error(`sealed body of ${record.key} ended early`);
+        filled = opener.push(chunk, plain, 0);
+        next = Math.min(skip, filled);
+        skip -= next;
       }
-      remaining -= filled;
-      return out.length === 1 ? out[0]! : Buffer.concat(out, filled);
+      const take = Math.min(filled - next, maxBytes, remaining);
+      next += take;
+      remaining -= take;
+      return plain.subarray(next - take, next);
     },
     close: () => sealed.close(),
   };

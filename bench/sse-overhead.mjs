@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Issue 13 acceptance: encryption at rest costs at most 15% of GET and PUT throughput at 1 MiB.
+// One Tusk process, two buckets: one plain, one with default encryption (SSE-S3, AES256), so that
+// the same scenario runs against both; alternating A/B rounds of PUT, then of GET; obj/s of each
+// and their ratio.
+//
+//   npm run build && node bench/sse-overhead.mjs [--duration 5s] [--rounds 3] [--concurrency 8]
+
+import { CreateBucketCommand, PutBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { milliseconds, repo, startTusk } from './tusk-process.mjs';
+
+const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = await import(new URL('dist/bench/index.js', pathToFileURL(repo)).href);
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5s' },
+    warmup: { type: 'string', default: '1s' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '8' },
+    size: { type: 'string', default: '1MiB' },
+  },
+});
+
+const accessKeyId = 'TUSKSSEBENCH00000001';
+const secretAccessKey = 'sse-bench-secret-sse-bench-secret';
+const tusk = await startTusk({ accessKeyId, secretAccessKey, label: 'tusk-sse-bench' });
+const { endpoint } = tusk;
+try {
+  const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const buckets = { plaintext: 'sse-bench-plain', 'SSE-S3': 'sse-bench-sealed' };
+  for (const b of Object.values(buckets)) await s3.send(new CreateBucketCommand({ Bucket: b }));
+  await s3.send(new PutBucketEncryptionCommand({
+    Bucket: buckets['SSE-S3'],
+    ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+  }));
+  const rows = [];
+  for (const op of ['put', 'get']) {
+    const totals = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
+    for (let round = 0; round < Number(args.rounds); round++) {
+      for (const [label, bucket] of Object.entries(buckets)) {
+        const result = await runBench({
+          ...DEFAULTS, endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
+          mix: { [op]: 1 }, sizes: parseSizeDistribution(args.size), concurrency: Number(args.concurrency), objects: 64,
+          durationMs: milliseconds(args.duration), warmupMs: milliseconds(args.warmup), keep: false, label, client: 'raw', quiet: true,
+        });
+        if (result.total.errorCount) throw new Error(`${label} ${op}: ${JSON.stringify(result.total.errors)}`);
+        totals[label].push(result.total.objPerSec);
+      }
+    }
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const base = mean(totals.plaintext);
+    for (const [label, xs] of Object.entries(totals)) {
+      rows.push([op.toUpperCase(), label, xs.map((x) => fixed(x, 1)).join(', '), fixed(mean(xs), 1), `${fixed(mean(xs) / base, 2)}×`]);
+    }
+  }
+  console.log(markdownTable(['op', 'bucket', 'obj/s per round', 'mean obj/s', 'vs plaintext'], rows));
+} finally {
+  await tusk.stop();
+}

@@ -1,0 +1,45 @@
+// A Tusk server for a benchmark script: a fresh data directory, root credentials of the script's
+// choosing, the publisher off, and its access log drained rather than kept (keeping and searching
+// it slows the generator that shares the machine).
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = fileURLToPath(new URL('..', import.meta.url));
+
+/** Starts `tusk serve` with `args` added; resolves once it listens. */
+export async function startTusk({ accessKeyId, secretAccessKey, args = [], label = 'tusk-bench' }) {
+  const dataDir = await mkdtemp(join(tmpdir(), `${label}-`));
+  const child = spawn(
+    process.execPath,
+    [join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', ...args],
+    { env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const endpoint = await new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d) => {
+      out += d;
+      const m = /s3 listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (!m) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve(m[1]);
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`tusk exited (${code})`)));
+  });
+  return {
+    endpoint,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('exit', r));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `5s` or `500ms` in milliseconds. */
+export const milliseconds = (text) => Math.round(parseFloat(text) * (text.endsWith('ms') ? 1 : 1000));
