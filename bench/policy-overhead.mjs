@@ -7,19 +7,10 @@
 //   npm run build && node bench/policy-overhead.mjs [--duration 5s] [--rounds 3]
 
 import { CreateBucketCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { milliseconds, repo, startTusk } from './tusk-process.mjs';
+import { benchLib, milliseconds, overheadArgs, startTusk } from './tusk-process.mjs';
 
-const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = await import(new URL('dist/bench/index.js', pathToFileURL(repo)).href);
-const { values: args } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5s' },
-    warmup: { type: 'string', default: '1s' },
-    rounds: { type: 'string', default: '3' },
-    count: { type: 'string' },
-  },
-});
+const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = benchLib;
+const args = overheadArgs({ count: { type: 'string' } });
 
 /** 20 statements: 18 allows for other accounts and prefixes, one conditional deny that never holds on loopback, one public read of another prefix. */
 export function twentyStatementPolicy(bucket) {

@@ -7,20 +7,10 @@
 //   npm run build && node bench/sse-overhead.mjs [--duration 5s] [--rounds 3] [--concurrency 8]
 
 import { CreateBucketCommand, PutBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { milliseconds, repo, startTusk } from './tusk-process.mjs';
+import { benchLib, milliseconds, overheadArgs, startTusk } from './tusk-process.mjs';
 
-const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = await import(new URL('dist/bench/index.js', pathToFileURL(repo)).href);
-const { values: args } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5s' },
-    warmup: { type: 'string', default: '1s' },
-    rounds: { type: 'string', default: '3' },
-    concurrency: { type: 'string', default: '8' },
-    size: { type: 'string', default: '1MiB' },
-  },
-});
+const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = benchLib;
+const args = overheadArgs({ concurrency: { type: 'string', default: '8' }, size: { type: 'string', default: '1MiB' } });
 
 const accessKeyId = 'TUSKSSEBENCH00000001';
 const secretAccessKey = 'sse-bench-secret-sse-bench-secret';

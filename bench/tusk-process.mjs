@@ -6,9 +6,19 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 export const repo = fileURLToPath(new URL('..', import.meta.url));
+
+/** The built bench library (dist/bench): runBench, parseSizeDistribution, markdownTable, … */
+export const benchLib = await import(new URL('dist/bench/index.js', pathToFileURL(repo)).href);
+
+/** The A/B options every overhead script takes (--duration, --warmup, --rounds), with `more`. */
+export function overheadArgs(more = {}) {
+  const options = { duration: { type: 'string', default: '5s' }, warmup: { type: 'string', default: '1s' }, rounds: { type: 'string', default: '3' }, ...more };
+  return parseArgs({ options }).values;
+}
 
 /** Starts `tusk serve` with `args` added; resolves once it listens. */
 export async function startTusk({ accessKeyId, secretAccessKey, args = [], label = 'tusk-bench' }) {
