@@ -9,6 +9,7 @@
 //
 // usage: npm run build && node bench/publish.bench.mjs [--sizes 1,10] [--count 5] [--concurrency 4]
 //          [--n-shards 1000] [--durability strict|relaxed]
+//        TUSK_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" adds Node flags to the server (profiling)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,7 +35,7 @@ const concurrency = Number(args.concurrency);
 
 function start(dataDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [
+    const child = spawn(process.execPath, [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
       'bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', '127.0.0.1:0',
       '--n-shards', args['n-shards'], '--durability', args.durability, '--max-blob-size', `${Math.max(...sizes) + MiB}`,
     ], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });

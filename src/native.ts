@@ -56,6 +56,8 @@ interface Binding {
   algorithms(): Record<string, number>;
   /** Linux only (native/src/lock_binding.rs) */
   lockFile?(fd: number): boolean;
+  /** glibc only (native/src/alloc_binding.rs) */
+  keepLargeAllocations?(mmapThreshold: number, trimThreshold: number, topPad: number): boolean;
 }
 
 /** Same naming as `napi build --platform` (see scripts/build-native.mjs). */
@@ -223,6 +225,15 @@ export function simdPaths(): SimdPaths {
  */
 export function lockFile(fd: number): boolean | undefined {
   return binding().lockFile?.(fd);
+}
+
+/**
+ * Keeps allocations of up to 256 MiB in malloc's heap, and up to 1 GiB of free heap, instead of
+ * mapping and unmapping each one (native/src/alloc_binding.rs): an RS2 encode's slivers then reuse
+ * the previous blob's memory. True once applied; undefined where the C library is not glibc.
+ */
+export function keepLargeAllocations(): boolean | undefined {
+  return binding().keepLargeAllocations?.(256 << 20, 1 << 30, 64 << 20);
 }
 
 /** Big-endian bytes of a CRC value: base64 of these is S3's x-amz-checksum-crc32/crc32c/crc64nvme. */

@@ -12,6 +12,8 @@ mod digest_binding;
 mod rs2_binding;
 #[cfg(all(not(test), target_os = "linux"))]
 mod lock_binding;
+#[cfg(all(not(test), target_os = "linux", target_env = "gnu"))]
+mod alloc_binding;
 
 /// # Safety
 /// Called by Node-API with a valid `env` and `exports` object, once per JS environment.
@@ -22,6 +24,8 @@ pub unsafe extern "C" fn napi_register_module_v1(env: napi::napi_env, exports: n
     let registered = digest_binding::register(env, exports).and_then(|()| rs2_binding::register(env, exports));
     #[cfg(target_os = "linux")]
     let registered = registered.and_then(|()| lock_binding::register(env, exports));
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    let registered = registered.and_then(|()| alloc_binding::register(env, exports));
     match registered {
         Ok(()) => exports,
         Err(e) => {

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
+import { keepLargeAllocations } from '../native.js';
 
 import type { BlobCodec, BlobIdInfo, EncodedBlob } from './codec-types.js';
 import { asBuffer, blobIdInfo, encodedBlob } from './encoded-blob.js';
@@ -103,6 +104,8 @@ export class NativeBlobCodec implements BlobCodec {
   static async open(options: BlobCodecOptions = {}): Promise<NativeBlobCodec> {
     const threads = options.threads ?? availableParallelism();
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
+    // each encode's slivers reuse the memory of the blob before rather than fresh pages (native.ts)
+    keepLargeAllocations();
     const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
     const codec = new NativeBlobCodec(pool, threads);
     try {

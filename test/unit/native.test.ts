@@ -11,6 +11,7 @@ import {
   crc32c,
   digestAsync,
   digestSync,
+  keepLargeAllocations,
   selfTest,
   simdPaths,
   type Digests,
@@ -174,5 +175,15 @@ describe('native digests', () => {
     expect(checksumBytes(0xae8b14860a799888n).toString('hex')).toBe('ae8b14860a799888');
     // x-amz-checksum-crc32c of "123456789"
     expect(checksumBytes(crc32c(Buffer.from('123456789'))).toString('base64')).toBe('4waSgw==');
+  });
+});
+
+describe('allocator tuning', () => {
+  it('keeps large allocations in the heap on glibc (and says where it cannot)', () => {
+    const glibc = Boolean((process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime);
+    expect(keepLargeAllocations()).toBe(glibc ? true : undefined);
+    // memory still comes and goes as before
+    const big = Buffer.alloc(64 << 20, 1);
+    expect(big[big.length - 1]).toBe(1);
   });
 });

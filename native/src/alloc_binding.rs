@@ -1,0 +1,31 @@
+//! keepLargeAllocations(mmapThreshold, trimThreshold, topPad): glibc's malloc serves allocations
+//! above its mmap threshold (at most 32 MiB when left dynamic) with fresh mmaps and returns them
+//! on free, so each RS2 encode's tens of megabytes of slivers are page-faulted in again, while
+//! the previous blob's are unmapped by another thread (~100 ms of kernel time per 10 MiB blob).
+//! Raising the thresholds keeps that memory in the heap for the next blob.
+
+use std::ffi::CStr;
+
+use crate::napi::*;
+
+/// keepLargeAllocations(mmapThreshold, trimThreshold, topPad): boolean — true once glibc took all three.
+unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<3>(env, info, |env, [mmap, trim, pad]| {
+        let mmap = env.get_u32(required(mmap, "mmapThreshold")?, "mmapThreshold")?;
+        let trim = env.get_u32(required(trim, "trimThreshold")?, "trimThreshold")?;
+        let pad = env.get_u32(required(pad, "topPad")?, "topPad")?;
+        let as_int = |v: u32| i32::try_from(v).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("{v} is above 2^31 - 1")));
+        let (mmap, trim, pad) = (as_int(mmap)?, as_int(trim)?, as_int(pad)?);
+        let ok = unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, mmap) == 1
+                && libc::mallopt(libc::M_TRIM_THRESHOLD, trim) == 1
+                && libc::mallopt(libc::M_TOP_PAD, pad) == 1
+        };
+        env.boolean(ok)
+    })
+}
+
+pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+    let name: &CStr = c"keepLargeAllocations";
+    env.set(exports, name, env.function(name, keep_large_allocations)?)
+}
