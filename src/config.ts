@@ -51,6 +51,8 @@ export interface StorageConfig {
   compactionMinDead: number;
   /** bytes per second compaction may copy */
   compactionRate: number;
+  /** bytes of small bodies kept in memory once read; 0 = off */
+  readCache: number;
 }
 
 export interface LifecycleConfig {
@@ -125,6 +127,7 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --compaction-interval D  background compaction period, e.g. 60s, or 'off' (TUSK_COMPACTION_INTERVAL, default 60s)
   --compaction-dead R      compact segments at least this share dead, 0-1 (TUSK_COMPACTION_DEAD, default 0.5)
   --compaction-rate SIZE   bytes per second compaction may copy (TUSK_COMPACTION_RATE, default 64MiB)
+  --read-cache SIZE        small bodies (up to 64 KiB) kept in memory once read, or 0 (TUSK_READ_CACHE, default 64MiB)
   --lifecycle-interval D   time between lifecycle passes, e.g. 10m (TUSK_LIFECYCLE_INTERVAL, default 1h)
   --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
 
@@ -188,6 +191,7 @@ const SERVE_OPTIONS = {
   'max-blob-size': { type: 'string' },
   'log-level': { type: 'string' },
   'disk-reserve': { type: 'string' },
+  'read-cache': { type: 'string' },
   metrics: { type: 'string' },
   'metrics-token': { type: 'string' },
   'tls-cert': { type: 'string' },
@@ -263,11 +267,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
     storage: {
-      diskReserve: parseReserve(str('disk-reserve', '256MiB')),
+      diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),
       compactionIntervalMs: parseOptionalDuration(str('compaction-interval', '60s'), 'compaction interval'),
       compactionMinDead: parseRatio(str('compaction-dead', '0.5'), 'compaction-dead'),
       compactionRate: parseSize(str('compaction-rate', '64MiB'), 'compaction rate'),
+      readCache: parseSizeOrZero(str('read-cache', '64MiB'), 'read-cache'),
     },
     lifecycle: {
       intervalMs: parseDuration(str('lifecycle-interval', '1h'), 'lifecycle interval'),
@@ -373,6 +378,7 @@ export function parseSize(value: string, what: string): number {
   return bytes;
 }
 
-function parseReserve(value: string): number {
-  return value.trim() === '0' ? 0 : parseSize(value, 'disk-reserve');
+/** A size where 0 means none. */
+function parseSizeOrZero(value: string, what: string): number {
+  return value.trim() === '0' ? 0 : parseSize(value, what);
 }

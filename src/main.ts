@@ -89,6 +89,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       durability: config.durability,
       diskReserve: config.storage.diskReserve,
       segmentSize: config.storage.segmentSize,
+      readCacheBytes: config.storage.readCache,
     });
   } catch (e) {
     await server.close(0);

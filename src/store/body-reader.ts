@@ -3,6 +3,7 @@
 // returned, so that corrupted bytes never leave the server as good ones. Two buffers per reader at
 // most (the chunk the caller holds and the read-ahead), so memory does not grow with the body.
 
+import type { BlockCache } from './block-cache.js';
 import { BLOCK_SIZE } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
@@ -34,6 +35,8 @@ export interface ReadContext {
   crc32c: Crc32c;
   /** called once per block that fails its check, before the read fails */
   onCorrupt(extent: Extent, block: number): void;
+  /** small bodies read before, checked */
+  cache?: BlockCache;
 }
 
 export class SegmentBodyReader implements BodyReader {
@@ -123,6 +126,10 @@ export class SegmentBodyReader implements BodyReader {
     const readFrom = extent.blockCrcs ? blockStart : Math.max(blockStart, piece.from);
     const readTo = extent.blockCrcs ? blockEnd : Math.min(blockEnd, piece.to);
     piece.next = blockEnd;
+    const cache = this.ctx.cache?.keeps(extent) ? this.ctx.cache : undefined;
+    // a cached body is the whole extent, one block (cache.maxBody <= BLOCK_SIZE)
+    const cached = cache?.get(extent);
+    if (cached) return cached.subarray(piece.from, piece.to);
     const want = readTo - readFrom;
     const buffer = this.nextBuffer(want);
     const file = this.files.get(extent.segment);
@@ -141,6 +148,7 @@ export class SegmentBodyReader implements BodyReader {
         throw new StoreError('corrupt', `segment ${extent.segment} offset ${extent.offset}: block ${n} fails its CRC32C`);
       }
     }
+    if (cache && readFrom === 0 && want === extent.length) cache.set(extent, block);
     const lo = Math.max(piece.from, readFrom) - readFrom;
     const hi = Math.min(piece.to, readTo) - readFrom;
     return block.subarray(lo, hi);

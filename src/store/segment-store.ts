@@ -5,7 +5,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { SegmentBodyReader } from './body-reader.js';
+import { BlockCache } from './block-cache.js';
+import { SegmentBodyReader, SYNC_READ_MAX, type ReadContext } from './body-reader.js';
 import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport, type CompactionTotals } from './compaction.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type WriterContext } from './body-writer.js';
 import { fastestCrc32c, type Crc32c } from './crc32c.js';
@@ -139,6 +140,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   private compactionTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private free: { bytes: number; at: number } | undefined;
+  private readonly readContext: ReadContext;
 
   constructor(
     private readonly index: IndexDb,
@@ -151,7 +153,9 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     private readonly diskReserve: number,
     private readonly freeBytes: () => number,
     private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number; syncWaiters?: number; syncSeconds?: number },
+    readCache?: BlockCache,
   ) {
+    this.readContext = { files, crc32c, onCorrupt: () => this.counter.corruptBlocks++, cache: readCache };
     this.clock = new SequenceClock(Math.max(Number(index.meta.get('seq') ?? 0), Number(index.meta.get('applied') ?? 0)));
     this.log = new RedoLog(files, allocator, crc32c);
     this.applyContext = accountingContext(index);
@@ -366,7 +370,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   openRead(record: { size: number; extents: Extent[] }, start: number, end: number): BodyReader {
     this.assertOpen();
     return new SegmentBodyReader(
-      { files: this.files, crc32c: this.crc32c, onCorrupt: () => this.counter.corruptBlocks++ },
+      this.readContext,
       record,
       start,
       end,
@@ -687,5 +691,6 @@ export async function openSegmentStore<A = unknown, P = unknown, B extends Bucke
     options.diskReserve ?? DEFAULT_DISK_RESERVE,
     internals.freeBytes ?? statfsFree(options.dataDir),
     counter,
+    options.readCacheBytes ? new BlockCache(options.readCacheBytes, SYNC_READ_MAX) : undefined,
   );
 }

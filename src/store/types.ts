@@ -280,4 +280,6 @@ export interface StoreOptions {
   segmentSize?: number;
   /** Writes fail with 'out-of-space' once they would leave less than this many bytes free (default 256 MiB). */
   diskReserve?: number;
+  /** Bytes of small bodies (up to 64 KiB) kept in memory once read (block-cache.ts; default 0, off). */
+  readCacheBytes?: number;
 }
