@@ -1,6 +1,7 @@
 // ACL calls, ownership controls, bucket policies and the public access block through HTTP
 // (issue 12; s3.md §2.11–2.13, §3.10; AWS *PutBucketPolicy*, *PutPublicAccessBlock*).
 
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { s3Request } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
@@ -185,6 +186,45 @@ describe('bucket policies', () => {
     // …but never out of the policy calls themselves
     expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, query: 'policy' })).status).toBe(204);
     expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'private/b' })).status).toBe(204);
+  });
+
+  it('DeleteObjects checks each key (s3:DeleteObject, s3:DeleteObjectVersion); reads and deletes by version id are their own actions', async () => {
+    const b = await newBucket('poldel');
+    const on = '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>';
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'versioning', body: on })).status).toBe(200);
+    const ids: Record<string, string> = {};
+    for (const k of ['keep/a', 'free/b', 'free/c']) {
+      const res = await put(b, k);
+      expect(res.status).toBe(200);
+      ids[k] = res.headers['x-amz-version-id'] as string;
+    }
+    const text = policy(b, [
+      { Effect: 'Deny', Principal: '*', Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${b}/keep/*` },
+      { Effect: 'Deny', Principal: '*', Action: 's3:DeleteObjectVersion', Resource: `arn:aws:s3:::${b}/*` },
+      { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    const batch = (objects: Array<{ key: string; versionId?: string }>) => {
+      const body = `<Delete>${objects.map((o) => `<Object><Key>${o.key}</Key>${o.versionId ? `<VersionId>${o.versionId}</VersionId>` : ''}</Object>`).join('')}</Delete>`;
+      const md5 = createHash('md5').update(body).digest('base64');
+      return s3Request(ctx.server, { method: 'POST', bucket: b, query: 'delete', body, headers: { 'content-md5': md5 } });
+    };
+    // the owner's batch: the denied key fails alone, the others go (a marker each)
+    const res = await batch([{ key: 'keep/a' }, { key: 'free/b' }, { key: 'free/c', versionId: ids['free/c'] }]);
+    expect(res.status).toBe(200);
+    const xml = res.text();
+    expect(xmlAll(xml, 'Deleted').length).toBe(1);
+    expect(xml).toContain('<Deleted><Key>free/b</Key><DeleteMarker>true</DeleteMarker>');
+    expect(xml).toContain('<Error><Key>keep/a</Key><Code>AccessDenied</Code>');
+    expect(xml).toContain(`<Error><Key>free/c</Key><VersionId>${ids['free/c']}</VersionId><Code>AccessDenied</Code>`);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'keep/a' })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'free/c', query: { versionId: ids['free/c']! } })).status).toBe(200);
+    // a single delete by version id is s3:DeleteObjectVersion too; without one it adds a marker
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'free/c', query: { versionId: ids['free/c']! } }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'free/c' })).status).toBe(204);
+    // s3:GetObject reads the current version; a version by id needs s3:GetObjectVersion
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'keep/a', credentials: other })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'keep/a', query: { versionId: ids['keep/a']! }, credentials: other }), 403, 'AccessDenied');
   });
 
   it('a missing key is 404 for a caller the policy lets list the bucket, 403 otherwise', async () => {

@@ -60,16 +60,51 @@ function arnOf(ctx: S3Context, access: OperationAccess): string {
   return key === undefined || access.scope === 'bucket' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
 }
 
+/**
+ * The IAM action of the request: a delete or read of one version by id is its own action
+ * (AWS *Amazon S3 actions*: s3:DeleteObjectVersion, s3:GetObjectVersion).
+ */
+function requestAction(ctx: S3Context, access: OperationAccess): string {
+  const byId = ctx.query.has('versionId');
+  switch (ctx.route.op) {
+    case 'DeleteObject':
+      return byId ? 's3:DeleteObjectVersion' : 's3:DeleteObject';
+    case 'GetObject':
+    case 'HeadObject':
+      return byId ? 's3:GetObjectVersion' : 's3:GetObject';
+    default:
+      return actionOf(access, ctx.route.subresource);
+  }
+}
+
 /** authorize() for `access` in this request's context (the caller, its bucket and resource). */
 export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bucket | undefined): Verdict {
   return authorize({
     principal: ctx.principal,
     access,
-    action: actionOf(access, ctx.route.subresource),
+    action: access === OPERATION_ACCESS[ctx.route.op] ? requestAction(ctx, access) : actionOf(access, ctx.route.subresource),
     bucket,
     arn: arnOf(ctx, access),
     values: conditionValues(ctx),
   });
+}
+
+/**
+ * DeleteObjects' step for each key of its body (AWS *DeleteObjects*: s3:DeleteObject on each
+ * object, s3:DeleteObjectVersion for one named by version id): AccessDenied for that key when a
+ * policy denies it. The request itself passed the bucket-level gate in dispatch.
+ */
+export function requireKeyDeletable(ctx: S3Context, bucket: S3Bucket, key: string, versionId: string | undefined): void {
+  const base = conditionValues(ctx);
+  const verdict = authorize({
+    principal: ctx.principal,
+    access: OPERATION_ACCESS.DeleteObject,
+    action: versionId === undefined ? 's3:DeleteObject' : 's3:DeleteObjectVersion',
+    bucket,
+    arn: `arn:aws:s3:::${bucket.name}/${key}`,
+    values: (name) => (name === 's3:versionid' ? versionId : base(name)),
+  });
+  if (verdict === 'deny') throw new S3Error('AccessDenied');
 }
 
 /** Dispatch's gate: AccessDenied unless allowed or left to the object's ACL. */

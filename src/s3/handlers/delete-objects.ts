@@ -1,6 +1,7 @@
 // DeleteObjects (s3.md §3.17, XML §4.7–4.8): up to 1000 keys, each deleted as DeleteObject would,
 // with per-key errors; the body's Content-MD5 or x-amz-checksum-* is required and verified.
 
+import { requireKeyDeletable } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error, type S3ErrorCode } from '../errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
@@ -86,6 +87,7 @@ export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
         return failed(entry, new S3Error('NoSuchVersion'));
       }
       try {
+        requireKeyDeletable(ctx, bucket, entry.key, entry.versionId);
         return deleted(entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority));
       } catch (e) {
         if (e instanceof S3Error) return failed(entry, e);
