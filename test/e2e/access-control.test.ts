@@ -227,6 +227,25 @@ describe('bucket policies', () => {
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'keep/a', query: { versionId: ids['keep/a']! }, credentials: other }), 403, 'AccessDenied');
   });
 
+  it('tag conditions: s3:ExistingObjectTag/<key> reads the object\'s tags, s3:RequestObjectTag/<key> the x-amz-tagging header', async () => {
+    const b = await newBucket('poltag');
+    expect((await put(b, 'plain')).status).toBe(200);
+    expect((await put(b, 'secret', 'secret', { 'x-amz-tagging': 'Class=secret&owner=ops' })).status).toBe(200);
+    const text = policy(b, [
+      { Effect: 'Deny', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { StringEquals: { 's3:ExistingObjectTag/Class': 'secret' } } },
+      { Effect: 'Deny', Principal: '*', Action: 's3:PutObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { StringEquals: { 's3:RequestObjectTag/team': 'blocked' } } },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'plain' })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'secret' }), 403, 'AccessDenied');
+    expectS3Error(await put(b, 'new', 'n', { 'x-amz-tagging': 'team=blocked' }), 403, 'AccessDenied');
+    expect((await put(b, 'new', 'n', { 'x-amz-tagging': 'team=ok' })).status).toBe(200);
+    // retagging the object lifts the deny
+    const tagging = '<Tagging><TagSet><Tag><Key>Class</Key><Value>public</Value></Tag></TagSet></Tagging>';
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'secret', query: 'tagging', body: tagging })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'secret' })).text()).toBe('secret');
+  });
+
   it('a missing key is 404 for a caller the policy lets list the bucket, 403 otherwise', async () => {
     const b = await newBucket('pol404');
     const text = policy(b, [

@@ -2,6 +2,7 @@
 // gives handlers the object-level step they alone can take: the object's own ACL.
 
 import { S3Error } from '../errors.js';
+import { parseTaggingHeader } from '../tagging.js';
 import type { S3Context } from '../context.js';
 import type { S3Bucket, S3Object } from '../object-attrs.js';
 import { OPERATION_ACCESS, actionOf, type OperationAccess } from './actions.js';
@@ -47,10 +48,36 @@ function conditionValues(ctx: S3Context): ConditionValues {
       case 's3:x-amz-grant-write-acp':
         return h[key.slice(3)];
       default:
-        // s3:ExistingObjectTag/<key> and s3:RequestObjectTag/<key>: tags are not stored yet, so absent
+        if (key.startsWith(EXISTING_TAG)) return tagValue(existingTags(ctx), key.slice(EXISTING_TAG.length));
+        if (key.startsWith(REQUEST_TAG)) return tagValue(requestTags(ctx), key.slice(REQUEST_TAG.length));
         return undefined;
     }
   };
+}
+
+const EXISTING_TAG = 's3:existingobjecttag/';
+const REQUEST_TAG = 's3:requestobjecttag/';
+
+/** A tag's value by key; condition keys reach here lower-cased, so tag keys match without case. */
+function tagValue(tags: ReadonlyArray<readonly [string, string]> | undefined, key: string): string | undefined {
+  return tags?.find(([k]) => k.toLowerCase() === key)?.[1];
+}
+
+/** The tags of the object (or version) the request names, read only when a condition asks. */
+function existingTags(ctx: S3Context): ReadonlyArray<readonly [string, string]> | undefined {
+  const { bucket, key } = ctx.resource;
+  if (bucket === undefined || key === undefined) return undefined;
+  const versionId = ctx.query.get('versionId');
+  return ctx.services.store.getObject(bucket, key, versionId === null || versionId === undefined ? undefined : versionId)?.attrs?.tags;
+}
+
+/** The tags the request sets (x-amz-tagging); a malformed header is the handler's error, not a match. */
+function requestTags(ctx: S3Context): ReadonlyArray<readonly [string, string]> | undefined {
+  try {
+    return parseTaggingHeader(ctx.headers['x-amz-tagging']);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The policy resource: the object for object-level actions, else the bucket. */
