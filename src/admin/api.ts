@@ -12,7 +12,7 @@ import { S3Error } from '../s3/errors.js';
 import { FORMAT_VERSION } from '../store/format.js';
 import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
 import type { S3Store } from '../s3/object-attrs.js';
-import { bucketUsage, type BucketQuotas, type BucketQuota } from './quotas.js';
+import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from './quotas.js';
 
 export const ADMIN_API_PREFIX = '/tusk/admin/v1/';
 const MAX_BODY = 64 * 1024;
@@ -98,8 +98,13 @@ function existingBucket(s: AdminServices, bucket: string): void {
 
 function usageOf(s: AdminServices, bucket: string): Json {
   existingBucket(s, bucket);
-  // the engine keeps no versions or multipart uploads yet: both are 0 until it does
-  return { bucket, ...bucketUsage(s.store, bucket), versions: 0, incompleteUploads: 0, quota: s.quotas.get(bucket) ?? null };
+  return {
+    bucket,
+    ...bucketUsage(s.store, bucket),
+    versions: versionCount(s.store, bucket),
+    incompleteUploads: incompleteUploadCount(s.store, bucket),
+    quota: s.quotas.get(bucket) ?? null,
+  };
 }
 
 function stringField(body: Json, name: string): string {

@@ -22,7 +22,7 @@ Commands:
   keys rotate ACCESS_KEY_ID       replaces the key by a new one (the old one stops working)
   keys delete ACCESS_KEY_ID
   buckets list
-  buckets usage BUCKET            objects and bytes (versions and incomplete uploads: 0 until the engine has them)
+  buckets usage BUCKET            objects and bytes of current versions; all versions and delete markers; incomplete uploads
   buckets quota BUCKET            show; with --max-bytes SIZE and/or --max-objects N: set; with --clear: remove
 
 Options:

@@ -41,6 +41,31 @@ export function bucketUsage(store: S3Store, bucket: string): BucketUsage {
   }
 }
 
+/** Every entry ListObjectVersions would list (versions and delete markers), by paging through them. */
+export function versionCount(store: S3Store, bucket: string): number {
+  let n = 0;
+  let markers = { keyMarker: '', versionIdMarker: '' };
+  for (;;) {
+    const page = store.listVersions(bucket, { prefix: '', delimiter: '', ...markers, maxKeys: LIST_PAGE });
+    n += page.items.length;
+    if (!page.isTruncated || page.items.length === 0) return n;
+    markers = { keyMarker: page.nextKeyMarker ?? '', versionIdMarker: page.nextVersionIdMarker ?? '' };
+  }
+}
+
+/** Multipart uploads begun and neither completed nor aborted, by paging through them. */
+export function incompleteUploadCount(store: S3Store, bucket: string): number {
+  let n = 0;
+  let markers = { keyMarker: '', uploadIdMarker: '' };
+  for (;;) {
+    const page = store.listUploads(bucket, { prefix: '', delimiter: '', ...markers, maxUploads: LIST_PAGE });
+    n += page.items.length;
+    const last = page.items.at(-1);
+    if (!page.isTruncated || last?.kind !== 'upload') return n;
+    markers = { keyMarker: last.upload.key, uploadIdMarker: last.upload.uploadId };
+  }
+}
+
 export class BucketQuotas implements WriteQuota {
   private quotas: Record<string, BucketQuota>;
   private readonly usage = new Map<string, BucketUsage & { at: number }>();

@@ -5,7 +5,18 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListBucketsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  ListBucketsCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { s3Client, s3Request } from './helpers/clients.js';
 import { REPO_ROOT } from './helpers/child-process.js';
 import { bucketName, makeTempDirFixture, randomBody } from './helpers/fixtures.js';
@@ -107,8 +118,24 @@ describe('tusk admin', () => {
       // overwriting within the quota is allowed
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a', Body: randomBody(9000) }));
       const usage = await admin(server, ['buckets', 'usage', bucket]);
-      expect(usage.json).toMatchObject({ bucket, objects: 1, bytes: 9000, versions: 0, incompleteUploads: 0, quota: { maxBytes: 10000, maxObjects: 3 } });
+      expect(usage.json).toMatchObject({ bucket, objects: 1, bytes: 9000, versions: 1, incompleteUploads: 0, quota: { maxBytes: 10000, maxObjects: 3 } });
       expect((await admin(server, ['buckets', 'quota', bucket])).json.quota).toEqual({ maxBytes: 10000, maxObjects: 3 });
+      // a copy, a part and a completed multipart upload count as writes too
+      await expect(s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'copy', CopySource: `${bucket}/a` }))).rejects.toMatchObject({ name: 'QuotaExceeded' });
+      const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'mp' }));
+      await expect(s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'mp', UploadId, PartNumber: 1, Body: randomBody(2000) }))).rejects.toMatchObject({ name: 'QuotaExceeded' });
+      const MiB = 1 << 20;
+      expect((await admin(server, ['buckets', 'quota', bucket, '--max-bytes', String(9000 + 8 * MiB), '--max-objects', '3'])).code).toBe(0);
+      const parts = [];
+      for (const [PartNumber, size] of [[1, 5 * MiB], [2, 4 * MiB]] as const) {
+        const { ETag } = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'mp', UploadId, PartNumber, Body: randomBody(size) }));
+        parts.push({ PartNumber, ETag });
+      }
+      // each part fits on its own; together they pass the quota, so Complete refuses and the upload stays
+      const complete = new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'mp', UploadId, MultipartUpload: { Parts: parts } });
+      await expect(s3.send(complete)).rejects.toMatchObject({ name: 'QuotaExceeded' });
+      expect((await admin(server, ['buckets', 'usage', bucket])).json).toMatchObject({ objects: 1, versions: 1, incompleteUploads: 1 });
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: 'mp', UploadId }));
       expect((await admin(server, ['buckets', 'quota', bucket, '--clear'])).code).toBe(0);
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'b', Body: randomBody(6000) }));
       expect((await admin(server, ['buckets', 'usage', 'no-such-bucket-here'])).stderr).toMatch(/HTTP 404/);

@@ -9,6 +9,7 @@ import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectAttrsOf, rejectEncryption, storageClassOf, writeCondition } from '../object-input.js';
 import { sendXml } from '../respond.js';
+import { objectSize } from '../sse/sse.js';
 import { doc, el, isoSeconds } from '../xml.js';
 
 type Directive = 'COPY' | 'REPLACE';
@@ -96,6 +97,7 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     if (attrs.parts) attrs.parts = attrs.parts.map((p) => ({ size: p.size }));
   } else if (src.attrs.checksum) attrs.checksum = src.attrs.checksum;
 
+  ctx.services.quotas?.checkWrite(bucket.name, ctx.resource.key!, objectSize(src));
   const version = await ctx.services.store.copyObject(
     { bucket: source.bucket.name, key: source.key, versionId: src.versionId },
     bucket.name,
@@ -103,6 +105,7 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     { etag: src.etag, lastModified: Date.now(), attrs },
     condition,
   );
+  ctx.services.quotas?.written(bucket.name, objectSize(src));
   const headers: Array<readonly [string, string]> = [];
   if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
   if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', src.versionId]);

@@ -207,6 +207,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   const { uploadChecksum: _created, ...rest } = upload.attrs;
   const attrs: S3ObjectAttrs = { ...rest, parts: objectParts };
   if (checksum) attrs.checksum = checksum;
+  ctx.services.quotas?.checkWrite(bucket.name, key, size);
   await answerWithKeepAlive(ctx, async () => {
     const version = await store.completeUpload(
       bucket.name,
@@ -216,6 +217,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
       { etag, lastModified: Date.now(), attrs },
       condition,
     );
+    ctx.services.quotas?.written(bucket.name, size);
     const headers: Array<readonly [string, string]> = [];
     if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
     const answer = { headers, xml: renderCompleteMultipartUploadResult(locationOf(ctx, bucket.name, key), bucket.name, key, etag, checksum) };
