@@ -1,6 +1,7 @@
 // A Tusk server for a benchmark script: a fresh data directory, root credentials of the script's
 // choosing, the publisher off, and its access log drained rather than kept (keeping and searching
-// it slows the generator that shares the machine).
+// it slows the generator that shares the machine). TUSK_BENCH_NODE_ARGS adds Node flags to the server,
+// e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,7 +26,7 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
   const dataDir = await mkdtemp(join(tmpdir(), `${label}-`));
   const child = spawn(
     process.execPath,
-    [join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', ...args],
+    [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', ...args],
     { env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const endpoint = await new Promise((resolve, reject) => {

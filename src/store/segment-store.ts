@@ -141,6 +141,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   private closed = false;
   private free: { bytes: number; at: number } | undefined;
   private readonly readContext: ReadContext;
+  private readonly bucketCache = new Map<string, B>();
 
   constructor(
     private readonly index: IndexDb,
@@ -211,9 +212,18 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
 
   // ── buckets ──────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The bucket's record, decoded once and kept until a write of that bucket commits (every change
+   * of a bucket goes through bucketWrite); frozen, as every caller shares it.
+   */
   getBucket(name: string): B | undefined {
+    const cached = this.bucketCache.get(name);
+    if (cached) return cached;
     const key = lookupBucketKey(name);
-    return key && (this.index.buckets.get(key) as B | undefined);
+    const record = key && (this.index.buckets.get(key) as B | undefined);
+    // only buckets that exist: names from requests must not grow the map
+    if (record) this.bucketCache.set(name, Object.freeze(record));
+    return record;
   }
 
   async createBucket(record: B): Promise<'created' | 'exists'> {
@@ -605,6 +615,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     try {
       return await this.write(body);
     } finally {
+      // after the commit: a read in between decoded the old record, and the next one decodes the new
+      this.bucketCache.delete(bucket);
       release();
     }
   }
