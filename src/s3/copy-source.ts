@@ -76,7 +76,7 @@ export function resolveCopySource(ctx: S3Context): CopySource {
       message: 'The source of a copy request may not specifically refer to a delete marker by version id.',
     });
   }
-  requireSourceReadable(ctx, bucket, found);
+  requireSourceReadable(ctx, bucket, found, parsed.versionId !== undefined);
   const conditions: Record<string, string> = {};
   for (const [copyName, name] of COPY_CONDITIONS) {
     const v = ctx.headers[copyName];

@@ -225,6 +225,14 @@ describe('bucket policies', () => {
     // s3:GetObject reads the current version; a version by id needs s3:GetObjectVersion
     expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'keep/a', credentials: other })).status).toBe(200);
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'keep/a', query: { versionId: ids['keep/a']! }, credentials: other }), 403, 'AccessDenied');
+    // a copy's source named by version id is read with s3:GetObjectVersion too
+    const dest = await newBucket('poldeldest');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: dest, key: 'c', headers: { 'x-amz-copy-source': `/${b}/keep/a` } })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: dest, key: 'c', headers: { 'x-amz-copy-source': `/${b}/keep/a?versionId=${ids['keep/a']}` } })).status).toBe(200);
+    const denyVersions = policy(b, [{ Effect: 'Deny', Principal: '*', Action: 's3:GetObjectVersion', Resource: `arn:aws:s3:::${b}/*` }]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: denyVersions })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: dest, key: 'c', headers: { 'x-amz-copy-source': `/${b}/keep/a` } })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: dest, key: 'c', headers: { 'x-amz-copy-source': `/${b}/keep/a?versionId=${ids['keep/a']}` } }), 403, 'AccessDenied');
   });
 
   it('tag conditions: s3:ExistingObjectTag/<key> reads the object\'s tags, s3:RequestObjectTag/<key> the x-amz-tagging header', async () => {

@@ -157,14 +157,15 @@ export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3
 
 /**
  * May the caller read `object` of `bucket`, another object than the request's own (the source of
- * CopyObject and UploadPartCopy, AWS *CopyObject*: s3:GetObject on the source)? AccessDenied if not.
+ * CopyObject and UploadPartCopy, AWS *CopyObject*: s3:GetObject on the source, s3:GetObjectVersion
+ * when the source names a version)? AccessDenied if not.
  */
-export function requireSourceReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object): void {
+export function requireSourceReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean): void {
   const access = OPERATION_ACCESS.GetObject;
   const verdict = authorize({
     principal: ctx.principal,
     access,
-    action: actionOf(access, undefined),
+    action: byVersionId ? 's3:GetObjectVersion' : 's3:GetObject',
     bucket,
     arn: `arn:aws:s3:::${bucket.name}/${object.key}`,
     values: conditionValues(ctx),
