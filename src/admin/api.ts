@@ -59,7 +59,7 @@ const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
     return [200, { deleted: id }];
   }],
   ['GET', /^buckets$/, (s) => [200, { buckets: s.store.listBuckets().map((b) => ({ name: b.name, owner: s.accounts.byCanonicalId(b.owner)?.displayName ?? b.owner })) }]],
-  ['GET', /^buckets\/([^/]+)\/usage$/, (s, [bucket]) => [200, usageOf(s, bucket!)]],
+  ['GET', /^buckets\/([^/]+)\/usage$/, async (s, [bucket]) => [200, await usageOf(s, bucket!)]],
   ['GET', /^buckets\/([^/]+)\/quota$/, (s, [bucket]) => {
     const quota = s.quotas.get(bucket!);
     if (!quota) throw new AdminError(404, 'NoSuchQuota', `bucket '${bucket}' has no quota`);
@@ -96,13 +96,13 @@ function existingBucket(s: AdminServices, bucket: string): void {
   if (!s.store.getBucket(bucket)) throw new AdminError(404, 'NoSuchBucket', `no bucket '${bucket}'`);
 }
 
-function usageOf(s: AdminServices, bucket: string): Json {
+async function usageOf(s: AdminServices, bucket: string): Promise<Json> {
   existingBucket(s, bucket);
   return {
     bucket,
-    ...bucketUsage(s.store, bucket),
-    versions: versionCount(s.store, bucket),
-    incompleteUploads: incompleteUploadCount(s.store, bucket),
+    ...(await bucketUsage(s.store, bucket)),
+    versions: await versionCount(s.store, bucket),
+    incompleteUploads: await incompleteUploadCount(s.store, bucket),
     quota: s.quotas.get(bucket) ?? null,
   };
 }

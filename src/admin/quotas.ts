@@ -24,8 +24,11 @@ export interface BucketUsage {
   bytes: number;
 }
 
-/** Objects and bytes of a bucket's current objects, by listing it. */
-export function bucketUsage(store: S3Store, bucket: string): BucketUsage {
+/** Lets requests run between two pages of a count: a bucket can hold millions of keys. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Objects and bytes of a bucket's current objects, by listing it a page at a time. */
+export async function bucketUsage(store: S3Store, bucket: string): Promise<BucketUsage> {
   let objects = 0;
   let bytes = 0;
   let startAfter = '';
@@ -38,11 +41,12 @@ export function bucketUsage(store: S3Store, bucket: string): BucketUsage {
       startAfter = item.record.key;
     }
     if (!page.isTruncated || page.items.length === 0) return { objects, bytes };
+    await nextTurn();
   }
 }
 
-/** Every entry ListObjectVersions would list (versions and delete markers), by paging through them. */
-export function versionCount(store: S3Store, bucket: string): number {
+/** Every entry ListObjectVersions would list (versions and delete markers), a page at a time. */
+export async function versionCount(store: S3Store, bucket: string): Promise<number> {
   let n = 0;
   let markers = { keyMarker: '', versionIdMarker: '' };
   for (;;) {
@@ -50,11 +54,12 @@ export function versionCount(store: S3Store, bucket: string): number {
     n += page.items.length;
     if (!page.isTruncated || page.items.length === 0) return n;
     markers = { keyMarker: page.nextKeyMarker ?? '', versionIdMarker: page.nextVersionIdMarker ?? '' };
+    await nextTurn();
   }
 }
 
-/** Multipart uploads begun and neither completed nor aborted, by paging through them. */
-export function incompleteUploadCount(store: S3Store, bucket: string): number {
+/** Multipart uploads begun and neither completed nor aborted, a page at a time. */
+export async function incompleteUploadCount(store: S3Store, bucket: string): Promise<number> {
   let n = 0;
   let markers = { keyMarker: '', uploadIdMarker: '' };
   for (;;) {
@@ -63,12 +68,14 @@ export function incompleteUploadCount(store: S3Store, bucket: string): number {
     const last = page.items.at(-1);
     if (!page.isTruncated || last?.kind !== 'upload') return n;
     markers = { keyMarker: last.upload.key, uploadIdMarker: last.upload.uploadId };
+    await nextTurn();
   }
 }
 
 export class BucketQuotas implements WriteQuota {
   private quotas: Record<string, BucketQuota>;
   private readonly usage = new Map<string, BucketUsage & { at: number }>();
+  private readonly counting = new Map<string, Promise<BucketUsage & { at: number }>>();
   private readonly path: string;
 
   constructor(
@@ -94,10 +101,10 @@ export class BucketQuotas implements WriteQuota {
     return true;
   }
 
-  checkWrite(bucket: string, key: string, bytes: number): void {
+  async checkWrite(bucket: string, key: string, bytes: number): Promise<void> {
     const quota = this.quotas[bucket];
     if (!quota) return;
-    const usage = this.cachedUsage(bucket);
+    const usage = await this.cachedUsage(bucket);
     const replaced = this.store.getObject(bucket, key);
     const objects = usage.objects + (replaced ? 0 : 1);
     const total = usage.bytes - (replaced ? objectSize(replaced) : 0) + bytes;
@@ -114,13 +121,23 @@ export class BucketQuotas implements WriteQuota {
     usage.bytes += bytes;
   }
 
-  private cachedUsage(bucket: string): BucketUsage {
-    const now = Date.now();
+  /** The bucket's usage as last counted, counted again once USAGE_TTL_MS old (one count at a time per bucket). */
+  private async cachedUsage(bucket: string): Promise<BucketUsage> {
     const cached = this.usage.get(bucket);
-    if (cached && now - cached.at < USAGE_TTL_MS) return cached;
-    const fresh = { ...bucketUsage(this.store, bucket), at: now };
-    this.usage.set(bucket, fresh);
-    return fresh;
+    if (cached && Date.now() - cached.at < USAGE_TTL_MS) return cached;
+    let counting = this.counting.get(bucket);
+    if (!counting) {
+      const at = Date.now();
+      counting = bucketUsage(this.store, bucket)
+        .then((counted) => {
+          const fresh = { ...counted, at };
+          this.usage.set(bucket, fresh);
+          return fresh;
+        })
+        .finally(() => this.counting.delete(bucket));
+      this.counting.set(bucket, counting);
+    }
+    return counting;
   }
 
   private commit(next: Record<string, BucketQuota>): void {

@@ -37,7 +37,7 @@ export interface S3RequestObserver {
 /** Per-bucket quotas (src/admin/quotas.ts): checked before a write, told after it committed. */
 export interface WriteQuota {
   /** throws S3Error('QuotaExceeded') when writing `bytes` to `key` would pass the bucket's quota */
-  checkWrite(bucket: string, key: string, bytes: number): void;
+  checkWrite(bucket: string, key: string, bytes: number): Promise<void>;
   written(bucket: string, bytes: number): void;
 }
 

@@ -97,7 +97,7 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     if (attrs.parts) attrs.parts = attrs.parts.map((p) => ({ size: p.size }));
   } else if (src.attrs.checksum) attrs.checksum = src.attrs.checksum;
 
-  ctx.services.quotas?.checkWrite(bucket.name, ctx.resource.key!, objectSize(src));
+  await ctx.services.quotas?.checkWrite(bucket.name, ctx.resource.key!, objectSize(src));
   const version = await ctx.services.store.copyObject(
     { bucket: source.bucket.name, key: source.key, versionId: src.versionId },
     bucket.name,

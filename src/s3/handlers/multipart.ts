@@ -207,7 +207,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   const { uploadChecksum: _created, ...rest } = upload.attrs;
   const attrs: S3ObjectAttrs = { ...rest, parts: objectParts };
   if (checksum) attrs.checksum = checksum;
-  ctx.services.quotas?.checkWrite(bucket.name, key, size);
+  await ctx.services.quotas?.checkWrite(bucket.name, key, size);
   await answerWithKeepAlive(ctx, async () => {
     const version = await store.completeUpload(
       bucket.name,

@@ -30,7 +30,7 @@ export async function storeObject(
   plan: ChecksumPlan,
   condition?: WriteCondition,
 ): Promise<{ record: S3Object; checksum: StoredChecksum; responseHeaders: Array<readonly [string, string]> }> {
-  ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
+  await ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
   const sealing = sealingForWrite(ctx, bucket, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
   const sink = sealing

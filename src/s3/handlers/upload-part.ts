@@ -38,7 +38,7 @@ export async function handleUploadPart(ctx: S3Context): Promise<void> {
     });
   }
   // a part is checked as the object it will become; Complete checks the whole (its bytes count then)
-  ctx.services.quotas?.checkWrite(bucket.name, upload.key, body.length);
+  await ctx.services.quotas?.checkWrite(bucket.name, upload.key, body.length);
   const writer = ctx.services.store.beginWrite(body.length);
   let committed = false;
   try {
@@ -75,7 +75,7 @@ export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
       message: `The specified copy source is larger than the maximum allowable size for a copy source: ${MAX_PUT_BYTES}`,
     });
   }
-  ctx.services.quotas?.checkWrite(bucket.name, upload.key, end - start);
+  await ctx.services.quotas?.checkWrite(bucket.name, upload.key, end - start);
   const algorithm = partAlgorithm(upload);
   const writer = ctx.services.store.beginWrite(end - start);
   let committed = false;
