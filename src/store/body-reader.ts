@@ -20,6 +20,22 @@ export const READ_CHUNK_MAX = BLOCK_SIZE;
  */
 export const SYNC_READ_MAX = 64 * 1024;
 
+/**
+ * Block-sized read buffers, reused from reader to reader: a fresh 1 MiB for every large GET costs
+ * page faults and garbage collection (17% of the server's time serving 1 MiB GETs). A reader gives
+ * its buffers back when closed, once no read of its own still fills them.
+ */
+const spareBlocks: Buffer[] = [];
+const SPARE_BLOCKS_MAX = 32;
+
+function takeBlockBuffer(): Buffer {
+  return spareBlocks.pop() ?? Buffer.allocUnsafeSlow(BLOCK_SIZE);
+}
+
+function giveBackBlockBuffers(buffers: Buffer[]): void {
+  for (const b of buffers) if (b.length === BLOCK_SIZE && spareBlocks.length < SPARE_BLOCKS_MAX) spareBlocks.push(b);
+}
+
 /** The part of one extent the range covers, read in blocks. */
 interface Piece {
   extent: Extent;
@@ -48,6 +64,7 @@ export class SegmentBodyReader implements BodyReader {
   /** the checked block being handed out, and how far */
   private pending: Buffer | undefined;
   private readAhead: Promise<Buffer | null> | undefined;
+  private lastRead: Promise<Buffer | null> | undefined;
   private closed = false;
   private readonly total: number;
 
@@ -87,7 +104,11 @@ export class SegmentBodyReader implements BodyReader {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.buffers.length = 0;
+    const buffers = this.buffers.splice(0);
+    // a read (a read-ahead, or one the caller gave up on) may still fill and check one of them:
+    // they go back once the last one started has settled
+    const giveBack = (): void => giveBackBlockBuffers(buffers);
+    void Promise.resolve(this.lastRead).then(giveBack, giveBack);
     this.pending = undefined;
     for (const file of this.held) this.files.release(file);
   }
@@ -102,8 +123,13 @@ export class SegmentBodyReader implements BodyReader {
     return true;
   }
 
+  /** readNext, remembered: reads never overlap, so the last one started is the only one that can be in flight. */
+  private readNext(maxBytes: number): Promise<Buffer | null> {
+    return (this.lastRead = this.readChunk(maxBytes));
+  }
+
   /** Hands out the checked block piece by piece, reading the next block when it is used up. */
-  private async readNext(maxBytes: number): Promise<Buffer | null> {
+  private async readChunk(maxBytes: number): Promise<Buffer | null> {
     if (maxBytes <= 0) return this.exhausted() ? null : Buffer.alloc(0);
     if (!this.pending || this.pending.length === 0) {
       this.pending = await this.readBlock();
@@ -159,7 +185,8 @@ export class SegmentBodyReader implements BodyReader {
     this.turn = (this.turn + 1) % slots;
     const have = this.buffers[this.turn];
     if (have && have.length >= size) return have;
-    return (this.buffers[this.turn] = Buffer.allocUnsafe(Math.max(size, Math.min(BLOCK_SIZE, this.total))));
+    const length = Math.max(size, Math.min(BLOCK_SIZE, this.total));
+    return (this.buffers[this.turn] = length === BLOCK_SIZE ? takeBlockBuffer() : Buffer.allocUnsafe(length));
   }
 
   private addPiece(extent: Extent, base: number, start: number, end: number): void {
