@@ -174,7 +174,7 @@ export class SegmentBodyReader implements BodyReader {
         throw new StoreError('corrupt', `segment ${extent.segment} offset ${extent.offset}: block ${n} fails its CRC32C`);
       }
     }
-    if (cache && readFrom === 0 && want === extent.length) cache.set(extent, block);
+    cache?.set(extent, block);
     const lo = Math.max(piece.from, readFrom) - readFrom;
     const hi = Math.min(piece.to, readTo) - readFrom;
     return block.subarray(lo, hi);

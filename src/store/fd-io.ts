@@ -24,7 +24,13 @@ function writevOnce(fd: number, bufs: Uint8Array[], position: number): Promise<n
 
 /** Writes `bufs` back to back from `position` in as few system calls as the kernel allows. */
 export async function pwritevAll(fd: number, bufs: Uint8Array[], position: number): Promise<void> {
-  await finishWritev(fd, bufs, position, await writevOnce(fd, bufs, position));
+  await finishWritev(fd, bufs, position, await writevOnce(fd, bufs, position), byteLength(bufs));
+}
+
+function byteLength(bufs: Uint8Array[]): number {
+  let total = 0;
+  for (const b of bufs) total += b.length;
+  return total;
 }
 
 /**
@@ -37,16 +43,13 @@ export const SYNC_WRITE_MAX = 64 * 1024;
 
 /** pwritevAll, on the event loop when the whole is at most SYNC_WRITE_MAX bytes. */
 export async function pwritevAllSmallSync(fd: number, bufs: Uint8Array[], position: number): Promise<void> {
-  let total = 0;
-  for (const b of bufs) total += b.length;
+  const total = byteLength(bufs);
   if (total > SYNC_WRITE_MAX) return pwritevAll(fd, bufs, position);
-  await finishWritev(fd, bufs, position, fs.writevSync(fd, bufs, position));
+  await finishWritev(fd, bufs, position, fs.writevSync(fd, bufs, position), total);
 }
 
-/** After a writev of `bufs` at `position` wrote `done` bytes: writes the rest. */
-async function finishWritev(fd: number, bufs: Uint8Array[], position: number, done: number): Promise<void> {
-  let total = 0;
-  for (const b of bufs) total += b.length;
+/** After a writev of `bufs` (`total` bytes) at `position` wrote `done` bytes: writes the rest. */
+async function finishWritev(fd: number, bufs: Uint8Array[], position: number, done: number, total: number): Promise<void> {
   while (done < total) {
     // Short writev (rare on regular files): finish buffer by buffer from where it stopped.
     let skip = done;

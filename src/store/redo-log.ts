@@ -39,7 +39,7 @@ export class RedoLog {
    * operations written but not yet applied, by seq: where their records lie, and whether their
    * index transaction is issued (LMDB commits transactions in the order they are issued)
    */
-  private readonly pending = new Map<number, LogPosition & { issued: boolean }>();
+  private readonly pending = new Map<number, { at: LogPosition; issued: boolean }>();
 
   constructor(
     private readonly files: SegmentFiles,
@@ -55,7 +55,7 @@ export class RedoLog {
     const payload = encodeOp(op);
     const length = exactRecordLength(payload.length, 0);
     const where = this.allocator.reserve(length);
-    this.pending.set(op.seq, { segment: where.segment, offset: where.offset, issued: false });
+    this.pending.set(op.seq, { at: { segment: where.segment, offset: where.offset }, issued: false });
     const file = this.files.acquire(where.segment);
     try {
       const header = encodeRecordHeader(payload.length, length, this.crc32c);
@@ -83,17 +83,17 @@ export class RedoLog {
   issue(seq: number, handedOut: number): { applied: number; from: LogPosition } {
     const own = this.pending.get(seq);
     if (own) own.issued = true;
-    let lowest: [number, LogPosition] | undefined;
+    let lowest: [number, { at: LogPosition }] | undefined;
     for (const entry of this.pending) {
       if (!entry[1].issued && (!lowest || entry[0] < lowest[0])) lowest = entry;
     }
-    return lowest ? { applied: lowest[0] - 1, from: { segment: lowest[1].segment, offset: lowest[1].offset } } : { applied: handedOut, from: this.allocator.position };
+    return lowest ? { applied: lowest[0] - 1, from: lowest[1].at } : { applied: handedOut, from: this.allocator.position };
   }
 
   /** Segments from this one on may hold operations not yet applied: compaction keeps them. */
   lowestPendingSegment(): number {
     let lowest = this.allocator.activeSegment;
-    for (const p of this.pending.values()) lowest = Math.min(lowest, p.segment);
+    for (const p of this.pending.values()) lowest = Math.min(lowest, p.at.segment);
     return lowest;
   }
 }

@@ -12,6 +12,8 @@ export type AclNeed = { on: 'bucket' | 'object'; permission: 'READ' | 'WRITE' | 
 export interface OperationAccess {
   /** IAM action; the §1.6 stub operations name theirs per sub-resource */
   action: string | ((subresource: string) => string);
+  /** the action instead when the request names one version by id (AWS: s3:GetObjectVersion, s3:DeleteObjectVersion) */
+  byVersionId?: string;
   /**
    * service: ListBuckets/CreateBucket (any signed caller); preflight: never authenticated (s3.md §2.1);
    * form: an object write whose principal and key are in the signed form, so its handler calls
@@ -72,10 +74,10 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   CompleteMultipartUpload: object('s3:PutObject', 'write', B_WRITE),
   AbortMultipartUpload: object('s3:AbortMultipartUpload', 'write', B_WRITE),
   ListParts: object('s3:ListMultipartUploadParts', 'write', B_WRITE),
-  DeleteObject: object('s3:DeleteObject', 'write', B_WRITE),
+  DeleteObject: { ...object('s3:DeleteObject', 'write', B_WRITE), byVersionId: 's3:DeleteObjectVersion' },
   DeleteObjects: bucket('s3:DeleteObject', 'write', B_WRITE),
-  GetObject: object('s3:GetObject', 'read', O_READ),
-  HeadObject: object('s3:GetObject', 'read', O_READ),
+  GetObject: { ...object('s3:GetObject', 'read', O_READ), byVersionId: 's3:GetObjectVersion' },
+  HeadObject: { ...object('s3:GetObject', 'read', O_READ), byVersionId: 's3:GetObjectVersion' },
   GetObjectAttributes: object('s3:GetObjectAttributes', 'read', O_READ),
   GetObjectTorrent: object('s3:GetObjectTorrent', 'read', O_READ),
   SelectObjectContent: object('s3:GetObject', 'read', O_READ),
@@ -122,6 +124,8 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   DeleteBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },
 };
 
-export function actionOf(access: OperationAccess, subresource: string | undefined): string {
+/** The IAM action of a request for `access` on `subresource`, naming one version by id or not. */
+export function actionOf(access: OperationAccess, subresource: string | undefined, byVersionId = false): string {
+  if (byVersionId && access.byVersionId) return access.byVersionId;
   return typeof access.action === 'string' ? access.action : access.action(subresource ?? '');
 }

@@ -67,8 +67,7 @@ function tagValue(tags: ReadonlyArray<readonly [string, string]> | undefined, ke
 function existingTags(ctx: S3Context): ReadonlyArray<readonly [string, string]> | undefined {
   const { bucket, key } = ctx.resource;
   if (bucket === undefined || key === undefined) return undefined;
-  const versionId = ctx.query.get('versionId');
-  return ctx.services.store.getObject(bucket, key, versionId === null || versionId === undefined ? undefined : versionId)?.attrs?.tags;
+  return ctx.services.store.getObject(bucket, key, ctx.query.get('versionId'))?.attrs?.tags;
 }
 
 /** The tags the request sets (x-amz-tagging); a malformed header is the handler's error, not a match. */
@@ -87,29 +86,12 @@ function arnOf(ctx: S3Context, access: OperationAccess): string {
   return key === undefined || access.scope === 'bucket' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
 }
 
-/**
- * The IAM action of the request: a delete or read of one version by id is its own action
- * (AWS *Amazon S3 actions*: s3:DeleteObjectVersion, s3:GetObjectVersion).
- */
-function requestAction(ctx: S3Context, access: OperationAccess): string {
-  const byId = ctx.query.has('versionId');
-  switch (ctx.route.op) {
-    case 'DeleteObject':
-      return byId ? 's3:DeleteObjectVersion' : 's3:DeleteObject';
-    case 'GetObject':
-    case 'HeadObject':
-      return byId ? 's3:GetObjectVersion' : 's3:GetObject';
-    default:
-      return actionOf(access, ctx.route.subresource);
-  }
-}
-
 /** authorize() for `access` in this request's context (the caller, its bucket and resource). */
 export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bucket | undefined): Verdict {
   return authorize({
     principal: ctx.principal,
     access,
-    action: access === OPERATION_ACCESS[ctx.route.op] ? requestAction(ctx, access) : actionOf(access, ctx.route.subresource),
+    action: actionOf(access, ctx.route.subresource, ctx.query.has('versionId')),
     bucket,
     arn: arnOf(ctx, access),
     values: conditionValues(ctx),
@@ -123,10 +105,11 @@ export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bu
  */
 export function requireKeyDeletable(ctx: S3Context, bucket: S3Bucket, key: string, versionId: string | undefined): void {
   const base = conditionValues(ctx);
+  const access = OPERATION_ACCESS.DeleteObject;
   const verdict = authorize({
     principal: ctx.principal,
-    access: OPERATION_ACCESS.DeleteObject,
-    action: versionId === undefined ? 's3:DeleteObject' : 's3:DeleteObjectVersion',
+    access,
+    action: actionOf(access, undefined, versionId !== undefined),
     bucket,
     arn: `arn:aws:s3:::${bucket.name}/${key}`,
     values: (name) => (name === 's3:versionid' ? versionId : base(name)),
@@ -165,7 +148,7 @@ export function requireSourceReadable(ctx: S3Context, bucket: S3Bucket, object: 
   const verdict = authorize({
     principal: ctx.principal,
     access,
-    action: byVersionId ? 's3:GetObjectVersion' : 's3:GetObject',
+    action: actionOf(access, undefined, byVersionId),
     bucket,
     arn: `arn:aws:s3:::${bucket.name}/${object.key}`,
     values: conditionValues(ctx),
