@@ -1,21 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import type { SegmentStore } from '../../../src/store/index.js';
-import { bucket, meta, open, put, tempDir } from './helpers.js';
+import { bucket, meta, put, storeForEachTest } from './helpers.js';
 
 describe('conditional writes and bucket atomics', () => {
-  let dir: string;
   let store: SegmentStore;
-
-  beforeEach(async () => {
-    dir = tempDir();
-    store = await open(dir);
-    await store.createBucket(bucket('b'));
-  });
-  afterEach(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  storeForEachTest([bucket('b')], (s) => (store = s));
 
   it('If-None-Match: * succeeds once, then fails with PreconditionFailed', async () => {
     await put(store, 'b', 'k', Buffer.from('1'), { condition: { ifNoneMatchStar: true }, etag: 'e1' });

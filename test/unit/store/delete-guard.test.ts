@@ -1,25 +1,13 @@
 // deleteObject's mayRemove guard (object lock): judged inside the delete's transaction, on the
 // version that would be removed for good; delete markers are never guarded.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import type { SegmentStore } from '../../../src/store/index.js';
-import { bucket, meta, open, put, tempDir } from './helpers.js';
+import { bucket, put, storeForEachTest } from './helpers.js';
 
 describe('deleteObject mayRemove', () => {
-  let dir: string;
   let store: SegmentStore;
-
-  beforeEach(async () => {
-    dir = tempDir();
-    store = await open(dir);
-    await store.createBucket({ ...bucket('b'), versioning: 'Enabled' });
-    await store.createBucket(bucket('u'));
-  });
-  afterEach(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  storeForEachTest([{ ...bucket('b'), versioning: 'Enabled' }, bucket('u')], (s) => (store = s));
 
   it('refuses to remove a guarded version and keeps it; removes it once the guard allows', async () => {
     const v1 = await put(store, 'b', 'k', Buffer.from('one'), { etag: 'e1' });

@@ -3,11 +3,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BLOCK_SIZE } from '../../../src/store/block-crcs.js';
 import type { SegmentStore } from '../../../src/store/index.js';
 import type { ObjectVersion } from '../../../src/store/types.js';
-import { bucket, meta, open, put, readAll, tempDir } from './helpers.js';
+import { bucket, meta, put, readAll, storeForEachTest } from './helpers.js';
 
 function pattern(size: number, seed: number): Buffer {
   const b = Buffer.allocUnsafe(size);
@@ -37,15 +37,7 @@ async function uploadParts(store: SegmentStore, key: string, sizes: number[]): P
 describe('multi-extent bodies', () => {
   let dir: string;
   let store: SegmentStore;
-
-  beforeEach(async () => {
-    dir = tempDir();
-    store = await open(dir);
-    await store.createBucket(bucket('b'));
-  });
-  afterEach(async () => {
-    await store.close();
-  });
+  storeForEachTest([bucket('b')], (s, d) => ((store = s), (dir = d)));
 
   it('a completed upload is its parts, in order, and reads back across extent and block boundaries', async () => {
     const sizes = [BLOCK_SIZE + 123_457, 5, 2 * BLOCK_SIZE - 1, 777_777];

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { openStore, type SegmentStore, type StoreInternals } from '../../../src/store/index.js';
 import { internalObjectMeta } from '../../../src/store/object-meta.js';
 import type { BucketRecord, ObjectVersion, StoreOptions, VersionInput, WriteCondition } from '../../../src/store/types.js';
@@ -23,6 +24,25 @@ export async function open(
 
 export function bucket(name: string, owner = 'owner-1'): BucketRecord {
   return { name, owner, created: 1_700_000_000_000, acl: 'private', objectLock: false, versioning: 'Unversioned' };
+}
+
+/**
+ * For each test of the calling `describe`: a fresh store in a temp dir with `buckets` created,
+ * handed to `use` before the test; closed and removed after it.
+ */
+export function storeForEachTest(buckets: BucketRecord[], use: (store: SegmentStore, dir: string) => void): void {
+  let store: SegmentStore | undefined;
+  let dir = '';
+  beforeEach(async () => {
+    dir = tempDir();
+    store = await open(dir);
+    for (const record of buckets) await store.createBucket(record);
+    use(store, dir);
+  });
+  afterEach(async () => {
+    await store?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 /** What a test commits: an etag, a fixed time, and `attrs` (the size argument documents the call). */
