@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Issue 13 acceptance: encryption at rest costs at most 15% of GET and PUT throughput at 1 MiB.
 // One Tusk process, two buckets: one plain, one with default encryption (SSE-S3, AES256), so that
-// the same scenario runs against both; alternating A/B rounds of PUT, then of GET; obj/s of each
+// the same scenario runs against both; A/B rounds (alternating which goes first) of PUT, then of GET; obj/s of each
 // and their ratio.
 //
-//   npm run build && node bench/sse-overhead.mjs [--duration 5s] [--rounds 3] [--concurrency 8]
+//   npm run build && node bench/sse-overhead.mjs [--duration 5s] [--rounds 4] [--concurrency 8]
 
 import { CreateBucketCommand, PutBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
-import { benchLib, milliseconds, overheadArgs, startTusk } from './tusk-process.mjs';
+import { benchLib, milliseconds, overheadArgs, roundOrder, startTusk } from './tusk-process.mjs';
 
 const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = benchLib;
 const args = overheadArgs({ concurrency: { type: 'string', default: '8' }, size: { type: 'string', default: '1MiB' } });
@@ -28,7 +28,7 @@ try {
   for (const op of ['put', 'get']) {
     const totals = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
     for (let round = 0; round < Number(args.rounds); round++) {
-      for (const [label, bucket] of Object.entries(buckets)) {
+      for (const [label, bucket] of roundOrder(buckets, round)) {
         const result = await runBench({
           ...DEFAULTS, endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
           mix: { [op]: 1 }, sizes: parseSizeDistribution(args.size), concurrency: Number(args.concurrency), objects: 64,

@@ -17,8 +17,15 @@ export const benchLib = await import(new URL('dist/bench/index.js', pathToFileUR
 
 /** The A/B options every overhead script takes (--duration, --warmup, --rounds), with `more`. */
 export function overheadArgs(more = {}) {
-  const options = { duration: { type: 'string', default: '5s' }, warmup: { type: 'string', default: '1s' }, rounds: { type: 'string', default: '3' }, ...more };
+  const options = { duration: { type: 'string', default: '5s' }, warmup: { type: 'string', default: '1s' }, rounds: { type: 'string', default: '4' }, ...more };
   return parseArgs({ options }).values;
+}
+
+/** The [label, target] entries of a round, rotated by one each round: one measured after another loses a few percent to order alone. */
+export function roundOrder(targets, round) {
+  const order = Object.entries(targets);
+  const first = round % order.length;
+  return [...order.slice(first), ...order.slice(0, first)];
 }
 
 /** Starts `tusk serve` with `args` added; resolves once it listens. */

@@ -32,8 +32,8 @@ export interface CompiledPolicy {
   statements: CompiledStatement[];
   /** some Allow statement is public (GetBucketPolicyStatus, BlockPublicPolicy) */
   isPublic: boolean;
-  /** (principal, action) → the statements naming both, so a request only tests resources and conditions */
-  relevant: Map<string, CompiledStatement[]>;
+  /** principal (canonical id, '' for anonymous) → action → the statements naming both, so a request only tests resources and conditions */
+  relevant: Map<string, Map<string, CompiledStatement[]>>;
 }
 
 export type PolicyVerdict = 'deny' | 'allow' | 'allow-public' | 'none';
@@ -110,44 +110,70 @@ function compilePrincipal(v: unknown): { match: (p: PolicyPrincipal) => boolean;
 
 // --- Conditions -------------------------------------------------------------------------------
 
-type Test = (actual: string, expected: string) => boolean;
+/** An operator given one expected value, compiled once: the test of an actual value. */
+type Operator = (expected: string) => (actual: string) => boolean;
 
 const num = (s: string) => (/^-?\d+(\.\d+)?$/.test(s.trim()) ? Number(s) : NaN);
+// the request's time comes as the same string for a millisecond (request.ts): parse it once
+let lastDateText = '';
+let lastDate = NaN;
 function date(s: string): number {
-  if (/^\d+$/.test(s)) return Number(s) * 1000;
-  return Date.parse(s);
+  if (s === lastDateText) return lastDate;
+  const d = /^\d+$/.test(s) ? Number(s) * 1000 : Date.parse(s);
+  lastDateText = s;
+  lastDate = d;
+  return d;
 }
-const like = (a: string, e: string) => wildcardRegExp(e, false).test(a);
-
-const TESTS: Record<string, { test: Test; negated?: boolean; expected?: (e: string) => void }> = {
-  StringEquals: { test: (a, e) => a === e },
-  StringNotEquals: { test: (a, e) => a === e, negated: true },
-  StringEqualsIgnoreCase: { test: (a, e) => a.toLowerCase() === e.toLowerCase() },
-  StringNotEqualsIgnoreCase: { test: (a, e) => a.toLowerCase() === e.toLowerCase(), negated: true },
-  StringLike: { test: like },
-  StringNotLike: { test: like, negated: true },
-  NumericEquals: { test: (a, e) => num(a) === num(e) },
-  NumericNotEquals: { test: (a, e) => num(a) === num(e), negated: true },
-  NumericLessThan: { test: (a, e) => num(a) < num(e) },
-  NumericLessThanEquals: { test: (a, e) => num(a) <= num(e) },
-  NumericGreaterThan: { test: (a, e) => num(a) > num(e) },
-  NumericGreaterThanEquals: { test: (a, e) => num(a) >= num(e) },
-  DateEquals: { test: (a, e) => date(a) === date(e), expected: checkDate },
-  DateNotEquals: { test: (a, e) => date(a) === date(e), negated: true, expected: checkDate },
-  DateLessThan: { test: (a, e) => date(a) < date(e), expected: checkDate },
-  DateLessThanEquals: { test: (a, e) => date(a) <= date(e), expected: checkDate },
-  DateGreaterThan: { test: (a, e) => date(a) > date(e), expected: checkDate },
-  DateGreaterThanEquals: { test: (a, e) => date(a) >= date(e), expected: checkDate },
-  Bool: { test: (a, e) => a.toLowerCase() === e.toLowerCase() },
-  ArnEquals: { test: (a, e) => a === e },
-  ArnLike: { test: like },
-  ArnNotEquals: { test: (a, e) => a === e, negated: true },
-  ArnNotLike: { test: like, negated: true },
+function expectedDate(e: string): number {
+  const d = date(e);
+  if (Number.isNaN(d)) malformed(`Invalid Condition value: ${e}`);
+  return d;
+}
+const equals: Operator = (e) => (a) => a === e;
+const equalsIgnoreCase: Operator = (e) => {
+  const lower = e.toLowerCase();
+  return (a) => a.toLowerCase() === lower;
 };
+const like: Operator = (e) => matcher(e, false);
+const numeric = (cmp: (a: number, e: number) => boolean): Operator => (e) => {
+  const n = num(e);
+  return (a) => cmp(num(a), n);
+};
+const dated = (cmp: (a: number, e: number) => boolean): Operator => (e) => {
+  const d = expectedDate(e);
+  return (a) => cmp(date(a), d);
+};
+const eq = (a: number, e: number) => a === e;
+const lt = (a: number, e: number) => a < e;
+const le = (a: number, e: number) => a <= e;
+const gt = (a: number, e: number) => a > e;
+const ge = (a: number, e: number) => a >= e;
 
-function checkDate(e: string): void {
-  if (Number.isNaN(date(e))) malformed(`Invalid Condition value: ${e}`);
-}
+const OPERATORS: Record<string, { operator: Operator; negated?: boolean }> = {
+  StringEquals: { operator: equals },
+  StringNotEquals: { operator: equals, negated: true },
+  StringEqualsIgnoreCase: { operator: equalsIgnoreCase },
+  StringNotEqualsIgnoreCase: { operator: equalsIgnoreCase, negated: true },
+  StringLike: { operator: like },
+  StringNotLike: { operator: like, negated: true },
+  NumericEquals: { operator: numeric(eq) },
+  NumericNotEquals: { operator: numeric(eq), negated: true },
+  NumericLessThan: { operator: numeric(lt) },
+  NumericLessThanEquals: { operator: numeric(le) },
+  NumericGreaterThan: { operator: numeric(gt) },
+  NumericGreaterThanEquals: { operator: numeric(ge) },
+  DateEquals: { operator: dated(eq) },
+  DateNotEquals: { operator: dated(eq), negated: true },
+  DateLessThan: { operator: dated(lt) },
+  DateLessThanEquals: { operator: dated(le) },
+  DateGreaterThan: { operator: dated(gt) },
+  DateGreaterThanEquals: { operator: dated(ge) },
+  Bool: { operator: equalsIgnoreCase },
+  ArnEquals: { operator: equals },
+  ArnLike: { operator: like },
+  ArnNotEquals: { operator: equals, negated: true },
+  ArnNotLike: { operator: like, negated: true },
+};
 
 const IPV4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i;
 
@@ -231,21 +257,22 @@ function compileCondition(operatorName: string, block: unknown): { tests: Array<
       negated = op === 'NotIpAddress';
       if (PINNING_KEYS.has(key) && !negated) pins = true;
     } else {
-      const t = TESTS[op];
-      if (!t) malformed(`Invalid Condition type : ${operatorName}`);
-      for (const e of expected) t.expected?.(e);
-      negated = t.negated ?? false;
-      one = (a) => expected.some((e) => t.test(a, e));
+      const o = OPERATORS[op];
+      if (!o) malformed(`Invalid Condition type : ${operatorName}`);
+      negated = o.negated ?? false;
+      const each = expected.map(o.operator);
+      one = each.length === 1 ? each[0]! : (a) => each.some((t) => t(a));
       if (PINNING_KEYS.has(key) && !negated && !expected.some((e) => e.includes('*'))) pins = true;
     }
     // a missing key: negated operators hold, the others do not; …IfExists holds (AWS *Condition operators*)
     tests.push((v) => {
       const actual = v(key);
       if (actual === undefined) return ifExists || negated || setMode === 'all';
-      const values = typeof actual === 'string' ? [actual] : actual;
-      if (setMode === 'all') return values.every((a) => one(a) !== negated);
-      const hit = values.some((a) => one(a));
-      return negated ? !hit : hit;
+      if (typeof actual === 'string') return one(actual) !== negated;
+      if (setMode === 'all') return actual.every((a) => one(a) !== negated);
+      // ForAnyValue: some request value passes on its own (for a negated operator: matches none)
+      if (setMode === 'any') return actual.some((a) => one(a) !== negated);
+      return actual.some(one) !== negated;
     });
   }
   return { tests, pins };
@@ -331,7 +358,11 @@ const CACHE_LIMIT = 1024;
  */
 export function compiledPolicy(text: string, bucket: string): CompiledPolicy {
   const hit = cache.get(bucket);
-  if (hit && hit.text === text) return hit.compiled;
+  if (hit && hit.text === text) {
+    // keep the caller's copy: the store hands out one cached record, so the next compare is by reference
+    hit.text = text;
+    return hit.compiled;
+  }
   const compiled = compilePolicy(text, bucket);
   if (!hit && cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(bucket, { text, compiled });
@@ -349,12 +380,15 @@ export function evaluatePolicy(
   arn: string,
   values: ConditionValues,
 ): PolicyVerdict {
-  const id = `${principal.anonymous ? '' : `${principal.accountId}/${principal.canonicalId}`}\n${action}`;
-  let statements = policy.relevant.get(id);
+  // two lookups by strings that already exist (and keep their hashes), none built per request
+  const who = principal.anonymous ? '' : (principal.canonicalId ?? `account:${principal.accountId}`);
+  let byAction = policy.relevant.get(who);
+  let statements = byAction?.get(action);
   if (!statements) {
     statements = policy.statements.filter((s) => s.principal(principal) && s.action(action));
     // principals are this deployment's accounts and actions come from a fixed table: small, but bounded anyway
-    if (policy.relevant.size < 4096) policy.relevant.set(id, statements);
+    if (!byAction && policy.relevant.size < 4096) policy.relevant.set(who, (byAction = new Map()));
+    byAction?.set(action, statements);
   }
   let verdict: PolicyVerdict = 'none';
   for (const s of statements) {

@@ -100,6 +100,24 @@ describe('conditions', () => {
     expect(check({ StringEquals: { 's3:prefix': 'a/' }, NumericLessThan: { 's3:max-keys': '5' } }, values({ 's3:prefix': 'a/', 's3:max-keys': '9' }))).toBe(false);
   });
 
+  it('several expected values: any one matches, a negated operator holds only if none does; dates in epoch seconds; ? and Arn operators', () => {
+    expect(check({ StringNotEquals: { 's3:prefix': ['a/', 'b/'] } }, values({ 's3:prefix': 'b/' }))).toBe(false);
+    expect(check({ StringNotEquals: { 's3:prefix': ['a/', 'b/'] } }, values({ 's3:prefix': 'c/' }))).toBe(true);
+    expect(check({ StringLike: { 's3:prefix': ['x/*', 'log-??/'] } }, values({ 's3:prefix': 'log-07/' }))).toBe(true);
+    expect(check({ StringLike: { 's3:prefix': ['x/*', 'log-??/'] } }, values({ 's3:prefix': 'log-7/' }))).toBe(false);
+    expect(check({ NumericEquals: { 's3:max-keys': ['5', '10'] } }, values({ 's3:max-keys': '10' }))).toBe(true);
+    expect(check({ NumericNotEquals: { 's3:max-keys': ['5', '10'] } }, values({ 's3:max-keys': '10' }))).toBe(false);
+    expect(check({ NumericGreaterThan: { 's3:max-keys': '10' } }, values({ 's3:max-keys': 'ten' }))).toBe(false);
+    expect(check({ DateGreaterThanEquals: { 'aws:epochtime': '1893456000' } }, values({ 'aws:epochtime': '2030-01-01T00:00:00Z' }))).toBe(true);
+    expect(check({ DateEquals: { 'aws:currenttime': '2030-01-01T00:00:00Z' } }, values({ 'aws:currenttime': '1893456000' }))).toBe(true);
+    expect(check({ DateNotEquals: { 'aws:currenttime': '2030-01-01T00:00:00Z' } }, values({ 'aws:currenttime': '1893456001' }))).toBe(true);
+    expect(check({ ArnLike: { 'aws:sourcearn': 'arn:aws:sns:*:123456789012:topic-?' } }, values({ 'aws:sourcearn': 'arn:aws:sns:us-east-1:123456789012:topic-a' }))).toBe(true);
+    expect(check({ ArnNotEquals: { 'aws:sourcearn': 'arn:aws:sns:us-east-1:123456789012:t' } }, values({ 'aws:sourcearn': 'arn:aws:sns:us-east-1:123456789012:t' }))).toBe(false);
+    expect(check({ 'ForAllValues:StringLike': { 'aws:tagkeys': ['team-*'] } }, values({ 'aws:tagkeys': ['team-a', 'team-b'] }))).toBe(true);
+    expect(check({ 'ForAnyValue:StringNotEquals': { 'aws:tagkeys': 'a' } }, values({ 'aws:tagkeys': ['a', 'b'] }))).toBe(true);
+    expect(check({ 'ForAnyValue:StringNotEquals': { 'aws:tagkeys': ['a', 'b'] } }, values({ 'aws:tagkeys': ['a', 'b'] }))).toBe(false);
+  });
+
   it('ForAnyValue / ForAllValues over multi-valued keys', () => {
     expect(check({ 'ForAnyValue:StringEquals': { 'aws:tagkeys': ['a', 'z'] } }, values({ 'aws:tagkeys': ['x', 'a'] }))).toBe(true);
     expect(check({ 'ForAllValues:StringEquals': { 'aws:tagkeys': ['a', 'b'] } }, values({ 'aws:tagkeys': ['a', 'c'] }))).toBe(false);
