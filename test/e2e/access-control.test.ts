@@ -31,6 +31,12 @@ const userGrant = (id: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type
 const emailGrant = (email: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="AmazonCustomerByEmail"><EmailAddress>${email}</EmailAddress></Grantee><Permission>${perm}</Permission></Grant>`;
 const groupGrant = (uri: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="Group"><URI>${uri}</URI></Grantee><Permission>${perm}</Permission></Grant>`;
 
+function deleteBatch(bucket: string, objects: Array<{ key: string; versionId?: string }>, credentials?: typeof other) {
+  const body = `<Delete>${objects.map((o) => `<Object><Key>${o.key}</Key>${o.versionId ? `<VersionId>${o.versionId}</VersionId>` : ''}</Object>`).join('')}</Delete>`;
+  const md5 = createHash('md5').update(body).digest('base64');
+  return s3Request(ctx.server, { method: 'POST', bucket, query: 'delete', body, headers: { 'content-md5': md5 }, credentials });
+}
+
 async function rootCanonicalId(): Promise<string> {
   const res = await s3Request(ctx.server, { method: 'GET' });
   return xmlText(res.text(), 'ID')!;
@@ -204,11 +210,7 @@ describe('bucket policies', () => {
       { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` },
     ]);
     expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
-    const batch = (objects: Array<{ key: string; versionId?: string }>) => {
-      const body = `<Delete>${objects.map((o) => `<Object><Key>${o.key}</Key>${o.versionId ? `<VersionId>${o.versionId}</VersionId>` : ''}</Object>`).join('')}</Delete>`;
-      const md5 = createHash('md5').update(body).digest('base64');
-      return s3Request(ctx.server, { method: 'POST', bucket: b, query: 'delete', body, headers: { 'content-md5': md5 } });
-    };
+    const batch = (objects: Array<{ key: string; versionId?: string }>) => deleteBatch(b, objects);
     // the owner's batch: the denied key fails alone, the others go (a marker each)
     const res = await batch([{ key: 'keep/a' }, { key: 'free/b' }, { key: 'free/c', versionId: ids['free/c'] }]);
     expect(res.status).toBe(200);
@@ -233,6 +235,26 @@ describe('bucket policies', () => {
     expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: denyVersions })).status).toBe(204);
     expect((await s3Request(ctx.server, { method: 'PUT', bucket: dest, key: 'c', headers: { 'x-amz-copy-source': `/${b}/keep/a` } })).status).toBe(200);
     expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: dest, key: 'c', headers: { 'x-amz-copy-source': `/${b}/keep/a?versionId=${ids['keep/a']}` } }), 403, 'AccessDenied');
+  });
+
+  it('DeleteObjects needs no bucket-level right: a policy allowing s3:DeleteObject on a prefix lets another account batch-delete there, and only there', async () => {
+    const b = await newBucket('polprefixdel');
+    for (const k of ['partner/a', 'partner/b', 'private/c']) expect((await put(b, k)).status).toBe(200);
+    // without any right the whole request is refused, as before the body is read
+    expectS3Error(await deleteBatch(b, [{ key: 'partner/a' }], other), 403, 'AccessDenied');
+    const text = policy(b, [{ Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${b}/partner/*` }]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    const res = await deleteBatch(b, [{ key: 'partner/a' }, { key: 'private/c' }, { key: 'partner/b' }], other);
+    expect(res.status).toBe(200);
+    const xml = res.text();
+    expect(xmlAll(xml, 'Deleted').length).toBe(2);
+    expect(xml).toContain('<Deleted><Key>partner/a</Key></Deleted>');
+    expect(xml).toContain('<Error><Key>private/c</Key><Code>AccessDenied</Code>');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'partner/a' })).status).toBe(404);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'private/c' })).status).toBe(200);
+    // the right to delete is not the right to do anything else with the bucket
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'partner/x', body: 'x', credentials: other }), 403, 'AccessDenied');
   });
 
   it('tag conditions: s3:ExistingObjectTag/<key> reads the object\'s tags, s3:RequestObjectTag/<key> the x-amz-tagging header', async () => {

@@ -26,6 +26,11 @@ export interface OperationAccess {
   acl?: AclNeed;
   /** the owner can never be locked out of these by its own policy (AWS *PutBucketPolicy*) */
   ownerAlways?: boolean;
+  /**
+   * The object actions its handler checks on each key (DeleteObjects, AWS: s3:DeleteObject on each
+   * object): a policy that could allow one of them lets the request in, the keys are decided alone.
+   */
+  perKey?: readonly string[];
 }
 
 const B_READ: AclNeed = { on: 'bucket', permission: 'READ' };
@@ -75,7 +80,7 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   AbortMultipartUpload: object('s3:AbortMultipartUpload', 'write', B_WRITE),
   ListParts: object('s3:ListMultipartUploadParts', 'write', B_WRITE),
   DeleteObject: { ...object('s3:DeleteObject', 'write', B_WRITE), byVersionId: 's3:DeleteObjectVersion' },
-  DeleteObjects: bucket('s3:DeleteObject', 'write', B_WRITE),
+  DeleteObjects: { ...bucket('s3:DeleteObject', 'write', B_WRITE), perKey: ['s3:DeleteObject', 's3:DeleteObjectVersion'] },
   GetObject: { ...object('s3:GetObject', 'read', O_READ), byVersionId: 's3:GetObjectVersion' },
   HeadObject: { ...object('s3:GetObject', 'read', O_READ), byVersionId: 's3:GetObjectVersion' },
   GetObjectAttributes: object('s3:GetObjectAttributes', 'read', O_READ),

@@ -7,7 +7,7 @@ import type { Principal } from '../access.js';
 import type { S3Bucket, StoredAcl } from '../object-attrs.js';
 import { aclAllows, effectiveAcl } from './acl.js';
 import type { AclNeed, OperationAccess } from './actions.js';
-import { compiledPolicy, evaluatePolicy, type ConditionValues, type PolicyPrincipal } from './policy.js';
+import { compiledPolicy, evaluatePolicy, policyMayAllow, type ConditionValues, type PolicyPrincipal } from './policy.js';
 
 /** `object-acl`: allowed only if the object's own ACL grants `need` (the handler holds the object). */
 export type Verdict = 'allow' | 'deny' | 'object-acl';
@@ -68,9 +68,12 @@ export function authorize(r: AuthzRequest): Verdict {
   if (access.ownerAlways) return owner ? 'allow' : 'deny';
   const text = bucket.access?.policy;
   const policy = text === undefined ? undefined : compiledPolicy(text, bucket.name);
-  const verdict = policy ? evaluatePolicy(policy, policyPrincipalOf(p), r.action, r.arn, r.values) : 'none';
+  const principal = policy && policyPrincipalOf(p);
+  let verdict = policy ? evaluatePolicy(policy, principal!, r.action, r.arn, r.values) : 'none';
   if (verdict === 'deny') return 'deny';
   if (owner) return 'allow';
+  // the handler decides each key: a caller the policy may allow for some key gets that far
+  if (verdict === 'none' && policy && access.perKey && policyMayAllow(policy, principal!, access.perKey)) verdict = 'allow';
   if (verdict !== 'none') {
     // RestrictPublicBuckets: a public policy serves only the owner's account (AWS *Blocking public access*)
     const restricted = policy!.isPublic && (bucket.access?.publicAccessBlock?.restrictPublicBuckets ?? false);

@@ -369,6 +369,26 @@ export function compiledPolicy(text: string, bucket: string): CompiledPolicy {
   return compiled;
 }
 
+/** The statements naming `principal` and `action`, found once per policy, principal and action. */
+function relevantStatements(policy: CompiledPolicy, principal: PolicyPrincipal, action: string): CompiledStatement[] {
+  // two lookups by strings that already exist (and keep their hashes), none built per request
+  const who = principal.anonymous ? '' : (principal.canonicalId ?? `account:${principal.accountId}`);
+  let byAction = policy.relevant.get(who);
+  let statements = byAction?.get(action);
+  if (!statements) {
+    statements = policy.statements.filter((s) => s.principal(principal) && s.action(action));
+    // principals are this deployment's accounts and actions come from a fixed table: small, but bounded anyway
+    if (!byAction && policy.relevant.size < 4096) policy.relevant.set(who, (byAction = new Map()));
+    byAction?.set(action, statements);
+  }
+  return statements;
+}
+
+/** Could the policy allow `principal` one of `actions` on some resource (resources and conditions unchecked)? */
+export function policyMayAllow(policy: CompiledPolicy, principal: PolicyPrincipal, actions: readonly string[]): boolean {
+  return actions.some((action) => relevantStatements(policy, principal, action).some((s) => s.allow));
+}
+
 /**
  * Explicit deny wins; otherwise an Allow (flagged public when it came only from public statements).
  * Conditions run last, only for statements whose principal, action and resource match.
@@ -380,18 +400,8 @@ export function evaluatePolicy(
   arn: string,
   values: ConditionValues,
 ): PolicyVerdict {
-  // two lookups by strings that already exist (and keep their hashes), none built per request
-  const who = principal.anonymous ? '' : (principal.canonicalId ?? `account:${principal.accountId}`);
-  let byAction = policy.relevant.get(who);
-  let statements = byAction?.get(action);
-  if (!statements) {
-    statements = policy.statements.filter((s) => s.principal(principal) && s.action(action));
-    // principals are this deployment's accounts and actions come from a fixed table: small, but bounded anyway
-    if (!byAction && policy.relevant.size < 4096) policy.relevant.set(who, (byAction = new Map()));
-    byAction?.set(action, statements);
-  }
   let verdict: PolicyVerdict = 'none';
-  for (const s of statements) {
+  for (const s of relevantStatements(policy, principal, action)) {
     if (!s.resource(arn)) continue;
     if (s.allow && verdict === 'allow') continue;
     if (!s.conditions.every((c) => c(values))) continue;
