@@ -9,7 +9,7 @@ import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { listen, loadUws, type Exchange } from './http/uws.js';
-import { selfTest, simdPaths } from './native.js';
+import { keepLargeAllocations, selfTest, simdPaths } from './native.js';
 import { publisherAccessObserver, s3AccessObserver } from './ops/access-log.js';
 import { Health } from './ops/health.js';
 import { createLogger, lineLogger, type Logger } from './ops/logger.js';
@@ -77,6 +77,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   try {
     health.stage = 'self-test';
     selfTest();
+    keepLargeAllocations();
     if (config.publisher.listen) rs2SelfTest();
     health.stage = 'recovery';
     await testRecoveryDelay();

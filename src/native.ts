@@ -229,8 +229,9 @@ export function lockFile(fd: number): boolean | undefined {
 
 /**
  * Keeps allocations of up to 256 MiB in malloc's heap, and up to 1 GiB of free heap, instead of
- * mapping and unmapping each one (native/src/alloc_binding.rs): an RS2 encode's slivers then reuse
- * the previous blob's memory. True once applied; undefined where the C library is not glibc.
+ * mapping and unmapping each one (native/src/alloc_binding.rs): an RS2 encode's slivers, and the
+ * request body chunks a large PUT copies out of uWS (~512 KiB each), then reuse freed memory rather
+ * than fault in fresh pages. True once applied; undefined where the C library is not glibc.
  */
 export function keepLargeAllocations(): boolean | undefined {
   return binding().keepLargeAllocations?.(256 << 20, 1 << 30, 64 << 20);

@@ -5,7 +5,7 @@
 
 import { checksumBytes, DIGEST, digestSync } from '../native.js';
 import { CHECKSUM_ALGORITHMS } from './checksums.js';
-import { CRC32_MODEL, CRC32C_MODEL, CRC64NVME_MODEL, crcCombine, type CrcModel } from './crc-combine.js';
+import { CRC32_MODEL, CRC32C_MODEL, CRC64NVME_MODEL, crcCombine, type CrcModel } from '../crc-combine.js';
 import { S3Error } from './errors.js';
 import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
 

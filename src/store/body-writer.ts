@@ -58,7 +58,6 @@ type State = 'open' | 'committing' | 'committed' | 'aborted';
 export class SegmentBodyWriter implements BodyWriter {
   written = 0;
   private state: State = 'open';
-  private crc = 0;
   private readonly blocks: BlockCrcs;
   /** buffered mode: the caller's chunks, written at commit */
   private chunks: Buffer[] | undefined;
@@ -95,7 +94,6 @@ export class SegmentBodyWriter implements BodyWriter {
     if (this.written + chunk.length > this.size) throw new RangeError('the body is longer than its declared size');
     const position = this.written;
     this.written += chunk.length;
-    this.crc = this.ctx.crc32c(chunk, this.crc);
     this.blocks.update(chunk);
     if (this.chunks) {
       if (chunk.length) this.chunks.push(chunk);
@@ -185,7 +183,7 @@ export class SegmentBodyWriter implements BodyWriter {
   /** The trailer, zero-padded to the end of the record's extent. */
   private trailer(recordKey: Buffer, committed: number, recordLength: number): Buffer {
     const length = recordLength - RECORD_HEADER_SIZE - this.size;
-    return encodeTrailer(recordKey, this.crc, committed, this.ctx.crc32c, length);
+    return encodeTrailer(recordKey, this.blocks.bodyCrc(), committed, this.ctx.crc32c, length);
   }
 
   private fd(): Promise<number> {
