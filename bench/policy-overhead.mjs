@@ -5,7 +5,8 @@
 // checked on each GET). In the first that Deny is time-bound (aws:CurrentTime); in the second it
 // allows loopback only (aws:SourceIp), which costs a getpeername system call per request: this uWS
 // build keeps no peer address per connection. Each round starts with the next bucket (use a
-// multiple of 3 for --rounds); reports obj/s of each and the ratio to no policy.
+// multiple of 3 for --rounds); reports obj/s of each and the ratio to no policy, and the server's
+// CPU time per GET (all its threads, from /proc), which drifts less than throughput on a shared machine.
 //
 //   npm run build && node bench/policy-overhead.mjs [--duration 5s] [--rounds 6]
 
@@ -49,22 +50,28 @@ try {
   const bySourceIp = buckets['20 statements, one by aws:SourceIp'];
   await s3.send(new PutBucketPolicyCommand({ Bucket: bySourceIp, Policy: twentyStatementPolicy(bySourceIp, { bySourceIp: true }) }));
   const totals = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
+  const cpu = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
   for (let round = 0; round < Number(args.rounds); round++) {
     for (const [label, bucket] of roundOrder(buckets, round)) {
       const result = await runBench({
         ...DEFAULTS, endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
         mix: { get: 1 }, sizes: parseSizeDistribution('4KiB'), concurrency: 16, objects: 1000,
         durationMs: milliseconds(args.duration), warmupMs: milliseconds(args.warmup), count: args.count ? Number(args.count) : undefined,
-        keep: false, label, client: 'raw',
+        keep: false, label, client: 'raw', serverCpuMs: tusk.cpuMs,
       });
       if (result.total.errorCount) throw new Error(`${label}: ${JSON.stringify(result.total.errors)}`);
       totals[label].push(result.total.objPerSec);
+      cpu[label].push((result.serverCpuMs * 1000) / result.total.ok);
     }
   }
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const base = mean(totals['no policy']);
-  console.log(markdownTable(['bucket', 'obj/s per round', 'mean obj/s', 'vs no policy'],
-    Object.entries(totals).map(([label, xs]) => [label, xs.map((x) => fixed(x, 0)).join(', '), fixed(mean(xs), 0), `${fixed((mean(xs) / base) * 100, 1)}%`])));
+  const baseCpu = mean(cpu['no policy']);
+  console.log(markdownTable(['bucket', 'obj/s per round', 'mean obj/s', 'vs no policy', 'server CPU per GET', 'vs no policy'],
+    Object.entries(totals).map(([label, xs]) => [
+      label, xs.map((x) => fixed(x, 0)).join(', '), fixed(mean(xs), 0), `${fixed((mean(xs) / base) * 100, 1)}%`,
+      `${fixed(mean(cpu[label]), 1)} µs`, `${fixed((mean(cpu[label]) / baseCpu) * 100, 1)}%`,
+    ])));
 } finally {
   await tusk.stop();
 }

@@ -37,6 +37,8 @@ export interface BenchOptions {
   label?: string;
   /** server-side encryption asked for on PUTs (x-amz-server-side-encryption) */
   sse?: 'AES256';
+  /** For a server on this machine: reads its CPU time (ms, all threads); the result then reports it for the measured phase. */
+  serverCpuMs?: () => number;
 }
 
 export const DEFAULTS = {

@@ -53,6 +53,8 @@ export interface BenchResult {
   ops: Record<string, OpResult>;
   total: OpResult;
   cpu: CpuUse;
+  /** the server's CPU time during the measured phase, when the run was given a probe for it (options.serverCpuMs) */
+  serverCpuMs?: number;
   notes: string[];
   /** Set when nothing could be measured (e.g. multipart on an endpoint that answers NotImplemented). */
   skipped: string | null;

@@ -138,6 +138,7 @@ class Run {
         percentOfOneCore: measured && measured.wallMs > 0 ? (100 * cpuMs) / measured.wallMs : 0,
         cores,
       },
+      ...(measured?.serverCpuMs !== undefined ? { serverCpuMs: measured.serverCpuMs } : {}),
       notes: this.notes,
       skipped,
     };
@@ -235,9 +236,11 @@ class Run {
     let lastEnd = warmupEnd;
     let cpuStart = process.cpuUsage();
     let cpuStartWall = start;
+    let serverCpuStart = o.serverCpuMs?.();
     const cpuTimer = setTimeout(() => {
       cpuStart = process.cpuUsage();
       cpuStartWall = performance.now();
+      serverCpuStart = o.serverCpuMs?.();
     }, warmupMs);
     const timeline = new Timeline();
     const progress = setInterval(() => {
@@ -294,8 +297,9 @@ class Run {
     if (this.fatal) throw this.fatal;
     if (timeline.current.ok + timeline.current.errorCount > 0) timeline.close((lastEnd - warmupEnd) / 1000);
     const cpu = process.cpuUsage(cpuStart);
+    const serverCpuMs = serverCpuStart === undefined ? undefined : o.serverCpuMs!() - serverCpuStart;
     if (exhausted) this.notes.push('delete: the prepared objects ran out; raise --objects for a longer run');
-    return { perOp, total, timeline: timeline.intervals, seconds: (lastEnd - warmupEnd) / 1000, cpu, wallMs: performance.now() - cpuStartWall };
+    return { perOp, total, timeline: timeline.intervals, seconds: (lastEnd - warmupEnd) / 1000, cpu, serverCpuMs, wallMs: performance.now() - cpuStartWall };
   }
 
   /** Runs one operation; get/head/delete on an empty population fall back to a put (null for delete-only runs). */

@@ -27,10 +27,16 @@ export const BUCKET_OWNER_ENFORCED = 'BucketOwnerEnforced';
 /** The values of x-amz-object-ownership and PutBucketOwnershipControls (AWS *Controlling ownership of objects*). */
 export const OBJECT_OWNERSHIPS: ReadonlySet<string> = new Set([BUCKET_OWNER_ENFORCED, 'BucketOwnerPreferred', 'ObjectWriter']);
 
+const ANONYMOUS: PolicyPrincipal = Object.freeze({ anonymous: true });
+/** one PolicyPrincipal per account, made on its first request (accounts are few and long-lived) */
+const principals = new WeakMap<object, PolicyPrincipal>();
+
 export function policyPrincipalOf(p: Principal): PolicyPrincipal {
-  return p.kind === 'anonymous'
-    ? { anonymous: true }
-    : { anonymous: false, accountId: p.key.account.accountId, canonicalId: p.key.account.canonicalId };
+  if (p.kind === 'anonymous') return ANONYMOUS;
+  const account = p.key.account;
+  let principal = principals.get(account);
+  if (!principal) principals.set(account, (principal = Object.freeze({ anonymous: false, accountId: account.accountId, canonicalId: account.canonicalId })));
+  return principal;
 }
 
 function keyAllows(p: Principal, access: OperationAccess, bucket: string | undefined): boolean {
