@@ -1,20 +1,21 @@
 #!/usr/bin/env node
 // Issue 12 acceptance: authorization costs no measurable throughput. Runs the 4 KiB GET scenario
-// against one Tusk process on three buckets: one without a policy, and two with a 20-statement
-// bucket policy that every request must evaluate (no statement denies; one conditional Deny is
-// checked on each GET). In the first that Deny is time-bound (aws:CurrentTime); in the second it
-// allows loopback only (aws:SourceIp), which costs a getpeername system call per request: this uWS
-// build keeps no peer address per connection. Each round starts with the next bucket (use a
-// multiple of 3 for --rounds); reports obj/s of each and the ratio to no policy, and the server's
-// CPU time per GET (all its threads, from /proc), which drifts less than throughput on a shared machine.
+// against three Tusk servers, alike but for their bucket's policy: none, or a 20-statement policy
+// that every request must evaluate (no statement denies; one conditional Deny is checked on each
+// GET). In the first policy that Deny is time-bound (aws:CurrentTime); in the second it allows
+// loopback only (aws:SourceIp), which costs a uWS call per request that copies the peer address
+// out (this uWS build keeps none per connection). Each round starts with the next server (use a
+// multiple of 3 for --rounds); reports obj/s and the server's CPU time per GET (all its threads,
+// from /proc), which drifts less than throughput on a shared machine. --shared-process puts the
+// three buckets in one server instead.
 //
-//   npm run build && node bench/policy-overhead.mjs [--duration 5s] [--rounds 6]
+//   npm run build && node bench/policy-overhead.mjs [--duration 3s] [--rounds 12] [--shared-process]
 
 import { CreateBucketCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
 import { benchLib, milliseconds, overheadArgs, roundOrder, startTusk } from './tusk-process.mjs';
 
 const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = benchLib;
-const args = overheadArgs({ count: { type: 'string' } });
+const args = overheadArgs({ count: { type: 'string' }, 'shared-process': { type: 'boolean', default: false } });
 
 /**
  * 20 statements: 18 allows for other accounts and prefixes, one public read of another prefix, and
@@ -39,22 +40,32 @@ export function twentyStatementPolicy(bucket, { bySourceIp = false } = {}) {
 
 const accessKeyId = 'TUSKPOLICYBENCH00001';
 const secretAccessKey = 'policy-bench-secret-policy-bench-secret';
-const tusk = await startTusk({ accessKeyId, secretAccessKey, args: ['--durability', 'relaxed'], label: 'tusk-policy-bench' });
-const { endpoint } = tusk;
+const variants = { 'no policy': undefined, '20-statement policy': {}, '20 statements, one by aws:SourceIp': { bySourceIp: true } };
+const bucketOf = (i) => `policy-bench-${i}`;
 
+// One server per variant (an idle one costs nothing), or with --shared-process all three buckets in
+// one server, where the same functions serve every kind and the JIT's state is shared.
+const servers = [];
 try {
-  const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
-  const buckets = { 'no policy': 'policy-bench-plain', '20-statement policy': 'policy-bench-policy', '20 statements, one by aws:SourceIp': 'policy-bench-source-ip' };
-  for (const b of Object.values(buckets)) await s3.send(new CreateBucketCommand({ Bucket: b }));
-  await s3.send(new PutBucketPolicyCommand({ Bucket: buckets['20-statement policy'], Policy: twentyStatementPolicy(buckets['20-statement policy']) }));
-  const bySourceIp = buckets['20 statements, one by aws:SourceIp'];
-  await s3.send(new PutBucketPolicyCommand({ Bucket: bySourceIp, Policy: twentyStatementPolicy(bySourceIp, { bySourceIp: true }) }));
-  const totals = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
-  const cpu = Object.fromEntries(Object.keys(buckets).map((k) => [k, []]));
+  const names = Object.keys(variants);
+  for (let i = 0; i < (args['shared-process'] ? 1 : names.length); i++) {
+    servers.push(await startTusk({ accessKeyId, secretAccessKey, args: ['--durability', 'relaxed'], label: 'tusk-policy-bench' }));
+  }
+  const targets = {};
+  for (const [i, label] of names.entries()) {
+    const tusk = servers[args['shared-process'] ? 0 : i];
+    const bucket = bucketOf(i);
+    const s3 = new S3Client({ endpoint: tusk.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    if (variants[label]) await s3.send(new PutBucketPolicyCommand({ Bucket: bucket, Policy: twentyStatementPolicy(bucket, variants[label]) }));
+    targets[label] = { tusk, bucket };
+  }
+  const totals = Object.fromEntries(names.map((k) => [k, []]));
+  const cpu = Object.fromEntries(names.map((k) => [k, []]));
   for (let round = 0; round < Number(args.rounds); round++) {
-    for (const [label, bucket] of roundOrder(buckets, round)) {
+    for (const [label, { tusk, bucket }] of roundOrder(targets, round)) {
       const result = await runBench({
-        ...DEFAULTS, endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
+        ...DEFAULTS, endpoint: tusk.endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', addressing: 'path', bucket,
         mix: { get: 1 }, sizes: parseSizeDistribution('4KiB'), concurrency: 16, objects: 1000,
         durationMs: milliseconds(args.duration), warmupMs: milliseconds(args.warmup), count: args.count ? Number(args.count) : undefined,
         keep: false, label, client: 'raw', serverCpuMs: tusk.cpuMs,
@@ -73,5 +84,5 @@ try {
       `${fixed(mean(cpu[label]), 1)} µs`, `${fixed((mean(cpu[label]) / baseCpu) * 100, 1)}%`,
     ])));
 } finally {
-  await tusk.stop();
+  await Promise.all(servers.map((t) => t.stop()));
 }
