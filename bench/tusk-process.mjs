@@ -4,7 +4,6 @@
 // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +53,7 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
     endpoint,
     /** the server process's CPU time so far (user + system), in ms */
     pid: child.pid,
-    cpuMs: () => processCpuMs(child.pid),
+    cpuMs: () => benchLib.processCpuMs(child.pid),
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.on('exit', r));
@@ -66,10 +65,3 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
 /** `5s` or `500ms` in milliseconds. */
 export const milliseconds = (text) => Math.round(parseFloat(text) * (text.endsWith('ms') ? 1 : 1000));
 
-/** User + system CPU time of process `pid` (Linux /proc), in ms. */
-export function processCpuMs(pid) {
-  // fields after the parenthesised command name: state is 3rd, utime 14th, stime 15th
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;

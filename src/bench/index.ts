@@ -6,5 +6,6 @@ export { DEFAULTS, parseBenchArgs, type BenchOptions } from './options.js';
 export { formatReport } from './report.js';
 export type { BenchResult, OpResult } from './result.js';
 export { runBench } from './scenario.js';
+export { processCpuMs } from './server-cpu.js';
 export { parseSizeDistribution } from './sizes.js';
 export { fixed, markdownTable, ms } from './table.js';

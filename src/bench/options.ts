@@ -1,3 +1,4 @@
+import { processCpuMs } from './server-cpu.js';
 import { parseByteSize, parseSizeDistribution, type SizeDistribution } from './sizes.js';
 import type { PayloadMode } from './s3-ops.js';
 
@@ -76,6 +77,7 @@ export const RUN_USAGE = `usage: tusk bench [run] --endpoint URL [options]
   --list-max-keys N       keys per LIST page (default 1000)
   --payload unsigned|sha256   x-amz-content-sha256 of PUT bodies (default unsigned)
   --sse AES256            ask for SSE-S3 on every PUT (x-amz-server-side-encryption), to measure encryption
+  --server-pid PID        a server on this machine: report its CPU time per operation (Linux /proc)
   --seed N                content and random-choice seed (default 1)
   --timeout T             per request (default 60s)
   --client http|raw       http: node:http (default); raw: a leaner HTTP/1.1 client over node:net that
@@ -132,7 +134,7 @@ function positiveInt(flag: string, text: string): number {
 const VALUE_FLAGS = new Set([
   'endpoint', 'access-key', 'secret-key', 'region', 'addressing', 'bucket', 'op', 'mix', 'size', 'concurrency',
   'duration', 'count', 'warmup', 'rate', 'objects', 'part-size', 'list-max-keys', 'payload', 'seed', 'timeout',
-  'label', 'json', 'client', 'sse',
+  'label', 'json', 'client', 'sse', 'server-pid',
 ]);
 const BOOLEAN_FLAGS = new Set(['keep', 'quiet']);
 
@@ -205,6 +207,12 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     label: values.get('label'),
     sse: parseSse(values.get('sse')),
   };
+  const serverPid = values.get('server-pid');
+  if (serverPid !== undefined) {
+    const pid = positiveInt('--server-pid', serverPid);
+    processCpuMs(pid); // fails now, not mid-run, when there is no such process
+    options.serverCpuMs = () => processCpuMs(pid);
+  }
   if (options.rate !== undefined && !(options.rate > 0)) throw new Error('--rate needs a positive number');
   if (options.partSize < 1) throw new Error('--part-size must be at least 1 byte');
   return { options, jsonPath: values.get('json'), quiet: flags.has('quiet') };

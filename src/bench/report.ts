@@ -42,6 +42,10 @@ export function formatReport(result: BenchResult): string {
     `generator CPU: ${fixed(result.cpu.percentOfOneCore, 0)}% of one core (user ${fixed(result.cpu.userMs, 0)} ms,` +
       ` system ${fixed(result.cpu.systemMs, 0)} ms; ${result.cpu.cores} cores on this machine)`,
   );
+  if (result.serverCpuMs !== undefined) {
+    const operations = result.total.ok + result.total.errorCount;
+    lines.push(`server CPU: ${fixed(result.serverCpuMs, 0)} ms, ${operations ? fixed((1000 * result.serverCpuMs) / operations, 1) : '-'} µs per operation`);
+  }
   for (const note of result.notes) lines.push(`note: ${note}`);
   return lines.join('\n');
 }
