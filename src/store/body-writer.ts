@@ -6,7 +6,7 @@
 import { BlockCrcs } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';
 import { asStoreError } from './errors.js';
-import { pwriteAll, pwritevAllSmallSync } from './fd-io.js';
+import { pwriteAll, pwritevAllBatched } from './fd-io.js';
 import {
   encodeRecordHeader,
   encodeTrailer,
@@ -168,7 +168,7 @@ export class SegmentBodyWriter implements BodyWriter {
     const fd = file.fd ?? (await file.ready);
     const bufs = [header, ...this.chunks!, trailer];
     this.chunks = undefined;
-    await pwritevAllSmallSync(fd, bufs, where.offset);
+    await pwritevAllBatched(fd, bufs, where.offset);
     return where;
   }
 

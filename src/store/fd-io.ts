@@ -40,12 +40,68 @@ function byteLength(bufs: Uint8Array[]): number {
  * hand-off, measured).
  */
 export const SYNC_WRITE_MAX = 64 * 1024;
+/** At most this many bytes of batched small writes per writev, so as not to hold the event loop long. */
+const SYNC_BATCH_MAX = 256 * 1024;
+/** Linux's IOV_MAX. */
+const IOV_MAX = 1024;
 
-/** pwritevAll, on the event loop when the whole is at most SYNC_WRITE_MAX bytes. */
-export async function pwritevAllSmallSync(fd: number, bufs: Uint8Array[], position: number): Promise<void> {
+interface QueuedWrite {
+  fd: number;
+  bufs: Uint8Array[];
+  position: number;
+  total: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+let queued: QueuedWrite[] = [];
+
+/**
+ * pwritevAll for writes of at most SYNC_WRITE_MAX bytes: they wait for the end of the event-loop
+ * turn (setImmediate), and those that then continue one another in a file go out as one writev on
+ * the event loop: the records of concurrent small PUTs (bodies, redo operations) are reserved back
+ * to back, so one system call writes what each used to write with its own. Larger writes go to the
+ * thread pool at once.
+ */
+export function pwritevAllBatched(fd: number, bufs: Uint8Array[], position: number): Promise<void> {
   const total = byteLength(bufs);
   if (total > SYNC_WRITE_MAX) return pwritevAll(fd, bufs, position);
-  await finishWritev(fd, bufs, position, fs.writevSync(fd, bufs, position), total);
+  return new Promise((resolve, reject) => {
+    if (queued.length === 0) setImmediate(flushQueued);
+    queued.push({ fd, bufs, position, total, resolve, reject });
+  });
+}
+
+function flushQueued(): void {
+  const writes = queued.sort((a, b) => a.fd - b.fd || a.position - b.position);
+  queued = [];
+  for (let i = 0; i < writes.length; ) {
+    const run = [writes[i]!];
+    let bufs = writes[i]!.bufs.length;
+    let total = writes[i]!.total;
+    for (let next = writes[i + run.length]; next; next = writes[i + run.length]) {
+      const last = run[run.length - 1]!;
+      if (next.fd !== last.fd || next.position !== last.position + last.total) break;
+      if (bufs + next.bufs.length > IOV_MAX || total + next.total > SYNC_BATCH_MAX) break;
+      run.push(next);
+      bufs += next.bufs.length;
+      total += next.total;
+    }
+    i += run.length;
+    void writeRun(run, total);
+  }
+}
+
+async function writeRun(run: QueuedWrite[], total: number): Promise<void> {
+  const { fd, position } = run[0]!;
+  const bufs = run.length === 1 ? run[0]!.bufs : run.flatMap((w) => w.bufs);
+  try {
+    await finishWritev(fd, bufs, position, fs.writevSync(fd, bufs, position), total);
+  } catch (e) {
+    for (const w of run) w.reject(e);
+    return;
+  }
+  for (const w of run) w.resolve();
 }
 
 /** After a writev of `bufs` (`total` bytes) at `position` wrote `done` bytes: writes the rest. */

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Crc32c } from './crc32c.js';
-import { preadFullSync, pwritevAllSmallSync } from './fd-io.js';
+import { preadFullSync, pwritevAllBatched } from './fd-io.js';
 import {
   encodeRecordHeader,
   encodeTrailer,
@@ -60,7 +60,7 @@ export class RedoLog {
     try {
       const header = encodeRecordHeader(payload.length, length, this.crc32c);
       const trailer = encodeTrailer(NO_KEY, this.crc32c(payload, 0), Date.now(), this.crc32c, length - RECORD_HEADER_SIZE - payload.length, RECORD_KIND_OP);
-      await pwritevAllSmallSync(file.fd ?? (await file.ready), [header, payload, trailer], where.offset);
+      await pwritevAllBatched(file.fd ?? (await file.ready), [header, payload, trailer], where.offset);
     } finally {
       this.files.release(file);
     }

@@ -1,6 +1,8 @@
 // Group commit for one file: concurrent callers share fdatasync calls. A sync covers every write that
 // completed before it started, so a caller arriving while a sync runs waits for the next round, which
-// then covers all of them at once.
+// then covers all of them at once. A round starts at the end of the event-loop turn it was asked in
+// (or once the running one ends), not at the first call: small writes complete together at the end
+// of a turn (fd-io.ts), and their writers ask for a sync together just after; they share one round.
 
 export interface SyncCounter {
   fdatasyncs: number;
@@ -10,9 +12,27 @@ export interface SyncCounter {
   syncSeconds?: number;
 }
 
+interface Round {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+function newRound(): Round {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
 export class SyncGroup {
-  private running: Promise<void> | undefined;
-  private nextRound: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** the round being flushed */
+  private running: Round | undefined;
+  /** the round every caller joins until it starts */
+  private next: Round | undefined;
 
   constructor(
     private readonly flush: () => Promise<void>,
@@ -21,38 +41,39 @@ export class SyncGroup {
 
   sync(): Promise<void> {
     this.counter.syncWaiters = (this.counter.syncWaiters ?? 0) + 1;
-    if (!this.running) return (this.running = this.round());
-    if (!this.nextRound) {
-      let resolve!: () => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      this.nextRound = { promise, resolve, reject };
+    if (!this.next) {
+      this.next = newRound();
+      if (!this.running) setImmediate(() => this.start());
     }
-    return this.nextRound.promise;
+    return this.next.promise;
   }
 
   /** Resolves when no sync is running or queued. */
   async idle(): Promise<void> {
-    while (this.running) await this.running.catch(() => undefined);
+    for (let round = this.next ?? this.running; round; round = this.next ?? this.running) {
+      await round.promise.catch(() => undefined);
+    }
   }
 
-  private async round(): Promise<void> {
-    try {
-      this.counter.fdatasyncs++;
-      const started = performance.now();
-      try {
-        await this.flush();
-      } finally {
-        this.counter.syncSeconds = (this.counter.syncSeconds ?? 0) + (performance.now() - started) / 1000;
-      }
-    } finally {
-      const waiting = this.nextRound;
-      this.nextRound = undefined;
-      this.running = waiting ? this.round() : undefined;
-      if (waiting) this.running!.then(waiting.resolve, waiting.reject);
-    }
+  private start(): void {
+    const round = (this.running = this.next!);
+    this.next = undefined;
+    this.counter.fdatasyncs++;
+    const started = performance.now();
+    const ended = (): void => {
+      this.counter.syncSeconds = (this.counter.syncSeconds ?? 0) + (performance.now() - started) / 1000;
+      this.running = undefined;
+      if (this.next) setImmediate(() => this.start());
+    };
+    this.flush().then(
+      () => {
+        ended();
+        round.resolve();
+      },
+      (e: unknown) => {
+        ended();
+        round.reject(e);
+      },
+    );
   }
 }

@@ -50,6 +50,7 @@ describe('crash safety (kill -9)', () => {
     const dir = tempDir();
     const acked: string[] = [];
     let truncated = 0;
+    let interrupted = 0;
     try {
       for (const killAfter of [25, 60, 110]) {
         const child = spawn(process.execPath, [path.join(outDir, 'child.mjs'), path.join(outDir, 'store/index.js'), dir], {
@@ -72,7 +73,9 @@ describe('crash safety (kill -9)', () => {
         expect(count).toBeGreaterThanOrEqual(killAfter);
 
         const store = await open(dir);
-        truncated += store.stats().recovery.truncatedBytes;
+        const { recovery } = store.stats();
+        truncated += recovery.truncatedBytes;
+        interrupted += recovery.truncatedBytes + recovery.replay.found;
         try {
           for (const key of acked) {
             const record = store.getObject('b', key);
@@ -83,8 +86,10 @@ describe('crash safety (kill -9)', () => {
           await store.close();
         }
       }
-      // Eight writers were mid-upload at each kill: recovery really had torn tails to cut.
-      expect(truncated).toBeGreaterThan(0);
+      // Eight writers were mid-upload at each kill: recovery really had work to do, torn tails to
+      // cut or logged operations past the durable index (small writes going out together at the end
+      // of a turn leave a torn tail less often than they did).
+      expect(interrupted, `truncated ${truncated} bytes in all`).toBeGreaterThan(0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

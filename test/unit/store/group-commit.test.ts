@@ -11,7 +11,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 describe('SyncGroup', () => {
-  it('makes callers that arrive during a sync wait for the next round, and shares that round', async () => {
+  it('starts a round at the end of the turn, shared by every caller of that turn; a caller during a sync waits for the next round', async () => {
     const rounds: ReturnType<typeof deferred>[] = [];
     const counter = { fdatasyncs: 0 };
     const group = new SyncGroup(() => {
@@ -22,17 +22,42 @@ describe('SyncGroup', () => {
     const events: string[] = [];
     const first = group.sync().then(() => events.push('first'));
     const second = group.sync().then(() => events.push('second'));
-    const third = group.sync().then(() => events.push('third'));
-    expect(counter.fdatasyncs).toBe(1);
-    rounds[0]!.resolve();
-    await first;
+    expect(counter.fdatasyncs).toBe(0); // not yet: the rest of the turn may ask too
     await new Promise((r) => setImmediate(r));
-    expect(events).toEqual(['first']); // second and third need round 2
+    expect(counter.fdatasyncs).toBe(1);
+    // arrives while round 1 runs: its write may have completed after round 1 started
+    const third = group.sync().then(() => events.push('third'));
+    rounds[0]!.resolve();
+    await Promise.all([first, second]);
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['first', 'second']);
     expect(counter.fdatasyncs).toBe(2);
     rounds[1]!.resolve();
-    await Promise.all([second, third]);
+    await third;
     expect(events).toEqual(['first', 'second', 'third']);
     expect(counter.fdatasyncs).toBe(2);
+    await group.idle();
+  });
+
+  it('idle() waits for the queued round as well as the running one', async () => {
+    const rounds: ReturnType<typeof deferred>[] = [];
+    const group = new SyncGroup(() => {
+      const d = deferred();
+      rounds.push(d);
+      return d.promise;
+    }, { fdatasyncs: 0 });
+    void group.sync();
+    let idle = false;
+    const waiting = group.idle().then(() => (idle = true));
+    await new Promise((r) => setImmediate(r));
+    void group.sync(); // queued behind the running round
+    rounds[0]!.resolve();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(idle).toBe(false);
+    rounds[1]!.resolve();
+    await waiting;
+    expect(idle).toBe(true);
   });
 
   it('propagates a flush failure to the callers of that round only', async () => {
@@ -43,10 +68,12 @@ describe('SyncGroup', () => {
         throw new Error('EIO');
       }
     }, { fdatasyncs: 0 });
-    const a = group.sync();
-    const b = group.sync();
-    await expect(a).rejects.toThrow('EIO');
-    await expect(b).resolves.toBeUndefined();
+    // the assertions are attached at once: round 1 fails before this test awaits them
+    const a = expect(group.sync()).rejects.toThrow('EIO');
+    const alsoA = expect(group.sync()).rejects.toThrow('EIO'); // same turn: same round
+    await new Promise((r) => setImmediate(r));
+    const b = expect(group.sync()).resolves.toBeUndefined(); // during round 1: round 2
+    await Promise.all([a, alsoA, b]);
   });
 });
 
