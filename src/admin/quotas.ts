@@ -24,15 +24,22 @@ export interface BucketUsage {
   bytes: number;
 }
 
-/** Lets requests run between two pages of a count: a bucket can hold millions of keys. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Walks a listing a page at a time, letting requests run between pages (a bucket can hold millions
+ * of keys): `page` reads the page that starts at `markers` and returns where the next one starts,
+ * or undefined after the last.
+ */
+async function eachPage<M>(first: M, page: (markers: M) => M | undefined): Promise<void> {
+  for (let markers = page(first); markers !== undefined; markers = page(markers)) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 /** Objects and bytes of a bucket's current objects, by listing it a page at a time. */
 export async function bucketUsage(store: S3Store, bucket: string): Promise<BucketUsage> {
   let objects = 0;
   let bytes = 0;
-  let startAfter = '';
-  for (;;) {
+  await eachPage('', (startAfter) => {
     const page = store.list(bucket, { prefix: '', delimiter: '', startAfter, maxKeys: LIST_PAGE });
     for (const item of page.items) {
       if (item.kind !== 'object') continue;
@@ -40,36 +47,34 @@ export async function bucketUsage(store: S3Store, bucket: string): Promise<Bucke
       bytes += objectSize(item.record);
       startAfter = item.record.key;
     }
-    if (!page.isTruncated || page.items.length === 0) return { objects, bytes };
-    await nextTurn();
-  }
+    return page.isTruncated && page.items.length > 0 ? startAfter : undefined;
+  });
+  return { objects, bytes };
 }
 
 /** Every entry ListObjectVersions would list (versions and delete markers), a page at a time. */
 export async function versionCount(store: S3Store, bucket: string): Promise<number> {
   let n = 0;
-  let markers = { keyMarker: '', versionIdMarker: '' };
-  for (;;) {
+  await eachPage({ keyMarker: '', versionIdMarker: '' }, (markers) => {
     const page = store.listVersions(bucket, { prefix: '', delimiter: '', ...markers, maxKeys: LIST_PAGE });
     n += page.items.length;
-    if (!page.isTruncated || page.items.length === 0) return n;
-    markers = { keyMarker: page.nextKeyMarker ?? '', versionIdMarker: page.nextVersionIdMarker ?? '' };
-    await nextTurn();
-  }
+    if (!page.isTruncated || page.items.length === 0) return undefined;
+    return { keyMarker: page.nextKeyMarker ?? '', versionIdMarker: page.nextVersionIdMarker ?? '' };
+  });
+  return n;
 }
 
 /** Multipart uploads begun and neither completed nor aborted, a page at a time. */
 export async function incompleteUploadCount(store: S3Store, bucket: string): Promise<number> {
   let n = 0;
-  let markers = { keyMarker: '', uploadIdMarker: '' };
-  for (;;) {
+  await eachPage({ keyMarker: '', uploadIdMarker: '' }, (markers) => {
     const page = store.listUploads(bucket, { prefix: '', delimiter: '', ...markers, maxUploads: LIST_PAGE });
     n += page.items.length;
     const last = page.items.at(-1);
-    if (!page.isTruncated || last?.kind !== 'upload') return n;
-    markers = { keyMarker: last.upload.key, uploadIdMarker: last.upload.uploadId };
-    await nextTurn();
-  }
+    if (!page.isTruncated || last?.kind !== 'upload') return undefined;
+    return { keyMarker: last.upload.key, uploadIdMarker: last.upload.uploadId };
+  });
+  return n;
 }
 
 export class BucketQuotas implements WriteQuota {
