@@ -88,11 +88,13 @@ function requestTags(ctx: S3Context): ReadonlyArray<readonly [string, string]> |
   }
 }
 
+const objectArn = (bucket: string, key: string): string => `arn:aws:s3:::${bucket}/${key}`;
+
 /** The policy resource: the object for object-level actions, else the bucket. */
 function arnOf(ctx: S3Context, access: OperationAccess): string {
   const { bucket, key } = ctx.resource;
   if (bucket === undefined) return '*';
-  return key === undefined || access.scope === 'bucket' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
+  return key === undefined || access.scope === 'bucket' ? `arn:aws:s3:::${bucket}` : objectArn(bucket, key);
 }
 
 /** authorize() for `access` in this request's context (the caller, its bucket and resource). */
@@ -114,16 +116,21 @@ export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bu
  */
 export function requireKeyDeletable(ctx: S3Context, bucket: S3Bucket, key: string, versionId: string | undefined): void {
   const base = conditionValues(ctx);
-  const access = OPERATION_ACCESS.DeleteObject;
-  const verdict = authorize({
+  const values: ConditionValues = (name) => (name === 's3:versionid' ? versionId : base(name));
+  const verdict = objectVerdict(ctx, OPERATION_ACCESS.DeleteObject, bucket, key, versionId !== undefined, values);
+  if (verdict === 'deny') throw new S3Error('AccessDenied');
+}
+
+/** authorize() for `access` on object `key` of `bucket`, not (only) the one the request names. */
+function objectVerdict(ctx: S3Context, access: OperationAccess, bucket: S3Bucket, key: string, byVersionId: boolean, values: ConditionValues): Verdict {
+  return authorize({
     principal: ctx.principal,
     access,
-    action: actionOf(access, undefined, versionId !== undefined),
+    action: actionOf(access, undefined, byVersionId),
     bucket,
-    arn: `arn:aws:s3:::${bucket.name}/${key}`,
-    values: (name) => (name === 's3:versionid' ? versionId : base(name)),
+    arn: objectArn(bucket.name, key),
+    values,
   });
-  if (verdict === 'deny') throw new S3Error('AccessDenied');
 }
 
 /** Dispatch's gate: AccessDenied unless allowed or left to the object's ACL. */
@@ -154,14 +161,7 @@ export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3
  */
 export function requireSourceReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean): void {
   const access = OPERATION_ACCESS.GetObject;
-  const verdict = authorize({
-    principal: ctx.principal,
-    access,
-    action: actionOf(access, undefined, byVersionId),
-    bucket,
-    arn: `arn:aws:s3:::${bucket.name}/${object.key}`,
-    values: conditionValues(ctx),
-  });
+  const verdict = objectVerdict(ctx, access, bucket, object.key, byVersionId, conditionValues(ctx));
   if (verdict === 'allow') return;
   const acl = effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner);
   if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, acl, access.acl!)) throw new S3Error('AccessDenied');
