@@ -135,14 +135,16 @@ const equalsIgnoreCase: Operator = (e) => {
   return (a) => a.toLowerCase() === lower;
 };
 const like: Operator = (e) => matcher(e, false);
-const numeric = (cmp: (a: number, e: number) => boolean): Operator => (e) => {
-  const n = num(e);
-  return (a) => cmp(num(a), n);
-};
-const dated = (cmp: (a: number, e: number) => boolean): Operator => (e) => {
-  const d = expectedDate(e);
-  return (a) => cmp(date(a), d);
-};
+/** Operators that compare numbers read from both values: `read` the request's, `readExpected` the policy's (it may refuse one). */
+const compared =
+  (read: (s: string) => number, readExpected: (s: string) => number) =>
+  (cmp: (a: number, e: number) => boolean): Operator =>
+  (e) => {
+    const expected = readExpected(e);
+    return (a) => cmp(read(a), expected);
+  };
+const numeric = compared(num, num);
+const dated = compared(date, expectedDate);
 const eq = (a: number, e: number) => a === e;
 const lt = (a: number, e: number) => a < e;
 const le = (a: number, e: number) => a <= e;
