@@ -60,20 +60,12 @@ export class SyncGroup {
     this.next = undefined;
     this.counter.fdatasyncs++;
     const started = performance.now();
-    const ended = (): void => {
-      this.counter.syncSeconds = (this.counter.syncSeconds ?? 0) + (performance.now() - started) / 1000;
-      this.running = undefined;
-      if (this.next) setImmediate(() => this.start());
-    };
-    this.flush().then(
-      () => {
-        ended();
-        round.resolve();
-      },
-      (e: unknown) => {
-        ended();
-        round.reject(e);
-      },
-    );
+    this.flush()
+      .finally(() => {
+        this.counter.syncSeconds = (this.counter.syncSeconds ?? 0) + (performance.now() - started) / 1000;
+        this.running = undefined;
+        if (this.next) setImmediate(() => this.start());
+      })
+      .then(round.resolve, round.reject);
   }
 }
