@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlockCache } from '../../../src/store/block-cache.js';
+import type { SegmentStore } from '../../../src/store/index.js';
 import type { Extent } from '../../../src/store/types.js';
-import { bucket, open, put, readAll, tempDir } from './helpers.js';
+import { bucket, open, put, readAll, storeForEachTest, tempDir } from './helpers.js';
 
 const extent = (segment: number, offset: number, length: number, crcs = true): Extent => ({
   segment,
@@ -85,26 +86,19 @@ describe('store read cache', () => {
 });
 
 describe('block read buffers', () => {
-  let dir: string;
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let store: SegmentStore;
+  storeForEachTest([bucket('b')], (s) => (store = s), { durability: 'relaxed' });
 
   it('go from reader to reader, never while a read of the one closed still fills them', async () => {
-    dir = tempDir();
-    const store = await open(dir, { durability: 'relaxed' });
-    try {
-      await store.createBucket(bucket('b'));
-      const bodies = [1, 2].map((n) => Buffer.alloc(3 * (1 << 20) + 5, n));
-      const [a, b] = [await put(store, 'b', 'a', bodies[0]!), await put(store, 'b', 'b', bodies[1]!)];
-      for (let round = 0; round < 20; round++) {
-        // a reader given up on mid-body, its read-ahead in flight, then another reading everything
-        const early = store.openRead(a, 0, a.size);
-        expect((await early.read(1 << 20))!.equals(bodies[0]!.subarray(0, 1 << 20))).toBe(true);
-        early.close();
-        expect((await readAll(store, b, 0, b.size, 1 << 20)).equals(bodies[1]!)).toBe(true);
-      }
-      expect(store.stats().corruptBlocks).toBe(0);
-    } finally {
-      await store.close();
+    const bodies = [1, 2].map((n) => Buffer.alloc(3 * (1 << 20) + 5, n));
+    const [a, b] = [await put(store, 'b', 'a', bodies[0]!), await put(store, 'b', 'b', bodies[1]!)];
+    for (let round = 0; round < 20; round++) {
+      // a reader given up on mid-body, its read-ahead in flight, then another reading everything
+      const early = store.openRead(a, 0, a.size);
+      expect((await early.read(1 << 20))!.equals(bodies[0]!.subarray(0, 1 << 20))).toBe(true);
+      early.close();
+      expect((await readAll(store, b, 0, b.size, 1 << 20)).equals(bodies[1]!)).toBe(true);
     }
+    expect(store.stats().corruptBlocks).toBe(0);
   });
 });

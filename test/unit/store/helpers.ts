@@ -27,15 +27,19 @@ export function bucket(name: string, owner = 'owner-1'): BucketRecord {
 }
 
 /**
- * For each test of the calling `describe`: a fresh store in a temp dir with `buckets` created,
- * handed to `use` before the test; closed and removed after it.
+ * For each test of the calling `describe`: a fresh store in a temp dir (opened with `options`)
+ * with `buckets` created, handed to `use` before the test; closed and removed after it.
  */
-export function storeForEachTest(buckets: BucketRecord[], use: (store: SegmentStore, dir: string) => void): void {
+export function storeForEachTest(
+  buckets: BucketRecord[],
+  use: (store: SegmentStore, dir: string) => void,
+  options: Partial<StoreOptions> = {},
+): void {
   let store: SegmentStore | undefined;
   let dir = '';
   beforeEach(async () => {
     dir = tempDir();
-    store = await open(dir);
+    store = await open(dir, options);
     for (const record of buckets) await store.createBucket(record);
     use(store, dir);
   });
