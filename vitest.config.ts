@@ -2,10 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'tusk', include: ['test/**/*.test.ts'] } },
+      // the S3 face again with front-end threads (--threads 4 through TUSK_THREADS, which every
+      // Tusk the tests start inherits); the publisher face has no front-end threads
+      {
+        extends: true,
+        test: { name: 'threads-4', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/publisher*.test.ts'], env: { TUSK_THREADS: '4' } },
+      },
+    ],
   },
 });

@@ -112,9 +112,14 @@ export interface LoadedAccounts {
   generated: boolean;
 }
 
+/**
+ * `generation`: a counter in shared memory that every thread's registry over this data directory
+ * bumps after a change, so that the others read accounts.json again before their next lookup.
+ */
 export function loadAccounts(
   dataDir: string,
   override: { accessKeyId?: string; secretAccessKey?: string },
+  generation?: Int32Array,
 ): LoadedAccounts {
   const { file, created } = loadRootFile(dataDir);
   const rootAccount: Account = { accountId: file.accountId, canonicalId: file.canonicalId, displayName: 'root' };
@@ -126,7 +131,7 @@ export function loadAccounts(
   };
   const path = join(dataDir, ACCOUNTS_FILE);
   const entries = existsSync(path) ? parseAccountsFile(path) : [];
-  return { accounts: new AccountRegistry(root, entries, path), generated: created && !override.accessKeyId };
+  return { accounts: new AccountRegistry(root, entries, path, generation), generated: created && !override.accessKeyId };
 }
 
 /** What the admin API shows of an account: never a secret. */
@@ -153,29 +158,36 @@ const DISPLAY_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/;
 export class AccountRegistry implements Accounts {
   private byKey = new Map<string, AccessKey>();
   private byId = new Map<string, Account>();
+  private seenGeneration = 0;
 
   constructor(
     readonly root: AccessKey,
     private entries: AccountsFileEntry[],
     private readonly path: string,
+    private readonly generation?: Int32Array,
   ) {
+    if (generation) this.seenGeneration = Atomics.load(generation, 0);
     this.rebuild();
   }
 
   lookup(accessKeyId: string): AccessKey | undefined {
+    this.followOtherThreads();
     return this.byKey.get(accessKeyId);
   }
 
   byCanonicalId(id: string): Account | undefined {
+    this.followOtherThreads();
     return this.byId.get(id);
   }
 
   byEmail(email: string): Account | undefined {
+    this.followOtherThreads();
     const wanted = email.toLowerCase();
     return [...this.byId.values()].find((a) => a.email?.toLowerCase() === wanted);
   }
 
   list(): AccountSummary[] {
+    this.followOtherThreads();
     const out = new Map<string, AccountSummary>();
     for (const e of this.entries) {
       const account = this.accountOf(e);
@@ -263,6 +275,17 @@ export class AccountRegistry implements Accounts {
   private commit(next: AccountsFileEntry[]): void {
     writeFileDurably(this.path, JSON.stringify({ accounts: next }, null, 2) + '\n');
     this.entries = next;
+    this.rebuild();
+    if (this.generation) this.seenGeneration = Atomics.add(this.generation, 0, 1) + 1;
+  }
+
+  /** Another thread changed the accounts (the file holds it before the counter moves): read them again. */
+  private followOtherThreads(): void {
+    if (!this.generation) return;
+    const now = Atomics.load(this.generation, 0);
+    if (now === this.seenGeneration) return;
+    this.entries = existsSync(this.path) ? parseAccountsFile(this.path) : [];
+    this.seenGeneration = now;
     this.rebuild();
   }
 

@@ -38,6 +38,8 @@ export interface Config {
   tls?: TlsFiles;
   /** SSE-C on a plain-HTTP loopback listener (testing; as RGW's rgw_crypt_require_ssl = false) */
   sseCustomerKeysOverHttp: boolean;
+  /** threads serving the S3 listener: the writer's plus threads - 1 front ends (src/front-threads.ts) */
+  threads: number;
 }
 
 export interface StorageConfig {
@@ -119,6 +121,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
+  --threads N              threads serving S3 on the listener: reads are served by every one, writes
+                           by the first (TUSK_THREADS, default 1)
 
   Storage:
   --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
@@ -173,6 +177,7 @@ const SERVE_OPTIONS = {
   durability: { type: 'string' },
   'accept-any-region': { type: 'boolean' },
   'max-buckets': { type: 'string' },
+  threads: { type: 'string' },
   'segment-size': { type: 'string' },
   'compaction-interval': { type: 'string' },
   'compaction-dead': { type: 'string' },
@@ -266,6 +271,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
+    threads: parsePositive(str('threads', '1'), 'threads'),
     storage: {
       diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),

@@ -8,9 +8,9 @@ import { adminHandler } from './admin/api.js';
 import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { listen, loadUws, type Exchange } from './http/uws.js';
+import { freePort, listen, loadUws, portTaken, type Exchange } from './http/uws.js';
 import { keepLargeAllocations, selfTest, simdPaths } from './native.js';
-import { publisherAccessObserver, s3AccessObserver } from './ops/access-log.js';
+import { publisherAccessObserver, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
 import { Health } from './ops/health.js';
 import { createLogger, lineLogger, type Logger } from './ops/logger.js';
 import { Metrics, type PublisherStats } from './ops/metrics.js';
@@ -24,6 +24,7 @@ import type { SegmentStore } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
+import { startFrontThreads, type FrontThreads } from './threads/front-threads.js';
 
 export interface RunningServer {
   s3Port: number;
@@ -46,6 +47,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const lock = lockDataDir(config.dataDir);
   const health = new Health(config.dataDir, config.storage.diskReserve);
   let store: S3Engine | undefined;
+  // changes other threads must see before their next request (threads/front-threads.ts)
+  const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
+  const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
+  let fronts: FrontThreads | undefined;
   let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
   const metrics = config.ops.metrics
     ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.() })
@@ -64,12 +69,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     isBucketHost: (ex) => isVirtualHostStyle(ex.head, domains),
   });
   loadUws();
-  const server = await listen(config.listen.host, config.listen.port, (ex) => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader)), config.tls).catch(
-    (e: unknown) => {
-      lock.release();
-      throw e;
-    },
-  );
+  const serve = (ex: Exchange): Promise<void> => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader));
+  // with front-end threads the listener shares its port with them (SO_REUSEPORT), which would not
+  // keep another process out: a port already bound by anyone refuses the start here
+  const sharedPort = config.threads > 1;
+  const server = await listenS3(config, serve, sharedPort).catch((e: unknown) => {
+    lock.release();
+    throw e;
+  });
   const url = `${config.tls ? 'https' : 'http'}://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   logger.info(`listener bound on ${url}; starting (health at ${url}/tusk/health/ready)`);
   let loaded: ReturnType<typeof loadAccounts>;
@@ -81,16 +88,19 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     if (config.publisher.listen) rs2SelfTest();
     health.stage = 'recovery';
     await testRecoveryDelay();
-    loaded = loadAccounts(config.dataDir, {
-      accessKeyId: config.rootAccessKeyId,
-      secretAccessKey: config.rootSecretAccessKey,
-    });
+    loaded = loadAccounts(
+      config.dataDir,
+      { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey },
+      accountsGeneration,
+    );
     store = opened = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
       dataDir: config.dataDir,
       durability: config.durability,
       diskReserve: config.storage.diskReserve,
       segmentSize: config.storage.segmentSize,
-      readCacheBytes: config.storage.readCache,
+      readCacheBytes: Math.floor(config.storage.readCache / config.threads),
+      bucketGeneration,
+      onSegmentRemoved: (segment) => fronts?.segmentRemoved(segment),
     });
   } catch (e) {
     await server.close(0);
@@ -106,12 +116,33 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const { accounts, generated } = loaded;
   const services = s3Services(opened, accounts, config);
   services.observer = s3AccessObserver(logger, metrics);
+  const record = s3AccessRecorder(logger, metrics);
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
   const quotas = new BucketQuotas(config.dataDir, opened);
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
   s3 = s3RequestHandler(services, log);
   admin = adminHandler({ config, accounts, store: opened, quotas, health, log });
+  if (sharedPort) {
+    try {
+      fronts = await startFrontThreads({
+        count: config.threads - 1,
+        config,
+        port: server.port,
+        bucketGeneration,
+        accountsGeneration,
+        handler: serve,
+        record,
+        log,
+      });
+    } catch (e) {
+      await server.close(0);
+      await lifecycle.stop();
+      await opened.close();
+      lock.release();
+      throw e;
+    }
+  }
   logger.info(`native digests: ${Object.entries(simdPaths()).map(([a, p]) => `${a}=${p}`).join(' ')}`);
   const recovery = opened.stats().recovery;
   logger.info(
@@ -127,7 +158,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
-  logger.info(`s3 listening on ${url}`);
+  logger.info(`s3 listening on ${url}${sharedPort ? ` with ${config.threads} threads (reads on each, writes on the first)` : ''}`);
   const p = config.publisher;
   const publisher = p.listen
     ? await startPublisherFace({
@@ -147,6 +178,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         observer: publisherAccessObserver(logger, metrics),
         onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
       }).catch(async (e) => {
+        await fronts?.close(0);
         await server.close(0);
         await lifecycle.stop();
         await opened.close();
@@ -162,7 +194,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     async close(graceMs = 10_000) {
       health.draining = true;
       const publisherClosed = publisher?.close(graceMs);
-      await server.close(graceMs);
+      // the front ends' requests may still be forwarded here: the writer's listener closes after them
+      await Promise.all([fronts?.close(graceMs), server.close(graceMs)]);
       await lifecycle.stop();
       await opened.close();
       await publisherClosed;
@@ -170,9 +203,28 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     },
     async reloadTls() {
       await server.reloadTls();
+      await fronts?.reloadTls();
       await publisher?.reloadTls();
     },
   };
+}
+
+/** The S3 listener; shared with the front-end threads only on a port nobody else holds. */
+async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean) {
+  const { host, port } = config.listen;
+  if (!sharedPort) return listen(host, port, serve, config.tls);
+  // a port the kernel picked for a 0 bind cannot be shared: pick one first (tried again if taken meanwhile)
+  for (let attempt = 0; ; attempt++) {
+    const chosen = port === 0 ? await freePort(host) : port;
+    const taken = await portTaken(host, chosen);
+    if (taken && port === 0 && attempt < 5) continue;
+    if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
+    try {
+      return await listen(host, chosen, serve, config.tls, { sharedPort });
+    } catch (e) {
+      if (port !== 0 || attempt >= 5) throw e;
+    }
+  }
 }
 
 /** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */

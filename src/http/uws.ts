@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import type { RequestHead } from './request-head.js';
 import { joinHeaders } from './request-head.js';
 
@@ -90,23 +91,16 @@ export function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
 }
 
-export type ResponseHeaders = Array<readonly [string, string]>;
-
 /** Largest piece of a streamed response body asked of its source at once. */
 const STREAM_CHUNK = 1 << 20;
 
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
 
-export class AbortedError extends Error {
-  constructor() {
-    super('client aborted the request');
-    this.name = 'AbortedError';
-  }
-}
+export { AbortedError, type Exchange, type ResponseHeaders } from './exchange.js';
 
-/** One request and its response. Everything is safe to call after `aborted` became true (it is a no-op then). */
-export class Exchange {
+/** One request and its response on a uWS socket. Everything is safe to call after `aborted` became true (it is a no-op then). */
+export class UwsExchange implements Exchange {
   readonly head: RequestHead;
   aborted = false;
   /** a response has been started or finished */
@@ -168,21 +162,8 @@ export class Exchange {
     w?.();
   }
 
-  /**
-   * Reads and drops the rest of a body whose declared length is at most `maxBytes`, for at most
-   * `timeoutMs`: closing a socket with unread bytes in it resets the connection, and the client
-   * may lose the answer written just before. Larger or undeclared bodies are left unread.
-   */
-  async discardSmallBody(maxBytes: number, timeoutMs: number): Promise<void> {
-    const declared = Number(this.head.headers['content-length']);
-    if (!(declared > 0 && declared <= maxBytes)) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    const drain = (async () => {
-      while ((await this.nextBodyChunk()) !== null && !this.aborted);
-    })().catch(() => undefined);
-    await Promise.race([drain, timeout]);
-    clearTimeout(timer);
+  discardSmallBody(maxBytes: number, timeoutMs: number): Promise<void> {
+    return discardSmallBody(this, maxBytes, timeoutMs);
   }
 
   /** The last body byte arrived (or the client went away). */
@@ -363,6 +344,29 @@ export class Exchange {
  */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
+/** Why `host:port` cannot be bound alone right now, or undefined when it can (a throwaway bind). */
+export async function portTaken(host: string, port: number): Promise<string | undefined> {
+  const reason = await listenFailureReason(host, port);
+  return reason === PORT_FREE ? undefined : reason;
+}
+
+const PORT_FREE = 'the port was busy when tried';
+
+/**
+ * A port the kernel offers on `host` now. A listener that shares its port (SO_REUSEPORT) asks for
+ * one this way: the kernel does not let other sockets join a port it picked for a `0` bind.
+ */
+export function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** uWS reports a failed listen without a reason: ask the kernel for it with a throwaway bind. */
 function listenFailureReason(host: string, port: number): Promise<string> {
   return new Promise((resolve) => {
@@ -370,7 +374,7 @@ function listenFailureReason(host: string, port: number): Promise<string> {
     probe.once('error', (e: NodeJS.ErrnoException) =>
       resolve(e.code === 'EADDRINUSE' ? 'address already in use (is another server running?)' : `${e.code ?? ''} ${e.message}`.trim()),
     );
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve('the port was busy when tried')));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(PORT_FREE)));
   });
 }
 
@@ -398,13 +402,15 @@ export interface TlsFiles {
 /**
  * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
  * request with its Exchange; the promise it returns settles when the request is done, so that
- * close() can wait for it.
+ * close() can wait for it. `sharedPort`: the listener joins the other threads of this process on
+ * the port (SO_REUSEPORT; the kernel spreads connections among them) instead of binding it alone.
  */
 export function listen(
   host: string,
   port: number,
   handler: (ex: Exchange) => Promise<void>,
   tls?: TlsFiles,
+  { sharedPort = false } = {},
 ): Promise<HttpServer> {
   const uws = loadUws();
   const tlsOptions = tls && { cert_file_name: tls.certFile, key_file_name: tls.keyFile };
@@ -415,7 +421,7 @@ export function listen(
   const route = (res: UwsResponse, req: UwsRequest) => {
     const headerList: Array<readonly [string, string]> = [];
     req.forEach((k, v) => headerList.push([k, v]));
-    let ex: Exchange;
+    let ex: UwsExchange;
     const head: RequestHead = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       rawPath: req.getUrl(),
@@ -426,7 +432,7 @@ export function listen(
       remoteAddress: () => (ex.aborted || ex.responded ? '' : Buffer.from(res.getRemoteAddressAsText()).toString()),
       secure,
     };
-    ex = new Exchange(res, head);
+    ex = new UwsExchange(res, head);
     inFlight++;
     void handler(ex).finally(() => {
       if (--inFlight === 0) drained?.();
@@ -450,7 +456,7 @@ export function listen(
     });
   }
   return new Promise((resolve, reject) => {
-    app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
+    app.listen(host, port, sharedPort ? 0 : LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
         void listenFailureReason(host, port).then((reason) => reject(new Error(`cannot listen on ${host}:${port}: ${reason}`)));
         return;

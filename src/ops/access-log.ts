@@ -15,33 +15,64 @@ function statusOf(ex: Exchange): number {
   return ex.status ?? (ex.aborted ? CLIENT_CLOSED : 0);
 }
 
-export function s3AccessObserver(logger: Logger | undefined, metrics: Metrics | undefined): S3RequestObserver | undefined {
+/** What is logged and counted of one answered S3 request: plain data, so that it can come from another thread. */
+export interface S3AccessRecord {
+  summary: Omit<S3RequestSummary, 'startedAt'>;
+  method: string;
+  status: number;
+  bytesIn: number;
+  bytesOut: number;
+  durationMs: number;
+  aborted: boolean;
+}
+
+export function s3AccessRecord(ex: Exchange, s: S3RequestSummary): S3AccessRecord {
+  const { startedAt, ...summary } = s;
+  return {
+    summary,
+    method: ex.head.method,
+    status: statusOf(ex),
+    bytesIn: ex.received,
+    bytesOut: ex.bytesSent,
+    durationMs: performance.now() - startedAt,
+    aborted: ex.aborted,
+  };
+}
+
+/** Logs and counts S3 access records (this thread's requests, and those front-end threads relay). */
+export function s3AccessRecorder(logger: Logger | undefined, metrics: Metrics | undefined): ((r: S3AccessRecord, relayed?: boolean) => void) | undefined {
   const log = logger?.isLevelEnabled('info') ? logger.child({ face: 's3' }) : undefined;
   if (!log && !metrics) return undefined;
+  return (r, relayed = false) => {
+    const s = r.summary;
+    if (relayed) metrics?.requests.started('s3');
+    metrics?.requests.finished({ face: 's3', operation: s.operation, status: r.status, bytesIn: r.bytesIn, bytesOut: r.bytesOut, durationMs: r.durationMs });
+    log?.info(
+      {
+        reqId: s.requestId,
+        op: s.operation,
+        method: r.method,
+        bucket: s.bucket,
+        key: s.key,
+        status: r.status,
+        error: s.errorCode,
+        bytesIn: r.bytesIn,
+        bytesOut: r.bytesOut,
+        ms: Math.round(r.durationMs * 1000) / 1000,
+        accessKeyId: s.accessKeyId,
+        aborted: r.aborted || undefined,
+      },
+      'request',
+    );
+  };
+}
+
+export function s3AccessObserver(logger: Logger | undefined, metrics: Metrics | undefined): S3RequestObserver | undefined {
+  const record = s3AccessRecorder(logger, metrics);
+  if (!record) return undefined;
   return {
     started: () => metrics?.requests.started('s3'),
-    finished(ex: Exchange, s: S3RequestSummary) {
-      const durationMs = performance.now() - s.startedAt;
-      const status = statusOf(ex);
-      metrics?.requests.finished({ face: 's3', operation: s.operation, status, bytesIn: ex.received, bytesOut: ex.bytesSent, durationMs });
-      log?.info(
-        {
-          reqId: s.requestId,
-          op: s.operation,
-          method: ex.head.method,
-          bucket: s.bucket,
-          key: s.key,
-          status,
-          error: s.errorCode,
-          bytesIn: ex.received,
-          bytesOut: ex.bytesSent,
-          ms: Math.round(durationMs * 1000) / 1000,
-          accessKeyId: s.accessKeyId,
-          aborted: ex.aborted || undefined,
-        },
-        'request',
-      );
-    },
+    finished: (ex, s) => record(s3AccessRecord(ex, s)),
   };
 }
 

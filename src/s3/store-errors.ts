@@ -45,5 +45,7 @@ export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
       return new S3Error('XTuskStorageFull');
     case 'corrupt':
       return new S3Error('InternalError');
+    case 'moved':
+      return new S3Error('ServiceUnavailable', {}, { message: 'The object moved while it was read; retry.', headers: { 'Retry-After': '0' } });
   }
 }

@@ -8,7 +8,7 @@ import { BLOCK_SIZE } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
 import { preadFull, preadFullSync } from './fd-io.js';
-import type { SegmentFile, SegmentFiles } from './segment-files.js';
+import type { ReadableSegment, SegmentReadTable } from './segment-files.js';
 import type { BodyReader, Extent } from './types.js';
 
 export const READ_CHUNK_MAX = BLOCK_SIZE;
@@ -47,7 +47,7 @@ interface Piece {
 }
 
 export interface ReadContext {
-  files: SegmentFiles;
+  files: SegmentReadTable;
   crc32c: Crc32c;
   /** called once per block that fails its check, before the read fails */
   onCorrupt(extent: Extent, block: number): void;
@@ -57,7 +57,7 @@ export interface ReadContext {
 
 export class SegmentBodyReader implements BodyReader {
   private readonly pieces: Piece[] = [];
-  private readonly held: SegmentFile[] = [];
+  private readonly held: ReadableSegment[] = [];
   private index = 0;
   private readonly buffers: Buffer[] = [];
   private turn = 0;
@@ -113,7 +113,7 @@ export class SegmentBodyReader implements BodyReader {
     for (const file of this.held) this.files.release(file);
   }
 
-  private get files(): SegmentFiles {
+  private get files(): SegmentReadTable {
     return this.ctx.files;
   }
 

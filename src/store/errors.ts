@@ -13,7 +13,10 @@ export type StoreErrorKind =
   /** the disk reserve is reached, or the disk is full */
   | 'out-of-space'
   /** stored bytes do not match their checksum */
-  | 'corrupt';
+  | 'corrupt'
+  /** a read replica found a segment gone that its index snapshot still named (compaction moved the
+   * body meanwhile): the same read, tried again, finds the new place */
+  | 'moved';
 
 /** What a 'not-found' or 'condition-failed' refers to. */
 export type StoreSubject = 'bucket' | 'key' | 'version' | 'upload' | 'part';

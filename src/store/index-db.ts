@@ -60,8 +60,9 @@ export interface IndexDb {
   meta: Database<unknown, string>;
 }
 
-export function openIndex(dataDir: string): IndexDb {
-  observeLmdbCommitFailures();
+/** `readOnly`: for a read replica in another thread, which never writes (the writer created and upgraded the index). */
+export function openIndex(dataDir: string, { readOnly = false } = {}): IndexDb {
+  if (!readOnly) observeLmdbCommitFailures();
   const env = open({ path: path.join(dataDir, 'index.mdb'), compression: false });
   const keyed = { keyEncoding: 'binary' as const, sharedStructuresKey: STRUCTURES_KEY };
   const db: IndexDb = {
@@ -77,6 +78,10 @@ export function openIndex(dataDir: string): IndexDb {
     meta: env.openDB<unknown, string>('meta', {}),
   };
   const version = db.meta.get('format');
+  if (readOnly && version !== INDEX_FORMAT_VERSION) {
+    env.close();
+    throw new Error(`index format ${String(version)}: a read replica opens only an index the writer has set up`);
+  }
   if (version === undefined) db.meta.putSync('format', INDEX_FORMAT_VERSION);
   else if (version === 1) upgradeFromVersion1(db);
   else if (version !== INDEX_FORMAT_VERSION) {

@@ -8,11 +8,22 @@ import { closeFd, fdatasync, pwriteAll } from './fd-io.js';
 import { encodeSegmentHeader } from './format.js';
 import { SyncGroup, type SyncCounter } from './sync-group.js';
 
-export interface SegmentFile {
+/** What a reader needs of a segment: its fd. */
+export interface ReadableSegment {
   readonly segment: number;
   /** Resolves to the fd once the file exists with its header written. */
   readonly ready: Promise<number>;
   fd: number | undefined;
+}
+
+/** The table body readers read through: a segment is held (not deleted) between acquire and release. */
+export interface SegmentReadTable {
+  get(segment: number): ReadableSegment;
+  acquire(segment: number): ReadableSegment;
+  release(file: ReadableSegment): void;
+}
+
+export interface SegmentFile extends ReadableSegment {
   readonly syncer: SyncGroup;
   readers: number;
 }
@@ -26,7 +37,7 @@ export function parseSegmentFileName(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export class SegmentFiles {
+export class SegmentFiles implements SegmentReadTable {
   private readonly files = new Map<number, SegmentFile>();
 
   constructor(
@@ -34,6 +45,8 @@ export class SegmentFiles {
     private readonly crc32c: Crc32c,
     private readonly strict: boolean,
     private readonly counter: SyncCounter,
+    /** told after a segment file was deleted (read replicas in other threads close their fds) */
+    private readonly onRemoved?: (segment: number) => void,
   ) {}
 
   path(segment: number): string {
@@ -85,8 +98,8 @@ export class SegmentFiles {
     return file;
   }
 
-  release(file: SegmentFile): void {
-    file.readers--;
+  release(file: ReadableSegment): void {
+    (file as SegmentFile).readers--;
   }
 
   /** Segments open now, in number order. */
@@ -110,6 +123,7 @@ export class SegmentFiles {
       if (e.code !== 'ENOENT') throw e;
     });
     if (this.strict) await syncDirectory(this.dir);
+    this.onRemoved?.(segment);
     return true;
   }
 

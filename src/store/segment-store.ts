@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BlockCache } from './block-cache.js';
-import { SegmentBodyReader, SYNC_READ_MAX, type ReadContext } from './body-reader.js';
+import { SYNC_READ_MAX } from './body-reader.js';
 import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport, type CompactionTotals } from './compaction.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type WriterContext } from './body-writer.js';
 import { fastestCrc32c, type Crc32c } from './crc32c.js';
@@ -29,7 +29,6 @@ import {
   type StoredPart,
   type StoredVersion,
 } from './index-db.js';
-import { listObjects, listUploads, listVersions } from './listing.js';
 import { recoverSegments, type RecoveryReport } from './recovery.js';
 import { SegmentAllocator } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
@@ -37,22 +36,15 @@ import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, replayLog, type ReplayReport } from './redo-log.js';
 import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
+import { IndexReads, toPart } from './index-reads.js';
 import {
   NULL_VERSION,
-  type BodyReader,
   type BodyWriter,
   type BucketRecord,
   type DeleteBucketResult,
   type DeleteOptions,
   type DeleteOutcome,
   type Extent,
-  type ListOptions,
-  type ListPartsResult,
-  type ListResult,
-  type ListUploadsOptions,
-  type ListUploadsResult,
-  type ListVersionsOptions,
-  type ListVersionsResult,
   type ObjectVersion,
   type Part,
   type PartChoice,
@@ -130,7 +122,7 @@ function checkCondition(current: StoredVersion | undefined, condition: WriteCond
   return undefined;
 }
 
-export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord> implements Store<A, P, B> {
+export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord> extends IndexReads<A, P, B> implements Store<A, P, B> {
   private readonly writerContext: WriterContext;
   private readonly clock: SequenceClock;
   private readonly compactor: Compactor;
@@ -138,13 +130,10 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   private readonly log: RedoLog;
   private readonly applyContext: ApplyContext;
   private compactionTimer: NodeJS.Timeout | undefined;
-  private closed = false;
   private free: { bytes: number; at: number } | undefined;
-  private readonly readContext: ReadContext;
-  private readonly bucketCache = new Map<string, B>();
 
   constructor(
-    private readonly index: IndexDb,
+    index: IndexDb,
     private readonly files: SegmentFiles,
     private readonly allocator: SegmentAllocator,
     private readonly strict: boolean,
@@ -155,8 +144,9 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     private readonly freeBytes: () => number,
     private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number; syncWaiters?: number; syncSeconds?: number },
     readCache?: BlockCache,
+    bucketGeneration?: Int32Array,
   ) {
-    this.readContext = { files, crc32c, onCorrupt: () => this.counter.corruptBlocks++, cache: readCache };
+    super(index, { files, crc32c, onCorrupt: () => counter.corruptBlocks++, cache: readCache }, bucketGeneration);
     this.clock = new SequenceClock(Math.max(Number(index.meta.get('seq') ?? 0), Number(index.meta.get('applied') ?? 0)));
     this.log = new RedoLog(files, allocator, crc32c);
     this.applyContext = accountingContext(index);
@@ -212,20 +202,6 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
 
   // ── buckets ──────────────────────────────────────────────────────────────────────────────
 
-  /**
-   * The bucket's record, decoded once and kept until a write of that bucket commits (every change
-   * of a bucket goes through bucketWrite); frozen, as every caller shares it.
-   */
-  getBucket(name: string): B | undefined {
-    const cached = this.bucketCache.get(name);
-    if (cached) return cached;
-    const key = lookupBucketKey(name);
-    const record = key && (this.index.buckets.get(key) as B | undefined);
-    // only buckets that exist: names from requests must not grow the map
-    if (record) this.bucketCache.set(name, Object.freeze(record));
-    return record;
-  }
-
   async createBucket(record: B): Promise<'created' | 'exists'> {
     const key = bucketKey(record.name);
     return this.bucketWrite(record.name, () => {
@@ -275,24 +251,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     });
   }
 
-  listBuckets(owner?: string): B[] {
-    const out: B[] = [];
-    for (const { value } of this.index.buckets.getRange({})) if (owner === undefined || value.owner === owner) out.push(value as B);
-    return out;
-  }
-
   // ── objects ──────────────────────────────────────────────────────────────────────────────
-
-  getObject(bucket: string, key: string, versionId?: string): ObjectVersion<A> | undefined {
-    const objKey = lookupObjectKey(bucket, key);
-    if (!objKey) return undefined;
-    if (versionId === undefined) {
-      const latest = this.index.objects.get(objKey);
-      return latest && toVersion<A>(key, latest);
-    }
-    const found = findVersion(this.index, objKey, versionId);
-    return found && toVersion<A>(key, found.version);
-  }
 
   beginWrite(size: number): BodyWriter<A, P> {
     this.assertOpen();
@@ -367,26 +326,6 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     });
   }
 
-  list(bucket: string, options: ListOptions): ListResult<A> {
-    if (!lookupBucketKey(bucket)) return { items: [], isTruncated: false };
-    return listObjects<A>(this.index, bucket, options);
-  }
-
-  listVersions(bucket: string, options: ListVersionsOptions): ListVersionsResult<A> {
-    if (!lookupBucketKey(bucket)) return { items: [], isTruncated: false };
-    return listVersions<A>(this.index, bucket, options);
-  }
-
-  openRead(record: { size: number; extents: Extent[] }, start: number, end: number): BodyReader {
-    this.assertOpen();
-    return new SegmentBodyReader(
-      this.readContext,
-      record,
-      start,
-      end,
-    );
-  }
-
   // ── multipart uploads ───────────────────────────────────────────────────────────────────
 
   async createUpload(bucket: string, key: string, attrs: A, initiated = Date.now()): Promise<Upload<A>> {
@@ -397,27 +336,6 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       const uploadId = makeId(seq);
       return { op: { t: 'upload', seq, b: bucket, k: key, uploadId, initiated, attrs }, result: { bucket, key, uploadId, initiated, attrs } };
     });
-  }
-
-  getUpload(bucket: string, key: string, uploadId: string): Upload<A> | undefined {
-    const objKey = lookupObjectKey(bucket, key);
-    const stored = objKey && this.index.uploads.get(uploadKey(objKey, uploadId));
-    return stored ? { bucket, key, uploadId, initiated: stored.initiated, attrs: stored.attrs as A } : undefined;
-  }
-
-  listUploads(bucket: string, options: ListUploadsOptions): ListUploadsResult<A> {
-    if (!lookupBucketKey(bucket)) return { items: [], isTruncated: false };
-    return listUploads<A>(this.index, bucket, options);
-  }
-
-  listParts(uploadId: string, partNumberMarker: number, maxParts: number): ListPartsResult<P> {
-    const parts: Part<P>[] = [];
-    if (maxParts <= 0) return { parts, isTruncated: false };
-    for (const { partNumber, value } of partsOf(this.index, uploadId, partNumberMarker)) {
-      if (parts.length === maxParts) return { parts, isTruncated: true };
-      parts.push(toPart<P>(partNumber, value));
-    }
-    return { parts, isTruncated: false };
   }
 
   async completeUpload(
@@ -616,7 +534,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       return await this.write(body);
     } finally {
       // after the commit: a read in between decoded the old record, and the next one decodes the new
-      this.bucketCache.delete(bucket);
+      this.forgetBucket(bucket);
       release();
     }
   }
@@ -644,13 +562,6 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     this.free.bytes -= length;
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new Error('store is closed');
-  }
-}
-
-function toPart<P>(partNumber: number, stored: StoredPart): Part<P> {
-  return { partNumber, ...stored, attrs: stored.attrs as P };
 }
 
 function statfsFree(dir: string): () => number {
@@ -678,7 +589,7 @@ export async function openSegmentStore<A = unknown, P = unknown, B extends Bucke
   const { segments, report } = recoverSegments(segmentDir, stats, crc32c);
 
   const counter = { fdatasyncs: 0, indexFlushWaits: 0, corruptBlocks: 0, outOfSpace: 0 };
-  const files = new SegmentFiles(segmentDir, crc32c, strict, counter);
+  const files = new SegmentFiles(segmentDir, crc32c, strict, counter, options.onSegmentRemoved);
   for (const s of segments) files.adopt(s.segment, s.fd);
   const highest = Math.max(0, ...segments.map((s) => s.segment), ...stats.keys());
   const last = segments.at(-1);
@@ -704,5 +615,6 @@ export async function openSegmentStore<A = unknown, P = unknown, B extends Bucke
     internals.freeBytes ?? statfsFree(options.dataDir),
     counter,
     options.readCacheBytes ? new BlockCache(options.readCacheBytes, SYNC_READ_MAX) : undefined,
+    options.bucketGeneration,
   );
 }

@@ -282,4 +282,11 @@ export interface StoreOptions {
   diskReserve?: number;
   /** Bytes of small bodies (up to 64 KiB) kept in memory once read (block-cache.ts; default 0, off). */
   readCacheBytes?: number;
+  /**
+   * A counter in shared memory (SharedArrayBuffer) the store bumps after every committed bucket
+   * change, so that read replicas in other threads (read-replica.ts) drop the records they decoded.
+   */
+  bucketGeneration?: Int32Array;
+  /** Told after compaction deleted a segment file (read replicas close their fds of it). */
+  onSegmentRemoved?: (segment: number) => void;
 }

@@ -8,7 +8,7 @@ import type { AccessKey, Accounts } from '../../../../src/accounts.js';
 import { loadConfig } from '../../../../src/config.js';
 import { joinHeaders, type RequestHead } from '../../../../src/http/request-head.js';
 import { parseQuery } from '../../../../src/http/query.js';
-import { Exchange } from '../../../../src/http/uws.js';
+import { UwsExchange } from '../../../../src/http/uws.js';
 import type { Principal } from '../../../../src/s3/access.js';
 import type { S3Context } from '../../../../src/s3/context.js';
 import { dispatch } from '../../../../src/s3/dispatch.js';
@@ -94,7 +94,7 @@ export async function openHarness(): Promise<Harness> {
       const head: RequestHead = { method, rawPath, rawQuery, headerList: list, headers: joinHeaders(list) };
       const res = new FakeResponse();
       const finished = new Promise<void>((resolve) => (res.done = resolve));
-      const ex = new Exchange(res as never, head);
+      const ex = new UwsExchange(res as never, head);
       const ids = { requestId: `REQ${String(++n).padStart(13, '0')}`, hostId: 'HOSTID' };
       const principal: Principal = opts.anonymous ? { kind: 'anonymous' } : { kind: 'key', key };
       try {

@@ -1,0 +1,121 @@
+// The writer thread's side of the front-end threads (--threads N): starts N - 1 workers that each
+// listen on the S3 port beside the writer (SO_REUSEPORT) and serve reads themselves, answers the
+// requests they forward (writes, operator paths) with the writer's own handler, logs and counts
+// the requests they served, and tells them what they cannot see for themselves.
+
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import type { Exchange } from '../http/exchange.js';
+import { serveForwarded } from '../http/thread-bridge.js';
+import type { S3AccessRecord } from '../ops/access-log.js';
+import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
+
+export interface FrontThreads {
+  /** Stops every front end's listener, waits for its requests (at most `graceMs`), ends the threads. */
+  close(graceMs: number): Promise<void>;
+  /** compaction deleted a segment: the front ends close their fds of it */
+  segmentRemoved(segment: number): void;
+  /** loads the TLS files again in every front end; throws if one could not */
+  reloadTls(): Promise<void>;
+}
+
+export interface FrontThreadOptions {
+  count: number;
+  config: Config;
+  /** the port the writer's listener got (the front ends join it) */
+  port: number;
+  bucketGeneration: Int32Array;
+  accountsGeneration: Int32Array;
+  /** the writer's request handler, for what the front ends forward */
+  handler: (ex: Exchange) => Promise<void>;
+  record?: (r: S3AccessRecord, relayed: boolean) => void;
+  log: (line: string) => void;
+}
+
+interface Front {
+  worker: Worker;
+  exited: Promise<void>;
+  post(m: ToFront): void;
+}
+
+export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThreads> {
+  const fronts: Front[] = [];
+  const replies = new Map<number, (error?: string) => void>();
+  let nextCall = 1;
+  const started = Array.from({ length: o.count }, (_, i) => {
+    const channel = new MessageChannel();
+    serveForwarded(channel.port1, o.handler);
+    channel.port1.unref();
+    const workerData: FrontWorkerData = {
+      index: i + 1,
+      config: o.config,
+      port: o.port,
+      bucketGeneration: o.bucketGeneration,
+      accountsGeneration: o.accountsGeneration,
+      readCacheBytes: Math.floor(o.config.storage.readCache / (o.count + 1)),
+      bridge: channel.port2,
+    };
+    // the process's own flags, less those that describe how its entry was given (--input-type)
+    const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)\b|^-[ep]$/.test(a));
+    const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList: [channel.port2], execArgv });
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const front: Front = { worker, exited, post: (m) => worker.postMessage(m) };
+    fronts.push(front);
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: ToWriter) => {
+        switch (m.t) {
+          case 'ready':
+            resolve();
+            break;
+          case 'failed':
+            reject(new Error(`front-end thread ${i + 1}: ${m.message}`));
+            break;
+          case 'access':
+            if (o.record) for (const r of m.records) o.record(r, true);
+            break;
+          case 'log':
+            o.log(m.line);
+            break;
+          case 'reply':
+            replies.get(m.call)?.(m.error);
+            replies.delete(m.call);
+            break;
+        }
+      });
+      worker.on('error', (e) => {
+        o.log(`front-end thread ${i + 1} failed: ${e.stack ?? e}`);
+        reject(e);
+      });
+      void exited.then(() => reject(new Error(`front-end thread ${i + 1} ended during start-up`)));
+    });
+  });
+  const call = (front: Front, m: (id: number) => ToFront): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const id = nextCall++;
+      replies.set(id, resolve);
+      front.post(m(id));
+      void front.exited.then(() => resolve('the thread has ended'));
+    });
+  const threads: FrontThreads = {
+    async close(graceMs) {
+      await Promise.all(fronts.map(async (f) => {
+        await call(f, (id) => ({ t: 'close', call: id, graceMs }));
+        await f.worker.terminate();
+      }));
+    },
+    segmentRemoved(segment) {
+      for (const f of fronts) f.post({ t: 'segment-removed', segment });
+    },
+    async reloadTls() {
+      const errors = (await Promise.all(fronts.map((f) => call(f, (id) => ({ t: 'reload-tls', call: id }))))).filter(Boolean);
+      if (errors.length) throw new Error(errors[0]);
+    },
+  };
+  try {
+    await Promise.all(started);
+  } catch (e) {
+    await Promise.all(fronts.map((f) => f.worker.terminate()));
+    throw e;
+  }
+  return threads;
+}

@@ -1,0 +1,85 @@
+// A front-end thread (--threads N > 1): its own uWS listener on the shared S3 port, a read replica
+// of the store and its own view of the accounts; it serves reads (GET, HEAD, OPTIONS) itself and
+// forwards everything else to the writer thread, which alone changes the data directory.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadAccounts } from '../accounts.js';
+import type { Exchange } from '../http/exchange.js';
+import { forwardTo } from '../http/thread-bridge.js';
+import { listen, loadUws } from '../http/uws.js';
+import { s3AccessRecord, type S3AccessRecord } from '../ops/access-log.js';
+import { ADMIN_PREFIX } from '../ops/routes.js';
+import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
+import { s3RequestHandler, s3Services } from '../s3/service.js';
+import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
+import { ReadReplica } from '../store/read-replica.js';
+import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
+
+const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);
+const LOCAL_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** access records are sent in batches, at the end of a turn or at this many */
+const ACCESS_BATCH = 256;
+
+const data = workerData as FrontWorkerData;
+const port = parentPort!;
+const tell = (m: ToWriter): void => port.postMessage(m);
+
+async function start(): Promise<void> {
+  const { config } = data;
+  loadUws();
+  const store = await ReadReplica.open<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
+    dataDir: config.dataDir,
+    readCacheBytes: data.readCacheBytes,
+    bucketGeneration: data.bucketGeneration,
+  });
+  const { accounts } = loadAccounts(config.dataDir, { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey }, data.accountsGeneration);
+  const services = s3Services(store, accounts, config);
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
+  services.observer = relayedObserver();
+  const log = (line: string): void => tell({ t: 'log', line: `thread ${data.index}: ${line}` });
+  const s3 = s3RequestHandler(services, log);
+  const bridge = forwardTo(data.bridge);
+  const serve = (ex: Exchange): Promise<void> =>
+    LOCAL_METHODS.has(ex.head.method) && !ex.head.rawPath.startsWith(OPS_PREFIX) ? s3(ex) : bridge.forward(ex);
+  const server = await listen(config.listen.host, data.port, serve, config.tls, { sharedPort: true });
+  port.on('message', (m: ToFront) => {
+    switch (m.t) {
+      case 'segment-removed':
+        store.segmentRemoved(m.segment);
+        break;
+      case 'reload-tls':
+        server.reloadTls().then(
+          () => tell({ t: 'reply', call: m.call }),
+          (e: unknown) => tell({ t: 'reply', call: m.call, error: (e as Error).message }),
+        );
+        break;
+      case 'close':
+        void (async () => {
+          await server.close(m.graceMs);
+          await store.close();
+          tell({ t: 'reply', call: m.call });
+        })();
+        break;
+    }
+  });
+  tell({ t: 'ready' });
+}
+
+/** Hands the writer what its access log and metrics need of each request served here. */
+function relayedObserver(): NonNullable<ReturnType<typeof s3Services>['observer']> {
+  let batch: S3AccessRecord[] = [];
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    tell({ t: 'access', records: batch });
+    batch = [];
+  };
+  return {
+    started: () => undefined,
+    finished(ex, summary) {
+      if (batch.push(s3AccessRecord(ex, summary)) === 1) setImmediate(flush);
+      else if (batch.length >= ACCESS_BATCH) flush();
+    },
+  };
+}
+
+start().catch((e: unknown) => tell({ t: 'failed', message: (e as Error).stack ?? String(e) }));

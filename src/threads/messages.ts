@@ -1,0 +1,31 @@
+// What the writer thread and its front-end threads tell each other besides forwarded requests.
+
+import type { MessagePort } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import type { S3AccessRecord } from '../ops/access-log.js';
+
+export interface FrontWorkerData {
+  /** 1.. (the writer is 0) */
+  index: number;
+  config: Config;
+  port: number;
+  bucketGeneration: Int32Array;
+  accountsGeneration: Int32Array;
+  readCacheBytes: number;
+  /** the request bridge to the writer (thread-bridge.ts) */
+  bridge: MessagePort;
+}
+
+/** writer → front end */
+export type ToFront =
+  | { t: 'segment-removed'; segment: number }
+  | { t: 'reload-tls'; call: number }
+  | { t: 'close'; call: number; graceMs: number };
+
+/** front end → writer */
+export type ToWriter =
+  | { t: 'ready' }
+  | { t: 'failed'; message: string }
+  | { t: 'access'; records: S3AccessRecord[] }
+  | { t: 'log'; line: string }
+  | { t: 'reply'; call: number; error?: string };

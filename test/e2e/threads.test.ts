@@ -1,0 +1,99 @@
+// --threads: front-end threads share the S3 port with the writer thread and serve reads
+// themselves. Over many connections (the kernel spreads them over the threads' listeners), every
+// acknowledged write reads back identical at once, a policy change holds on every connection from
+// the next request, and the threads are really serving (one listening socket each, all busy).
+
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutBucketPolicyCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { s3Client, sdkError } from './helpers/clients.js';
+import { startTusk, type TuskServer } from './helpers/server.js';
+
+const THREADS = 3;
+let server: TuskServer;
+
+beforeAll(async () => {
+  server = await startTusk({ durability: 'relaxed', extraArgs: ['--threads', String(THREADS)] });
+});
+afterAll(async () => {
+  await server?.dispose();
+});
+
+/** One client per connection, so that requests land on every thread's listener. */
+function clients(n: number) {
+  return Array.from({ length: n }, () => s3Client(server, { requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: 1 }) } }));
+}
+
+/** CPU time (ticks) of each thread of the server process. */
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    out.set(tid, Number(fields[11]) + Number(fields[12]));
+  }
+  return out;
+}
+
+/** Listening TCP sockets of the process on its S3 port. */
+function listeningSockets(pid: number, port: number): number {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }) ?? '');
+    if (m) inodes.add(m[1]!);
+  }
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter((line) => {
+      const f = line.trim().split(/\s+/);
+      return f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A' && inodes.has(f[9]!);
+    }).length;
+}
+
+describe(`--threads ${THREADS}`, () => {
+  it('listens once per thread and says so', () => {
+    expect(listeningSockets(server.pid, server.port)).toBe(THREADS);
+    expect(server.output()).toContain(`with ${THREADS} threads`);
+  });
+
+  it('reads back every acknowledged write over many connections, at once and after a delete', async () => {
+    const conns = clients(12);
+    await conns[0]!.send(new CreateBucketCommand({ Bucket: 'spread' }));
+    const before = threadTicks(server.pid);
+    await Promise.all(
+      conns.map(async (c, i) => {
+        for (let n = 0; n < 25; n++) {
+          const key = `c${i}/o${n}`;
+          const body = Buffer.alloc(500 + ((i * 25 + n) % 7) * 3000, (i * 31 + n) % 251);
+          await c.send(new PutObjectCommand({ Bucket: 'spread', Key: key, Body: body }));
+          // read on another connection: possibly another thread, which must see the commit already
+          const other = conns[(i + n + 1) % conns.length]!;
+          const got = await other.send(new GetObjectCommand({ Bucket: 'spread', Key: key }));
+          expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body)).toBe(true);
+        }
+        await c.send(new DeleteObjectCommand({ Bucket: 'spread', Key: `c${i}/o0` }));
+        for (const other of conns) expect((await sdkError(other.send(new HeadObjectCommand({ Bucket: 'spread', Key: `c${i}/o0` })))).$metadata.httpStatusCode).toBe(404);
+      }),
+    );
+    // the work was spread: more than one thread of the process took a real share of CPU
+    const after = threadTicks(server.pid);
+    const busy = [...after].filter(([tid, t]) => t - (before.get(tid) ?? 0) >= 5);
+    expect(busy.length).toBeGreaterThan(1);
+  });
+
+  it('applies a bucket policy on every connection from the next request', async () => {
+    const conns = clients(9);
+    await conns[0]!.send(new CreateBucketCommand({ Bucket: 'guarded' }));
+    await conns[0]!.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'secret', Body: 'x' }));
+    // every connection reads it (and caches the bucket's record in its thread)
+    for (const c of conns) await c.send(new HeadObjectCommand({ Bucket: 'guarded', Key: 'secret' }));
+    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: 's3:GetObject', Resource: 'arn:aws:s3:::guarded/secret' }] };
+    await conns[0]!.send(new PutBucketPolicyCommand({ Bucket: 'guarded', Policy: JSON.stringify(policy) }));
+    for (const c of conns) {
+      const e = await sdkError(c.send(new GetObjectCommand({ Bucket: 'guarded', Key: 'secret' })));
+      expect(e.$metadata.httpStatusCode).toBe(403);
+    }
+  });
+});
