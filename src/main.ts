@@ -194,8 +194,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     async close(graceMs = 10_000) {
       health.draining = true;
       const publisherClosed = publisher?.close(graceMs);
-      // the front ends' requests may still be forwarded here: the writer's listener closes after them
-      await Promise.all([fronts?.close(graceMs), server.close(graceMs)]);
+      // the front ends' requests may still be forwarded here: the writer's connections (an idle
+      // health probe among them) close only once those are answered too
+      const frontsClosed = fronts?.close(graceMs);
+      await server.close(graceMs, frontsClosed);
+      await frontsClosed;
       await lifecycle.stop();
       await opened.close();
       await publisherClosed;

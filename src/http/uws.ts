@@ -383,10 +383,11 @@ export interface HttpServer {
   /** https listener */
   secure: boolean;
   /**
-   * Stops accepting connections, waits up to `graceMs` for the requests being answered, then
-   * closes every connection (idle keep-alive ones included). Idempotent.
+   * Stops accepting connections, waits up to `graceMs` for the requests being answered (and for
+   * `alsoAwait`: requests this thread answers for others), then closes every connection (idle
+   * keep-alive ones included). Idempotent.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number, alsoAwait?: Promise<unknown>): Promise<void>;
   /**
    * Loads the certificate and key files again for new TLS handshakes that name a server (SNI);
    * open connections keep theirs. Throws, changing nothing, when the files do not load.
@@ -465,14 +466,15 @@ export function listen(
       resolve({
         port: uws.us_socket_local_port(socket),
         secure,
-        close: (graceMs = 10_000) =>
+        close: (graceMs = 10_000, alsoAwait?: Promise<unknown>) =>
           (closing ??= (async () => {
             // closing a uWS listen socket twice crashes the process: once, here
             uws.us_listen_socket_close(socket);
-            if (inFlight > 0) {
+            const here = inFlight > 0 ? new Promise<void>((done) => (drained = done)) : undefined;
+            if (here || alsoAwait) {
               let timer: NodeJS.Timeout | undefined;
               await Promise.race([
-                new Promise<void>((done) => (drained = done)),
+                Promise.all([here, alsoAwait?.catch(() => undefined)]),
                 new Promise<void>((done) => (timer = setTimeout(done, graceMs))),
               ]);
               clearTimeout(timer);
