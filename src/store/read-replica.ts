@@ -102,6 +102,15 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
     return new ReadReplica<A, P, B>(index, segments, { files: segments, crc32c, onCorrupt: () => undefined, cache }, options.bucketGeneration);
   }
 
+  /**
+   * Reads from here on see every commit acknowledged before this call. Called as a request starts:
+   * lmdb-js otherwise keeps a read snapshot until a timer fires (1 ms or more), and a client that
+   * got a write's answer from the writer thread must find the write on its next request here.
+   */
+  refresh(): void {
+    this.index.env.resetReadTxn();
+  }
+
   /** The writer deleted `segment` (compaction): drop its fd once no read holds it. */
   segmentRemoved(segment: number): void {
     this.segments.removed(segment);

@@ -39,8 +39,11 @@ async function start(): Promise<void> {
   const log = (line: string): void => tell({ t: 'log', line: `thread ${data.index}: ${line}` });
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
-  const serve = (ex: Exchange): Promise<void> =>
-    LOCAL_METHODS.has(ex.head.method) && !ex.head.rawPath.startsWith(OPS_PREFIX) ? s3(ex) : bridge.forward(ex);
+  const serve = (ex: Exchange): Promise<void> => {
+    if (!LOCAL_METHODS.has(ex.head.method) || ex.head.rawPath.startsWith(OPS_PREFIX)) return bridge.forward(ex);
+    store.refresh();
+    return s3(ex);
+  };
   const server = await listen(config.listen.host, data.port, serve, config.tls, { sharedPort: true });
   port.on('message', (m: ToFront) => {
     switch (m.t) {

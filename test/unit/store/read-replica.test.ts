@@ -52,6 +52,7 @@ describe('read replica', () => {
     const body = Buffer.alloc(100_000, 7);
     await put(store, 'b', 'k', body);
     await store.createUpload('b', 'up', { a: 1 });
+    replica.refresh();
     const seen = replica.getObject('b', 'k')!;
     expect(seen.size).toBe(100_000);
     expect((await readWhole(replica, seen)).equals(body)).toBe(true);
@@ -68,8 +69,11 @@ describe('read replica', () => {
     const before = Atomics.load(bucketGeneration, 0);
     await store.updateBucket('b', (r: BucketRecord) => ({ ...r, versioning: 'Enabled' }));
     expect(Atomics.load(bucketGeneration, 0)).toBe(before + 1);
+    // a front end refreshes its snapshot as each request starts
+    replica.refresh();
     expect(replica.getBucket('b')?.versioning).toBe('Enabled');
     await store.deleteBucket('b');
+    replica.refresh();
     expect(replica.getBucket('b')).toBeUndefined();
   });
 
@@ -88,6 +92,7 @@ describe('read replica', () => {
     reader.close();
     expect(Buffer.concat(parts).equals(Buffer.alloc(40_000, 0))).toBe(true);
     // the index now names the new place, which reads back the same
+    replica.refresh();
     const moved = replica.getObject('b', 'k0')!;
     expect(moved.extents[0]!.segment).not.toBe(segment);
     expect((await readWhole(replica, moved)).equals(Buffer.alloc(40_000, 0))).toBe(true);
