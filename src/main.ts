@@ -50,6 +50,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // changes other threads must see before their next request (threads/front-threads.ts)
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
+  const inFlightTotal = new Int32Array(new SharedArrayBuffer(4));
   let fronts: FrontThreads | undefined;
   let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
   const metrics = config.ops.metrics
@@ -73,7 +74,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // with front-end threads the listener shares its port with them (SO_REUSEPORT), which would not
   // keep another process out: a port already bound by anyone refuses the start here
   const sharedPort = config.threads > 1;
-  const server = await listenS3(config, serve, sharedPort).catch((e: unknown) => {
+  const server = await listenS3(config, serve, sharedPort, inFlightTotal).catch((e: unknown) => {
     lock.release();
     throw e;
   });
@@ -131,6 +132,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         port: server.port,
         bucketGeneration,
         accountsGeneration,
+        inFlightTotal,
         handler: serve,
         record,
         log,
@@ -194,11 +196,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     async close(graceMs = 10_000) {
       health.draining = true;
       const publisherClosed = publisher?.close(graceMs);
-      // the front ends' requests may still be forwarded here: the writer's connections (an idle
-      // health probe among them) close only once those are answered too
-      const frontsClosed = fronts?.close(graceMs);
-      await server.close(graceMs, frontsClosed);
-      await frontsClosed;
+      // every thread keeps its connections until the requests of all of them are answered
+      await Promise.all([fronts?.close(graceMs), server.close(graceMs)]);
       await lifecycle.stop();
       await opened.close();
       await publisherClosed;
@@ -213,7 +212,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 }
 
 /** The S3 listener; shared with the front-end threads only on a port nobody else holds. */
-async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean) {
+async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightTotal: Int32Array) {
   const { host, port } = config.listen;
   if (!sharedPort) return listen(host, port, serve, config.tls);
   // a port the kernel picked for a 0 bind cannot be shared: pick one first (tried again if taken meanwhile)
@@ -223,7 +222,7 @@ async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, 
     if (taken && port === 0 && attempt < 5) continue;
     if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
     try {
-      return await listen(host, chosen, serve, config.tls, { sharedPort });
+      return await listen(host, chosen, serve, config.tls, { sharedPort, inFlightTotal });
     } catch (e) {
       if (port !== 0 || attempt >= 5) throw e;
     }

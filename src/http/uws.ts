@@ -3,6 +3,7 @@
 // with pause/resume, and writes responses corked, with tryEnd/onWritable back-pressure.
 
 import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
@@ -383,11 +384,11 @@ export interface HttpServer {
   /** https listener */
   secure: boolean;
   /**
-   * Stops accepting connections, waits up to `graceMs` for the requests being answered (and for
-   * `alsoAwait`: requests this thread answers for others), then closes every connection (idle
+   * Stops accepting connections, waits up to `graceMs` for the requests being answered (with
+   * `inFlightTotal`, those of every listener sharing it), then closes every connection (idle
    * keep-alive ones included). Idempotent.
    */
-  close(graceMs?: number, alsoAwait?: Promise<unknown>): Promise<void>;
+  close(graceMs?: number): Promise<void>;
   /**
    * Loads the certificate and key files again for new TLS handshakes that name a server (SNI);
    * open connections keep theirs. Throws, changing nothing, when the files do not load.
@@ -404,14 +405,15 @@ export interface TlsFiles {
  * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
  * request with its Exchange; the promise it returns settles when the request is done, so that
  * close() can wait for it. `sharedPort`: the listener joins the other threads of this process on
- * the port (SO_REUSEPORT; the kernel spreads connections among them) instead of binding it alone.
+ * the port (SO_REUSEPORT; the kernel spreads connections among them) instead of binding it alone;
+ * `inFlightTotal`, a counter in shared memory, then counts the requests of all of them.
  */
 export function listen(
   host: string,
   port: number,
   handler: (ex: Exchange) => Promise<void>,
   tls?: TlsFiles,
-  { sharedPort = false } = {},
+  { sharedPort = false, inFlightTotal }: { sharedPort?: boolean; inFlightTotal?: Int32Array } = {},
 ): Promise<HttpServer> {
   const uws = loadUws();
   const tlsOptions = tls && { cert_file_name: tls.certFile, key_file_name: tls.keyFile };
@@ -435,7 +437,9 @@ export function listen(
     };
     ex = new UwsExchange(res, head);
     inFlight++;
+    if (inFlightTotal) Atomics.add(inFlightTotal, 0, 1);
     void handler(ex).finally(() => {
+      if (inFlightTotal) Atomics.sub(inFlightTotal, 0, 1);
       if (--inFlight === 0) drained?.();
     });
   };
@@ -466,15 +470,19 @@ export function listen(
       resolve({
         port: uws.us_socket_local_port(socket),
         secure,
-        close: (graceMs = 10_000, alsoAwait?: Promise<unknown>) =>
+        close: (graceMs = 10_000) =>
           (closing ??= (async () => {
             // closing a uWS listen socket twice crashes the process: once, here
             uws.us_listen_socket_close(socket);
-            const here = inFlight > 0 ? new Promise<void>((done) => (drained = done)) : undefined;
-            if (here || alsoAwait) {
+            const deadline = Date.now() + graceMs;
+            if (inFlightTotal) {
+              // another thread's request may be one this thread answers, or come back here on an
+              // open connection (a health probe): every thread's connections stay until all are done
+              while (Atomics.load(inFlightTotal, 0) > 0 && Date.now() < deadline) await sleep(20);
+            } else if (inFlight > 0) {
               let timer: NodeJS.Timeout | undefined;
               await Promise.race([
-                Promise.all([here, alsoAwait?.catch(() => undefined)]),
+                new Promise<void>((done) => (drained = done)),
                 new Promise<void>((done) => (timer = setTimeout(done, graceMs))),
               ]);
               clearTimeout(timer);

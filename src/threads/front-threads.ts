@@ -26,6 +26,8 @@ export interface FrontThreadOptions {
   port: number;
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
+  /** requests in flight on every thread's listener */
+  inFlightTotal: Int32Array;
   /** the writer's request handler, for what the front ends forward */
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
@@ -52,6 +54,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       port: o.port,
       bucketGeneration: o.bucketGeneration,
       accountsGeneration: o.accountsGeneration,
+      inFlightTotal: o.inFlightTotal,
       readCacheBytes: Math.floor(o.config.storage.readCache / (o.count + 1)),
       bridge: channel.port2,
     };

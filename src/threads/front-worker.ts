@@ -44,7 +44,7 @@ async function start(): Promise<void> {
     store.refresh();
     return s3(ex);
   };
-  const server = await listen(config.listen.host, data.port, serve, config.tls, { sharedPort: true });
+  const server = await listen(config.listen.host, data.port, serve, config.tls, { sharedPort: true, inFlightTotal: data.inFlightTotal });
   port.on('message', (m: ToFront) => {
     switch (m.t) {
       case 'segment-removed':

@@ -11,6 +11,7 @@ export interface FrontWorkerData {
   port: number;
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
+  inFlightTotal: Int32Array;
   readCacheBytes: number;
   /** the request bridge to the writer (thread-bridge.ts) */
   bridge: MessagePort;
