@@ -74,6 +74,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // with front-end threads the listener shares its port with them (SO_REUSEPORT), which would not
   // keep another process out: a port already bound by anyone refuses the start here
   const sharedPort = config.threads > 1;
+  if (sharedPort && config.tls) {
+    lock.release();
+    // a TLS handshake on a front-end thread was dropped now and then in the tests (not reproduced by hand)
+    throw new Error('--threads above 1 does not serve TLS yet: use --threads 1 with --tls-cert/--tls-key');
+  }
   const server = await listenS3(config, serve, sharedPort, inFlightTotal).catch((e: unknown) => {
     lock.release();
     throw e;

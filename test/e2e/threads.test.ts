@@ -3,10 +3,11 @@
 // acknowledged write reads back identical at once, a policy change holds on every connection from
 // the next request, and the threads are really serving (one listening socket each, all busy).
 
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutBucketPolicyCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTuskToExit } from './helpers/child-process.js';
 import { s3Client, sdkError } from './helpers/clients.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
 
@@ -81,6 +82,14 @@ describe(`--threads ${THREADS}`, () => {
     const after = threadTicks(server.pid);
     const busy = [...after].filter(([tid, t]) => t - (before.get(tid) ?? 0) >= 5);
     expect(busy.length).toBeGreaterThan(1);
+  });
+
+  it('refuses TLS with more than one thread, clearly', () => {
+    const dataDir = `${server.dataDir}-tls`;
+    const result = runTuskToExit(['serve', '--listen', '127.0.0.1:0', '--threads', '2', '--publisher-listen', 'off', '--data-dir', dataDir, '--tls-cert', '/nonexistent.crt', '--tls-key', '/nonexistent.key']);
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(result.status, result.output).toBe(1);
+    expect(result.output).toContain('--threads above 1 does not serve TLS yet');
   });
 
   it('applies a bucket policy on every connection from the next request', async () => {
