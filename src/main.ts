@@ -51,6 +51,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const inFlightTotal = new Int32Array(new SharedArrayBuffer(4));
+  // one read cache per thread, within the configured total
+  const readCacheBytes = Math.floor(config.storage.readCache / config.threads);
   let fronts: FrontThreads | undefined;
   let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
   const metrics = config.ops.metrics
@@ -104,7 +106,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       durability: config.durability,
       diskReserve: config.storage.diskReserve,
       segmentSize: config.storage.segmentSize,
-      readCacheBytes: Math.floor(config.storage.readCache / config.threads),
+      readCacheBytes,
       bucketGeneration,
       onSegmentRemoved: (segment) => fronts?.segmentRemoved(segment),
     });
@@ -138,6 +140,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         bucketGeneration,
         accountsGeneration,
         inFlightTotal,
+        readCacheBytes,
         handler: serve,
         record,
         log,
@@ -210,7 +213,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     },
     async reloadTls() {
       await server.reloadTls();
-      await fronts?.reloadTls();
       await publisher?.reloadTls();
     },
   };

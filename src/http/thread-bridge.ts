@@ -316,7 +316,7 @@ class ForwardedExchange implements Exchange {
  * The writer's side: each request forwarded on `port` becomes an Exchange given to `handler`. The
  * front end is told when the handler is done, so that it never holds a request nobody answers.
  */
-export function serveForwarded(port: MessagePort, handler: (ex: Exchange) => Promise<void>): { inFlight: () => number } {
+export function serveForwarded(port: MessagePort, handler: (ex: Exchange) => Promise<void>): void {
   const live = new Map<number, ForwardedExchange>();
   const post = (m: Downstream): void => port.postMessage(m);
   port.on('message', (m: Upstream) => {
@@ -350,5 +350,4 @@ export function serveForwarded(port: MessagePort, handler: (ex: Exchange) => Pro
         break;
     }
   });
-  return { inFlight: () => live.size };
 }

@@ -346,12 +346,15 @@ export class UwsExchange implements Exchange {
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 /** Why `host:port` cannot be bound alone right now, or undefined when it can (a throwaway bind). */
-export async function portTaken(host: string, port: number): Promise<string | undefined> {
-  const reason = await listenFailureReason(host, port);
-  return reason === PORT_FREE ? undefined : reason;
+export function portTaken(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      resolve(e.code === 'EADDRINUSE' ? 'address already in use (is another server running?)' : `${e.code ?? ''} ${e.message}`.trim()),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+  });
 }
-
-const PORT_FREE = 'the port was busy when tried';
 
 /**
  * A port the kernel offers on `host` now. A listener that shares its port (SO_REUSEPORT) asks for
@@ -369,14 +372,8 @@ export function freePort(host: string): Promise<number> {
 }
 
 /** uWS reports a failed listen without a reason: ask the kernel for it with a throwaway bind. */
-function listenFailureReason(host: string, port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', (e: NodeJS.ErrnoException) =>
-      resolve(e.code === 'EADDRINUSE' ? 'address already in use (is another server running?)' : `${e.code ?? ''} ${e.message}`.trim()),
-    );
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(PORT_FREE)));
-  });
+async function listenFailureReason(host: string, port: number): Promise<string> {
+  return (await portTaken(host, port)) ?? 'the port was busy when tried';
 }
 
 export interface HttpServer {

@@ -15,8 +15,6 @@ export interface FrontThreads {
   close(graceMs: number): Promise<void>;
   /** compaction deleted a segment: the front ends close their fds of it */
   segmentRemoved(segment: number): void;
-  /** loads the TLS files again in every front end; throws if one could not */
-  reloadTls(): Promise<void>;
 }
 
 export interface FrontThreadOptions {
@@ -28,6 +26,8 @@ export interface FrontThreadOptions {
   accountsGeneration: Int32Array;
   /** requests in flight on every thread's listener */
   inFlightTotal: Int32Array;
+  /** each front end's read cache */
+  readCacheBytes: number;
   /** the writer's request handler, for what the front ends forward */
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
@@ -36,14 +36,14 @@ export interface FrontThreadOptions {
 
 interface Front {
   worker: Worker;
-  exited: Promise<void>;
+  closed: Promise<void>;
   post(m: ToFront): void;
 }
 
 export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThreads> {
   const fronts: Front[] = [];
-  const replies = new Map<number, (error?: string) => void>();
-  let nextCall = 1;
+  // the process's own flags, less those that describe how its entry was given (--input-type)
+  const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)\b|^-[ep]$/.test(a));
   const started = Array.from({ length: o.count }, (_, i) => {
     const channel = new MessageChannel();
     serveForwarded(channel.port1, o.handler);
@@ -55,14 +55,19 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       bucketGeneration: o.bucketGeneration,
       accountsGeneration: o.accountsGeneration,
       inFlightTotal: o.inFlightTotal,
-      readCacheBytes: Math.floor(o.config.storage.readCache / (o.count + 1)),
+      readCacheBytes: o.readCacheBytes,
+      observe: o.record !== undefined,
       bridge: channel.port2,
     };
-    // the process's own flags, less those that describe how its entry was given (--input-type)
-    const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)\b|^-[ep]$/.test(a));
     const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList: [channel.port2], execArgv });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const front: Front = { worker, exited, post: (m) => worker.postMessage(m) };
+    let closed: () => void = () => undefined;
+    const front: Front = {
+      worker,
+      // after 'closed' (its listener drained, its replica closed), or once it ended anyway
+      closed: Promise.race([new Promise<void>((resolve) => (closed = resolve)), exited]),
+      post: (m) => worker.postMessage(m),
+    };
     fronts.push(front);
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (m: ToWriter) => {
@@ -79,9 +84,8 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
           case 'log':
             o.log(m.line);
             break;
-          case 'reply':
-            replies.get(m.call)?.(m.error);
-            replies.delete(m.call);
+          case 'closed':
+            closed();
             break;
         }
       });
@@ -92,26 +96,16 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       void exited.then(() => reject(new Error(`front-end thread ${i + 1} ended during start-up`)));
     });
   });
-  const call = (front: Front, m: (id: number) => ToFront): Promise<string | undefined> =>
-    new Promise((resolve) => {
-      const id = nextCall++;
-      replies.set(id, resolve);
-      front.post(m(id));
-      void front.exited.then(() => resolve('the thread has ended'));
-    });
   const threads: FrontThreads = {
     async close(graceMs) {
       await Promise.all(fronts.map(async (f) => {
-        await call(f, (id) => ({ t: 'close', call: id, graceMs }));
+        f.post({ t: 'close', graceMs });
+        await f.closed;
         await f.worker.terminate();
       }));
     },
     segmentRemoved(segment) {
       for (const f of fronts) f.post({ t: 'segment-removed', segment });
-    },
-    async reloadTls() {
-      const errors = (await Promise.all(fronts.map((f) => call(f, (id) => ({ t: 'reload-tls', call: id }))))).filter(Boolean);
-      if (errors.length) throw new Error(errors[0]);
     },
   };
   try {

@@ -35,7 +35,7 @@ async function start(): Promise<void> {
   const { accounts } = loadAccounts(config.dataDir, { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey }, data.accountsGeneration);
   const services = s3Services(store, accounts, config);
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
-  services.observer = relayedObserver();
+  if (data.observe) services.observer = relayedObserver();
   const log = (line: string): void => tell({ t: 'log', line: `thread ${data.index}: ${line}` });
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
@@ -44,23 +44,18 @@ async function start(): Promise<void> {
     store.refresh();
     return s3(ex);
   };
-  const server = await listen(config.listen.host, data.port, serve, config.tls, { sharedPort: true, inFlightTotal: data.inFlightTotal });
+  // no TLS: the writer refuses it with front-end threads (main.ts)
+  const server = await listen(config.listen.host, data.port, serve, undefined, { sharedPort: true, inFlightTotal: data.inFlightTotal });
   port.on('message', (m: ToFront) => {
     switch (m.t) {
       case 'segment-removed':
         store.segmentRemoved(m.segment);
         break;
-      case 'reload-tls':
-        server.reloadTls().then(
-          () => tell({ t: 'reply', call: m.call }),
-          (e: unknown) => tell({ t: 'reply', call: m.call, error: (e as Error).message }),
-        );
-        break;
       case 'close':
         void (async () => {
           await server.close(m.graceMs);
           await store.close();
-          tell({ t: 'reply', call: m.call });
+          tell({ t: 'closed' });
         })();
         break;
     }

@@ -13,6 +13,8 @@ export interface FrontWorkerData {
   accountsGeneration: Int32Array;
   inFlightTotal: Int32Array;
   readCacheBytes: number;
+  /** the writer logs or counts requests: send their access records */
+  observe: boolean;
   /** the request bridge to the writer (thread-bridge.ts) */
   bridge: MessagePort;
 }
@@ -20,8 +22,7 @@ export interface FrontWorkerData {
 /** writer → front end */
 export type ToFront =
   | { t: 'segment-removed'; segment: number }
-  | { t: 'reload-tls'; call: number }
-  | { t: 'close'; call: number; graceMs: number };
+  | { t: 'close'; graceMs: number };
 
 /** front end → writer */
 export type ToWriter =
@@ -29,4 +30,4 @@ export type ToWriter =
   | { t: 'failed'; message: string }
   | { t: 'access'; records: S3AccessRecord[] }
   | { t: 'log'; line: string }
-  | { t: 'reply'; call: number; error?: string };
+  | { t: 'closed' };

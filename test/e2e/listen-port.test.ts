@@ -2,7 +2,7 @@
 // otherwise, and a second server on a port in use used to say "listening" and take part of the
 // first one's traffic. Every listener (S3, publisher, storage node) must refuse and exit non-zero.
 
-import { createServer } from 'node:net';
+import { freePort } from '../../src/http/uws.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTuskToExit } from './helpers/child-process.js';
 import { makeTempDirFixture } from './helpers/fixtures.js';
@@ -11,18 +11,10 @@ import { startTusk, type TuskServer } from './helpers/server.js';
 const dirs = makeTempDirFixture();
 let first: TuskServer;
 
-/** A port the kernel just handed out. The first server must listen on a fixed port: an ephemeral
- * port from `:0` is never shared by SO_REUSEPORT, a chosen one is (the case of two `npm start`s). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as { port: number };
-  await new Promise((r) => probe.close(r));
-  return port;
-}
-
+// The first server must listen on a fixed port: an ephemeral port from `:0` is never shared by
+// SO_REUSEPORT, a chosen one is (the case of two `npm start`s).
 beforeAll(async () => {
-  first = await startTusk({ extraArgs: ['--listen', `127.0.0.1:${await freePort()}`] });
+  first = await startTusk({ extraArgs: ['--listen', `127.0.0.1:${await freePort('127.0.0.1')}`] });
 });
 afterAll(async () => {
   await first.dispose();
