@@ -50,6 +50,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // changes other threads must see before their next request (threads/front-threads.ts)
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
+  const quotaGeneration = new Int32Array(new SharedArrayBuffer(4));
   const inFlightTotal = new Int32Array(new SharedArrayBuffer(4));
   // one read cache per thread, within the configured total
   const readCacheBytes = Math.floor(config.storage.readCache / config.threads);
@@ -126,7 +127,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.observer = s3AccessObserver(logger, metrics);
   const record = s3AccessRecorder(logger, metrics);
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
-  const quotas = new BucketQuotas(config.dataDir, opened);
+  const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
   s3 = s3RequestHandler(services, log);
@@ -139,6 +140,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         port: server.port,
         bucketGeneration,
         accountsGeneration,
+        quotaGeneration,
+        store: opened,
         inFlightTotal,
         readCacheBytes,
         handler: serve,
@@ -168,7 +171,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
-  logger.info(`s3 listening on ${url}${sharedPort ? ` with ${config.threads} threads (reads on each, writes on the first)` : ''}`);
+  logger.info(`s3 listening on ${url}${sharedPort ? ` with ${config.threads} threads (reads and uploads on each, commits on the first)` : ''}`);
   const p = config.publisher;
   const publisher = p.listen
     ? await startPublisherFace({

@@ -77,6 +77,33 @@ export async function incompleteUploadCount(store: S3Store, bucket: string): Pro
   return n;
 }
 
+function readQuotas(path: string): Record<string, BucketQuota> {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, BucketQuota>) : {};
+}
+
+/**
+ * Which buckets have a quota, for a front-end thread (--threads N) that sends writes to those
+ * buckets to the writer thread, where they are counted: re-read when the shared generation moves.
+ */
+export class QuotaView {
+  private seen = -1;
+  private buckets = new Set<string>();
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly generation: Int32Array,
+  ) {}
+
+  has(bucket: string): boolean {
+    const now = Atomics.load(this.generation, 0);
+    if (now !== this.seen) {
+      this.buckets = new Set(Object.keys(readQuotas(join(this.dataDir, QUOTAS_FILE))));
+      this.seen = now;
+    }
+    return this.buckets.has(bucket);
+  }
+}
+
 export class BucketQuotas implements WriteQuota {
   private quotas: Record<string, BucketQuota>;
   private readonly usage = new Map<string, BucketUsage & { at: number }>();
@@ -86,9 +113,11 @@ export class BucketQuotas implements WriteQuota {
   constructor(
     dataDir: string,
     private readonly store: S3Store,
+    /** bumped after every change, for the front-end threads' QuotaView */
+    private readonly generation?: Int32Array,
   ) {
     this.path = join(dataDir, QUOTAS_FILE);
-    this.quotas = existsSync(this.path) ? (JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, BucketQuota>) : {};
+    this.quotas = readQuotas(this.path);
   }
 
   get(bucket: string): BucketQuota | undefined {
@@ -149,5 +178,6 @@ export class BucketQuotas implements WriteQuota {
     writeFileDurably(this.path, JSON.stringify(next, null, 2) + '\n');
     this.quotas = next;
     this.usage.clear();
+    if (this.generation) Atomics.add(this.generation, 0, 1);
   }
 }

@@ -49,13 +49,27 @@ export interface WriterContext {
   ): Promise<Part>;
 }
 
-type Target =
+/** What a body is committed as: a new version of a key, or a part of an upload. */
+export type CommitTarget =
   | { kind: 'version'; bucket: string; key: string; input: VersionInput; condition: WriteCondition | undefined }
   | { kind: 'part'; bucket: string; key: string; uploadId: string; partNumber: number; input: VersionInput };
 
+/** BodyWriter's two commits as one `finish(target)`. */
+export abstract class CommitsByTarget {
+  commit(bucket: string, key: string, input: VersionInput, condition?: WriteCondition): Promise<ObjectVersion> {
+    return this.finish({ kind: 'version', bucket, key, input, condition }) as Promise<ObjectVersion>;
+  }
+
+  commitPart(bucket: string, key: string, uploadId: string, partNumber: number, input: VersionInput): Promise<Part> {
+    return this.finish({ kind: 'part', bucket, key, uploadId, partNumber, input }) as Promise<Part>;
+  }
+
+  protected abstract finish(target: CommitTarget): Promise<ObjectVersion | Part>;
+}
+
 type State = 'open' | 'committing' | 'committed' | 'aborted';
 
-export class SegmentBodyWriter implements BodyWriter {
+export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
   written = 0;
   private state: State = 'open';
   private readonly blocks: BlockCrcs;
@@ -74,6 +88,7 @@ export class SegmentBodyWriter implements BodyWriter {
     readonly size: number,
     private readonly ctx: WriterContext,
   ) {
+    super();
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`invalid body size ${size}`);
     this.blocks = new BlockCrcs(size, ctx.crc32c);
     ctx.checkSpace(reservedRecordLength(size));
@@ -119,15 +134,7 @@ export class SegmentBodyWriter implements BodyWriter {
     this.held = undefined;
   }
 
-  commit(bucket: string, key: string, input: VersionInput, condition?: WriteCondition): Promise<ObjectVersion> {
-    return this.finish({ kind: 'version', bucket, key, input, condition }) as Promise<ObjectVersion>;
-  }
-
-  commitPart(bucket: string, key: string, uploadId: string, partNumber: number, input: VersionInput): Promise<Part> {
-    return this.finish({ kind: 'part', bucket, key, uploadId, partNumber, input }) as Promise<Part>;
-  }
-
-  private async finish(target: Target): Promise<ObjectVersion | Part> {
+  protected async finish(target: CommitTarget): Promise<ObjectVersion | Part> {
     if (this.state !== 'open') throw new Error(`commit after ${this.state}`);
     this.state = 'committing';
     try {

@@ -1,8 +1,9 @@
 // A read-only view of a data directory for a thread other than the writer's: the same LMDB
 // environment (lmdb-js shares it between the threads of a process) and read-only fds of the
-// segment files, opened on first use. It never writes; the writing store (segment-store.ts) tells
-// it, through its owner, when compaction deleted a segment, and bumps the shared bucket generation
-// after every bucket change.
+// segment files, opened on first use. It changes nothing itself: a body it is given to write goes
+// to the writer thread (remote-writes.ts), and every other change is the writer's alone. The
+// writing store (segment-store.ts) tells it, through its owner, when compaction deleted a segment,
+// and bumps the shared bucket generation after every bucket change.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { fastestCrc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
 import { openIndex } from './index-db.js';
 import { IndexReads } from './index-reads.js';
+import type { RemoteWrites } from './remote-writes.js';
 import { segmentFileName, type ReadableSegment, type SegmentReadTable } from './segment-files.js';
 import type { BodyWriter, BucketRecord, DeleteBucketResult, DeleteOutcome, ObjectVersion, Store, Upload } from './types.js';
 
@@ -20,6 +22,8 @@ export interface ReplicaOptions {
   readCacheBytes?: number;
   /** the writing store's StoreOptions.bucketGeneration */
   bucketGeneration?: Int32Array;
+  /** where beginWrite sends bodies (the writer thread); without it the replica refuses writes */
+  writes?: RemoteWrites;
 }
 
 interface ReplicaSegment extends ReadableSegment {
@@ -89,6 +93,7 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
     private readonly segments: ReplicaSegments,
     readContext: ConstructorParameters<typeof IndexReads>[1],
     bucketGeneration: Int32Array | undefined,
+    private readonly writes: RemoteWrites | undefined,
   ) {
     super(index, readContext, bucketGeneration);
   }
@@ -99,7 +104,7 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
     const segments = new ReplicaSegments(path.join(options.dataDir, 'segments'));
     const cache = options.readCacheBytes ? new BlockCache(options.readCacheBytes, SYNC_READ_MAX) : undefined;
     // a failed check surfaces as the read's error; the writer counts corrupt blocks it finds itself
-    return new ReadReplica<A, P, B>(index, segments, { files: segments, crc32c, onCorrupt: () => undefined, cache }, options.bucketGeneration);
+    return new ReadReplica<A, P, B>(index, segments, { files: segments, crc32c, onCorrupt: () => undefined, cache }, options.bucketGeneration, options.writes);
   }
 
   /**
@@ -128,8 +133,8 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
   deleteBucket(): Promise<DeleteBucketResult> {
     return readOnly();
   }
-  beginWrite(): BodyWriter<A, P> {
-    return readOnly();
+  beginWrite(size: number): BodyWriter<A, P> {
+    return this.writes ? this.writes.beginWrite<A, P>(size) : readOnly();
   }
   deleteObject(): Promise<DeleteOutcome<A>> {
     return readOnly();

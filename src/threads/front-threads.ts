@@ -1,13 +1,16 @@
 // The writer thread's side of the front-end threads (--threads N): starts N - 1 workers that each
-// listen on the S3 port beside the writer (SO_REUSEPORT) and serve reads themselves, answers the
-// requests they forward (writes, operator paths) with the writer's own handler, logs and counts
-// the requests they served, and tells them what they cannot see for themselves.
+// listen on the S3 port beside the writer (SO_REUSEPORT) and serve reads and object uploads
+// themselves, commits the bodies they upload through the writer's store, answers the requests they
+// forward (other writes, operator paths) with the writer's own handler, logs and counts the
+// requests they served, and tells them what they cannot see for themselves.
 
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { Exchange } from '../http/exchange.js';
 import { serveForwarded } from '../http/thread-bridge.js';
 import type { S3AccessRecord } from '../ops/access-log.js';
+import { serveRemoteWrites } from '../store/remote-writes.js';
+import type { Store } from '../store/types.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
 
 export interface FrontThreads {
@@ -24,6 +27,9 @@ export interface FrontThreadOptions {
   port: number;
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
+  quotaGeneration: Int32Array;
+  /** the writer's store: commits what the front ends upload */
+  store: Pick<Store, 'beginWrite'>;
   /** requests in flight on every thread's listener */
   inFlightTotal: Int32Array;
   /** each front end's read cache */
@@ -48,18 +54,23 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     const channel = new MessageChannel();
     serveForwarded(channel.port1, o.handler);
     channel.port1.unref();
+    const writes = new MessageChannel();
+    serveRemoteWrites(writes.port1, o.store);
+    writes.port1.unref();
     const workerData: FrontWorkerData = {
       index: i + 1,
       config: o.config,
       port: o.port,
       bucketGeneration: o.bucketGeneration,
       accountsGeneration: o.accountsGeneration,
+      quotaGeneration: o.quotaGeneration,
       inFlightTotal: o.inFlightTotal,
       readCacheBytes: o.readCacheBytes,
       observe: o.record !== undefined,
       bridge: channel.port2,
+      writes: writes.port2,
     };
-    const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList: [channel.port2], execArgv });
+    const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList: [channel.port2, writes.port2], execArgv });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     let closed: () => void = () => undefined;
     const front: Front = {

@@ -1,22 +1,30 @@
 // A front-end thread (--threads N > 1): its own uWS listener on the shared S3 port, a read replica
-// of the store and its own view of the accounts; it serves reads (GET, HEAD, OPTIONS) itself and
-// forwards everything else to the writer thread, which alone changes the data directory.
+// of the store and its own view of the accounts. It serves reads (GET, HEAD, OPTIONS) and object
+// uploads (PutObject, UploadPart) itself, up to the commit, which the writer thread makes with the
+// body it is sent (store/remote-writes.ts); it forwards every other request to the writer thread.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAccounts } from '../accounts.js';
+import { QuotaView } from '../admin/quotas.js';
+import { parseQuery } from '../http/query.js';
+import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/exchange.js';
 import { forwardTo } from '../http/thread-bridge.js';
 import { listen, loadUws } from '../http/uws.js';
 import { s3AccessRecord, type S3AccessRecord } from '../ops/access-log.js';
 import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
+import { classify, resolveResource } from '../s3/router.js';
 import { s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
+import { RemoteWrites } from '../store/remote-writes.js';
 import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
 
 const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);
 const LOCAL_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** uploads served here; the writer only commits their bodies */
+const LOCAL_UPLOADS = new Set(['PutObject', 'UploadPart']);
 /** access records are sent in batches, at the end of a turn or at this many */
 const ACCESS_BATCH = 256;
 
@@ -31,6 +39,7 @@ async function start(): Promise<void> {
     dataDir: config.dataDir,
     readCacheBytes: data.readCacheBytes,
     bucketGeneration: data.bucketGeneration,
+    writes: new RemoteWrites(data.writes),
   });
   const { accounts } = loadAccounts(config.dataDir, { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey }, data.accountsGeneration);
   const services = s3Services(store, accounts, config);
@@ -39,8 +48,22 @@ async function start(): Promise<void> {
   const log = (line: string): void => tell({ t: 'log', line: `thread ${data.index}: ${line}` });
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
+  const quotas = new QuotaView(config.dataDir, data.quotaGeneration);
+  /** An upload to a bucket with a quota goes to the writer, which counts the bucket's usage. */
+  const isLocalUpload = (head: RequestHead): boolean => {
+    if (head.method !== 'PUT') return false;
+    try {
+      const resource = resolveResource(head, services.domains);
+      const { op } = classify(head.method, resource, parseQuery(head.rawQuery), head.headers);
+      return LOCAL_UPLOADS.has(op) && !quotas.has(resource.bucket!);
+    } catch {
+      return false; // the writer answers with the error
+    }
+  };
   const serve = (ex: Exchange): Promise<void> => {
-    if (!LOCAL_METHODS.has(ex.head.method) || ex.head.rawPath.startsWith(OPS_PREFIX)) return bridge.forward(ex);
+    const head = ex.head;
+    const local = !head.rawPath.startsWith(OPS_PREFIX) && (LOCAL_METHODS.has(head.method) || isLocalUpload(head));
+    if (!local) return bridge.forward(ex);
     store.refresh();
     return s3(ex);
   };

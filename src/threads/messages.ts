@@ -15,8 +15,12 @@ export interface FrontWorkerData {
   readCacheBytes: number;
   /** the writer logs or counts requests: send their access records */
   observe: boolean;
+  /** bumped by the writer after a bucket quota changed (admin/quotas.ts) */
+  quotaGeneration: Int32Array;
   /** the request bridge to the writer (thread-bridge.ts) */
   bridge: MessagePort;
+  /** bodies of the writes served here, to the writer's store (store/remote-writes.ts) */
+  writes: MessagePort;
 }
 
 /** writer → front end */

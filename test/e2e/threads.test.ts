@@ -1,11 +1,17 @@
-// --threads: front-end threads share the S3 port with the writer thread and serve reads
-// themselves. Over many connections (the kernel spreads them over the threads' listeners), every
-// acknowledged write reads back identical at once, a policy change holds on every connection from
-// the next request, and the threads are really serving (one listening socket each, all busy).
+// --threads: front-end threads share the S3 port with the writer thread and serve reads and
+// uploads themselves (the writer commits the bodies they send). Over many connections (the kernel
+// spreads them over the threads' listeners), every acknowledged write reads back identical at once,
+// a conditional create succeeds once, multipart parts uploaded on every thread make one object, a
+// policy change holds on every connection from the next request, and the threads are really
+// serving (one listening socket each, all busy).
 
 import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutBucketPolicyCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
+  HeadObjectCommand, PutBucketPolicyCommand, PutObjectCommand, UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTuskToExit } from './helpers/child-process.js';
 import { s3Client, sdkError } from './helpers/clients.js';
@@ -84,6 +90,46 @@ describe(`--threads ${THREADS}`, () => {
     expect(busy.length).toBeGreaterThan(1);
   });
 
+  it('lets one of many simultaneous If-None-Match creates of a key succeed, on every thread', async () => {
+    const conns = clients(12);
+    await conns[0]!.send(new CreateBucketCommand({ Bucket: 'once' }));
+    for (const size of [100, 300_000]) {
+      const key = `k-${size}`;
+      const bodies = conns.map(() => randomBytes(size));
+      const outcomes = await Promise.all(conns.map((c, i) =>
+        c.send(new PutObjectCommand({ Bucket: 'once', Key: key, Body: bodies[i], IfNoneMatch: '*' })).then(
+          () => i,
+          (e: { $metadata?: { httpStatusCode?: number } }) => {
+            // 412: the key exists; 409: another create of it was in flight (both are S3's answers)
+            expect([409, 412]).toContain(e.$metadata?.httpStatusCode);
+            return -1;
+          },
+        ),
+      ));
+      const winners = outcomes.filter((i) => i >= 0);
+      expect(winners).toHaveLength(1);
+      const got = await conns[5]!.send(new GetObjectCommand({ Bucket: 'once', Key: key }));
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bodies[winners[0]!]!)).toBe(true);
+    }
+  });
+
+  it('completes a multipart upload whose parts went up on every connection', async () => {
+    const conns = clients(8);
+    await conns[0]!.send(new CreateBucketCommand({ Bucket: 'parts' }));
+    const { UploadId } = await conns[0]!.send(new CreateMultipartUploadCommand({ Bucket: 'parts', Key: 'big' }));
+    const parts = conns.map((_, i) => randomBytes(i === conns.length - 1 ? 777_777 : 5 * 1024 * 1024));
+    const etags = await Promise.all(conns.map(async (c, i) =>
+      (await c.send(new UploadPartCommand({ Bucket: 'parts', Key: 'big', UploadId, PartNumber: i + 1, Body: parts[i] }))).ETag!,
+    ));
+    await conns[3]!.send(new CompleteMultipartUploadCommand({
+      Bucket: 'parts', Key: 'big', UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+    }));
+    const got = Buffer.from(await (await conns[6]!.send(new GetObjectCommand({ Bucket: 'parts', Key: 'big' }))).Body!.transformToByteArray());
+    const whole = Buffer.concat(parts);
+    expect(got.length).toBe(whole.length);
+    expect(createHash('sha256').update(got).digest('hex')).toBe(createHash('sha256').update(whole).digest('hex'));
+  });
+
   it('refuses TLS with more than one thread, clearly', () => {
     const dataDir = `${server.dataDir}-tls`;
     const result = runTuskToExit(['serve', '--listen', '127.0.0.1:0', '--threads', '2', '--publisher-listen', 'off', '--data-dir', dataDir, '--tls-cert', '/nonexistent.crt', '--tls-key', '/nonexistent.key']);
@@ -98,11 +144,13 @@ describe(`--threads ${THREADS}`, () => {
     await conns[0]!.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'secret', Body: 'x' }));
     // every connection reads it (and caches the bucket's record in its thread)
     for (const c of conns) await c.send(new HeadObjectCommand({ Bucket: 'guarded', Key: 'secret' }));
-    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: 's3:GetObject', Resource: 'arn:aws:s3:::guarded/secret' }] };
+    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: ['s3:GetObject', 's3:PutObject'], Resource: 'arn:aws:s3:::guarded/secret' }] };
     await conns[0]!.send(new PutBucketPolicyCommand({ Bucket: 'guarded', Policy: JSON.stringify(policy) }));
     for (const c of conns) {
       const e = await sdkError(c.send(new GetObjectCommand({ Bucket: 'guarded', Key: 'secret' })));
       expect(e.$metadata.httpStatusCode).toBe(403);
+      const put = await sdkError(c.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'secret', Body: 'overwrite' })));
+      expect(put.$metadata.httpStatusCode).toBe(403);
     }
   });
 });

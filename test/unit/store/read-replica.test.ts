@@ -61,7 +61,7 @@ describe('read replica', () => {
     expect(replica.listBuckets().map((b) => b.name)).toEqual(['b']);
     const asStore: Store = replica;
     await expect(async () => asStore.createBucket(bucket('c'))).rejects.toThrow(/does not write/);
-    expect(() => replica.beginWrite()).toThrow(/does not write/);
+    expect(() => replica.beginWrite(10)).toThrow(/does not write/);
   });
 
   it('sees a bucket change the writer committed at its next read', async () => {
