@@ -38,6 +38,7 @@ function start(dataDir) {
     const child = spawn(process.execPath, [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
       'bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', '127.0.0.1:0',
       '--n-shards', args['n-shards'], '--durability', args.durability, '--max-blob-size', `${Math.max(...sizes) + MiB}`,
+      '--threads', process.env.TUSK_BENCH_THREADS ?? '1',
     ], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`tusk did not start:\n${out}`)), 60_000);

@@ -91,7 +91,7 @@ async function startTarget(name, dataDir) {
     const durability = name === 'tusk' ? 'strict' : 'relaxed';
     const started = await startChild(name, process.execPath,
       ['bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', durability,
-        '--publisher-listen', 'off'],
+        '--publisher-listen', 'off', '--threads', process.env.TUSK_BENCH_THREADS ?? '1'],
       { TUSK_ACCESS_KEY_ID: creds.accessKeyId, TUSK_SECRET_ACCESS_KEY: creds.secretAccessKey },
       /s3 listening on (http:\/\/[^\s"]+)/);
     return { ...started, ...creds };

@@ -28,8 +28,13 @@ export function roundOrder(targets, round) {
   return [...order.slice(first), ...order.slice(0, first)];
 }
 
-/** Starts `tusk serve` with `args` added; resolves once it listens. */
+/**
+ * Starts `tusk serve` with `args` added; resolves once it listens. Without `--threads` in `args` it
+ * serves on TUSK_BENCH_THREADS threads (default 1, not the server's one per core): the scripts'
+ * generators share the machine, and their figures in the README are for one thread.
+ */
 export async function startTusk({ accessKeyId, secretAccessKey, args = [], label = 'tusk-bench' }) {
+  if (!args.includes('--threads')) args = [...args, '--threads', process.env.TUSK_BENCH_THREADS ?? '1'];
   const dataDir = await mkdtemp(join(tmpdir(), `${label}-`));
   const child = spawn(
     process.execPath,

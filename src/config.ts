@@ -1,6 +1,7 @@
 // Server settings: embedded defaults, overridden by an optional config file (--config, TOML or
 // JSON, same keys as the flags), by TUSK_* environment variables, and by flags.
 
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
@@ -38,7 +39,7 @@ export interface Config {
   tls?: TlsFiles;
   /** SSE-C on a plain-HTTP loopback listener (testing; as RGW's rgw_crypt_require_ssl = false) */
   sseCustomerKeysOverHttp: boolean;
-  /** threads serving the S3 listener: the writer's plus threads - 1 front ends (src/front-threads.ts) */
+  /** threads serving the S3 listener: the writer's plus threads - 1 front ends (src/threads/front-threads.ts) */
   threads: number;
 }
 
@@ -121,8 +122,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --durability MODE        strict (fdatasync before acknowledging, default) or relaxed (TUSK_DURABILITY)
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
-  --threads N              threads serving S3 on the listener: reads are served by every one, writes
-                           by the first (TUSK_THREADS, default 1)
+  --threads N              threads serving S3 on the listener: each serves reads and uploads, the
+                           first commits them (TUSK_THREADS, default: the number of cores; 1 with TLS)
 
   Storage:
   --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
@@ -237,6 +238,12 @@ export function readConfigFile(path: string): Partial<Record<SettingName, string
   return out;
 }
 
+/** --threads, by default one per core; with TLS one, since front-end threads do not serve TLS yet. */
+function parseThreads(value: string | undefined, tlsCert: string | undefined): number {
+  if (value !== undefined) return parsePositive(value, 'threads');
+  return tlsCert === undefined ? availableParallelism() : 1;
+}
+
 /** Settings from flags (`argv`, after the subcommand) over environment over the config file over defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   let values: { [K in SettingName]?: string | string[] | boolean } & { config?: string };
@@ -271,7 +278,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
-    threads: parsePositive(str('threads', '1'), 'threads'),
+    threads: parseThreads(optional('threads'), optional('tls-cert')),
     storage: {
       diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),

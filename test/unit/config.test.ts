@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, parseDuration, parseHostPort, parseSize } from '../../src/config.js';
@@ -14,6 +14,14 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(c.publisher).toMatchObject({ listen: { host: '127.0.0.1', port: 31415 }, nShards: 1000, endpointKeys: [], nodeUrls: [] });
     expect(c.publisher.maxBodyBytes).toBe(10 * 1024 * 1024);
     expect(c.publisher.epochLengthMs).toBe(86_400_000);
+    expect(c.threads).toBe(availableParallelism());
+  });
+
+  it('serves S3 on one thread per core unless told, and on one with TLS (threads do not serve it yet)', () => {
+    expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).threads).toBe(1);
+    expect(loadConfig(['--threads', '3'], {}).threads).toBe(3);
+    expect(loadConfig([], { TUSK_THREADS: '5' }).threads).toBe(5);
+    expect(() => loadConfig(['--threads', '0'], {})).toThrow(/threads/);
   });
 
   it('takes the environment, and flags win over it', () => {
