@@ -7,6 +7,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileDurably } from './durable-file.js';
+import { GenerationWatch } from './shared-generation.js';
 
 export type Capability = 'create_bucket' | 'delete_bucket' | 'write' | 'read';
 const ALL_CAPABILITIES: Capability[] = ['create_bucket', 'delete_bucket', 'write', 'read'];
@@ -158,15 +159,15 @@ const DISPLAY_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/;
 export class AccountRegistry implements Accounts {
   private byKey = new Map<string, AccessKey>();
   private byId = new Map<string, Account>();
-  private seenGeneration = 0;
+  private readonly changes: GenerationWatch;
 
   constructor(
     readonly root: AccessKey,
     private entries: AccountsFileEntry[],
     private readonly path: string,
-    private readonly generation?: Int32Array,
+    generation?: Int32Array,
   ) {
-    if (generation) this.seenGeneration = Atomics.load(generation, 0);
+    this.changes = new GenerationWatch(generation);
     this.rebuild();
   }
 
@@ -276,16 +277,13 @@ export class AccountRegistry implements Accounts {
     writeFileDurably(this.path, JSON.stringify({ accounts: next }, null, 2) + '\n');
     this.entries = next;
     this.rebuild();
-    if (this.generation) this.seenGeneration = Atomics.add(this.generation, 0, 1) + 1;
+    this.changes.bump();
   }
 
   /** Another thread changed the accounts (the file holds it before the counter moves): read them again. */
   private followOtherThreads(): void {
-    if (!this.generation) return;
-    const now = Atomics.load(this.generation, 0);
-    if (now === this.seenGeneration) return;
+    if (!this.changes.moved()) return;
     this.entries = existsSync(this.path) ? parseAccountsFile(this.path) : [];
-    this.seenGeneration = now;
     this.rebuild();
   }
 

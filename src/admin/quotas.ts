@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileDurably } from '../durable-file.js';
+import { GenerationWatch } from '../shared-generation.js';
 import type { WriteQuota } from '../s3/context.js';
 import { S3Error } from '../s3/errors.js';
 import { objectSize } from '../s3/sse/sse.js';
@@ -86,21 +87,24 @@ function readQuotas(path: string): Record<string, BucketQuota> {
  * buckets to the writer thread, where they are counted: re-read when the shared generation moves.
  */
 export class QuotaView {
-  private seen = -1;
-  private buckets = new Set<string>();
+  private readonly path: string;
+  private readonly changes: GenerationWatch;
+  private buckets: Set<string>;
 
-  constructor(
-    private readonly dataDir: string,
-    private readonly generation: Int32Array,
-  ) {}
+  constructor(dataDir: string, generation: Int32Array) {
+    this.path = join(dataDir, QUOTAS_FILE);
+    // watching before the first read: a change made in between is read again at the next look
+    this.changes = new GenerationWatch(generation);
+    this.buckets = this.read();
+  }
 
   has(bucket: string): boolean {
-    const now = Atomics.load(this.generation, 0);
-    if (now !== this.seen) {
-      this.buckets = new Set(Object.keys(readQuotas(join(this.dataDir, QUOTAS_FILE))));
-      this.seen = now;
-    }
+    if (this.changes.moved()) this.buckets = this.read();
     return this.buckets.has(bucket);
+  }
+
+  private read(): Set<string> {
+    return new Set(Object.keys(readQuotas(this.path)));
   }
 }
 
@@ -109,15 +113,17 @@ export class BucketQuotas implements WriteQuota {
   private readonly usage = new Map<string, BucketUsage & { at: number }>();
   private readonly counting = new Map<string, Promise<BucketUsage & { at: number }>>();
   private readonly path: string;
+  private readonly changes: GenerationWatch;
 
   constructor(
     dataDir: string,
     private readonly store: S3Store,
     /** bumped after every change, for the front-end threads' QuotaView */
-    private readonly generation?: Int32Array,
+    generation?: Int32Array,
   ) {
     this.path = join(dataDir, QUOTAS_FILE);
     this.quotas = readQuotas(this.path);
+    this.changes = new GenerationWatch(generation);
   }
 
   get(bucket: string): BucketQuota | undefined {
@@ -178,6 +184,6 @@ export class BucketQuotas implements WriteQuota {
     writeFileDurably(this.path, JSON.stringify(next, null, 2) + '\n');
     this.quotas = next;
     this.usage.clear();
-    if (this.generation) Atomics.add(this.generation, 0, 1);
+    this.changes.bump();
   }
 }

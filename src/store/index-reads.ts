@@ -2,6 +2,7 @@
 // and the segment files. The writing store (segment-store.ts) and a read replica in another
 // thread (read-replica.ts) both serve reads through this.
 
+import { GenerationWatch } from '../shared-generation.js';
 import { SegmentBodyReader, type ReadContext } from './body-reader.js';
 import { lookupBucketKey, lookupObjectKey, partsOf, toVersion, uploadKey, type IndexDb, type StoredPart } from './index-db.js';
 import { listObjects, listUploads, listVersions } from './listing.js';
@@ -25,27 +26,23 @@ import { findVersion } from './version-chain.js';
 export class IndexReads<A = unknown, P = unknown, B extends BucketRecord = BucketRecord> {
   protected closed = false;
   private readonly bucketCache = new Map<string, B>();
-  private seenGeneration = 0;
+  private readonly bucketChanges: GenerationWatch;
 
   constructor(
     protected readonly index: IndexDb,
     protected readonly readContext: ReadContext,
-    /** bumped (Atomics) after every committed bucket change, by whichever thread writes */
-    protected readonly bucketGeneration?: Int32Array,
-  ) {}
+    /** bumped after every committed bucket change, by whichever thread writes */
+    bucketGeneration?: Int32Array,
+  ) {
+    this.bucketChanges = new GenerationWatch(bucketGeneration);
+  }
 
   /**
    * The bucket's record, decoded once and kept until a change of that bucket commits (in this
    * thread: forgetBucket; in another: the shared generation moved); frozen, as every caller shares it.
    */
   getBucket(name: string): B | undefined {
-    if (this.bucketGeneration) {
-      const generation = Atomics.load(this.bucketGeneration, 0);
-      if (generation !== this.seenGeneration) {
-        this.bucketCache.clear();
-        this.seenGeneration = generation;
-      }
-    }
+    if (this.bucketChanges.moved()) this.bucketCache.clear();
     const cached = this.bucketCache.get(name);
     if (cached) return cached;
     const key = lookupBucketKey(name);
@@ -111,7 +108,7 @@ export class IndexReads<A = unknown, P = unknown, B extends BucketRecord = Bucke
   /** After a change of `name` committed in this thread: the next read decodes the new record, here and in every other thread. */
   protected forgetBucket(name: string): void {
     this.bucketCache.delete(name);
-    if (this.bucketGeneration) this.seenGeneration = Atomics.add(this.bucketGeneration, 0, 1) + 1;
+    this.bucketChanges.bump();
   }
 
   protected assertOpen(): void {
