@@ -3,6 +3,7 @@
 // uWS exchange); the writer sees an Exchange like any other and answers it with its own handler.
 
 import type { MessagePort } from 'node:worker_threads';
+import { asBuffer, exact } from '../cross-thread-bytes.js';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import { joinHeaders, type RequestHead } from './request-head.js';
 
@@ -37,20 +38,6 @@ type Downstream =
   | { t: 'close'; id: number }
   | { t: 'credit'; id: number; bytes: number }
   | { t: 'done'; id: number };
-
-/**
- * Bytes to post without cloning a larger buffer behind them (a pool slice, a cached block). Never
- * moved (transferred): a moved buffer is not counted as the receiving thread's memory, so its
- * garbage does not prompt that thread's collector, and a large upload grew the process by
- * hundreds of MiB; a clone is allocated and counted there.
- */
-function exact(chunk: Uint8Array): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.byteLength ? chunk : new Uint8Array(chunk);
-}
-
-function asBuffer(chunk: Uint8Array): Buffer {
-  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-}
 
 interface Forwarded {
   ex: Exchange;

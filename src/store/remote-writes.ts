@@ -7,13 +7,13 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { CommitsByTarget, DEFAULT_SMALL_BODY_MAX, type CommitTarget } from './body-writer.js';
+import { asBuffer, exact } from '../cross-thread-bytes.js';
 import { storageErrno } from '../storage-failures.js';
 import { StoreError, type StoreErrorKind, type StoreSubject } from './errors.js';
 import type { BodyWriter, ObjectVersion, Part, Store } from './types.js';
 
 const SMALL_BODY_MAX = DEFAULT_SMALL_BODY_MAX;
 const WINDOW = 8;
-
 
 type WireError =
   | { store: true; kind: StoreErrorKind; message: string; subject?: StoreSubject; detail: Record<string, string | number> }
@@ -24,7 +24,7 @@ type WriteRequest =
   | { t: 'open'; id: number; size: number }
   | { t: 'chunk'; id: number; data: Uint8Array }
   /** `size` and `data`: the whole body of a writer not opened before (a small one) */
-  | { t: 'commit'; id: number; target: CommitTarget; size?: number; data?: Uint8Array[] }
+  | { t: 'commit'; id: number; target: CommitTarget; size?: number; data?: Uint8Array }
   | { t: 'abort'; id: number };
 
 /** writer → front end */
@@ -46,13 +46,15 @@ function fromWire(w: WireError): Error {
   return Object.assign(new Error(w.message), w.code ? { code: w.code } : {});
 }
 
-
-/**
- * A chunk's bytes in memory of their own, moved (not cloned) to the writer: the caller still hashes
- * the chunk while it is written, and a clone of a view would copy all of the buffer under it.
- */
-function ownCopy(chunk: Uint8Array): Uint8Array {
-  return new Uint8Array(chunk);
+/** A small body's chunks (`size` bytes in all) as one array, sent with its commit. */
+function joined(chunks: Uint8Array[], size: number): Uint8Array {
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    whole.set(c, at);
+    at += c.length;
+  }
+  return whole;
 }
 
 /** The writer thread's side: runs each front end's writes through `store`. */
@@ -75,7 +77,7 @@ export function serveRemoteWrites(port: MessagePort, store: Pick<Store, 'beginWr
       if (!entry) throw new Error(`no body write ${id}`);
       if (entry.failure) throw entry.failure;
       const writer = entry.writer!;
-      for (const d of m.data ?? []) await writer.write(Buffer.from(d.buffer, d.byteOffset, d.byteLength));
+      if (m.data) await writer.write(asBuffer(m.data));
       const t = m.target;
       const result = t.kind === 'version'
         ? await writer.commit(t.bucket, t.key, t.input, t.condition)
@@ -100,7 +102,7 @@ export function serveRemoteWrites(port: MessagePort, store: Pick<Store, 'beginWr
           void refuse(entry?.failure ?? new Error(`no body write ${m.id}`));
           break;
         }
-        entry.writer.write(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength)).then(
+        entry.writer.write(asBuffer(m.data)).then(
           () => reply({ t: 'ack', id: m.id }),
           (e: unknown) => {
             entry.failure ??= e;
@@ -137,8 +139,8 @@ export class RemoteWrites {
   }
 
   /** @internal */
-  send(m: WriteRequest, transfer: ArrayBuffer[] = []): void {
-    this.port.postMessage(m, transfer);
+  send(m: WriteRequest): void {
+    this.port.postMessage(m);
   }
 
   /** @internal every reply for `id` goes to `onReply` until `forget` */
@@ -200,9 +202,8 @@ class RemoteBodyWriter extends CommitsByTarget implements BodyWriter {
       if (chunk.length) this.chunks.push(chunk);
       return;
     }
-    const data = ownCopy(chunk);
     this.unacked++;
-    this.link.send({ t: 'chunk', id: this.id, data }, [data.buffer as ArrayBuffer]);
+    this.link.send({ t: 'chunk', id: this.id, data: exact(chunk) });
     while (this.unacked >= WINDOW && !this.failure) await new Promise<void>((resolve) => this.waiting.push(resolve));
     if (this.failure) throw this.failure;
   }
@@ -228,8 +229,7 @@ class RemoteBodyWriter extends CommitsByTarget implements BodyWriter {
       if (this.failure) throw this.failure;
       const reply = new Promise<WriteReply>((resolve) => (this.settle = resolve));
       if (small) {
-        const data = ownCopy(small.length === 1 ? small[0] : Buffer.concat(small));
-        this.link.send({ t: 'commit', id: this.id, target, size: this.size, data: [data] }, [data.buffer as ArrayBuffer]);
+        this.link.send({ t: 'commit', id: this.id, target, size: this.size, data: joined(small, this.size) });
       } else {
         this.link.send({ t: 'commit', id: this.id, target });
       }
