@@ -1,5 +1,4 @@
-// Bytes posted to another thread (MessagePort): the request bridge (http/thread-bridge.ts) and body
-// writes from front-end threads (store/remote-writes.ts).
+// Bytes posted to another thread (MessagePort) by the request bridge (http/thread-bridge.ts).
 
 /**
  * Bytes to post without cloning a larger buffer behind them (a pool slice, a cached block). Never

@@ -2,6 +2,8 @@
 // chunks and written with the header and trailer in one writev at commit (one system call, exact
 // size); larger ones reserve their extent up front (header + body + the longest possible trailer) and
 // write each chunk at its own offset, so concurrent uploads share a segment without interleaving.
+// The same writer runs in the writer thread (its context: the store's allocator and commits) and in
+// a front-end thread (remote-writes.ts: extents the writer thread reserved, commits sent to it).
 
 import { BlockCrcs } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';
@@ -15,16 +17,24 @@ import {
   reservedRecordLength,
 } from './format.js';
 import { objectKey } from './index-db.js';
-import type { Reservation, SegmentAllocator } from './segment-allocator.js';
-import type { SegmentFile, SegmentFiles } from './segment-files.js';
+import type { Reservation } from './segment-allocator.js';
+import type { ReadableSegment, SegmentReadTable } from './segment-files.js';
 import type { BodyWriter, Extent, ObjectVersion, Part, VersionInput, WriteCondition } from './types.js';
 
 /** Bodies up to this size are buffered (as references to the caller's chunks) and written at commit. */
 export const DEFAULT_SMALL_BODY_MAX = 64 * 1024;
 
+/** Where records go: at once (the writer thread's allocator) or once another thread has granted it. */
+export interface ExtentAllocator {
+  reserve(length: number): Reservation | Promise<Reservation>;
+  /** The body writer is done with `where` (committed, failed or aborted), and with its segment. */
+  done?(where: Reservation): void;
+}
+
 export interface WriterContext {
-  files: SegmentFiles;
-  allocator: SegmentAllocator;
+  /** the segment files, opened for writing */
+  files: SegmentReadTable;
+  allocator: ExtentAllocator;
   crc32c: Crc32c;
   smallBodyMax: number;
   /** Fails with 'out-of-space' when a record of `length` bytes would eat into the disk reserve. */
@@ -75,11 +85,15 @@ export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
   private readonly blocks: BlockCrcs;
   /** buffered mode: the caller's chunks, written at commit */
   private chunks: Buffer[] | undefined;
-  /** streamed mode: the extent reserved at begin */
-  private readonly reservation: Reservation | undefined;
-  private readonly file: SegmentFile | undefined;
+  /** streamed mode: the extent reserved at begin (set once granted when the allocator answers later) */
+  private reservation: Reservation | undefined;
+  private file: ReadableSegment | undefined;
+  /** streamed mode: the grant, when the allocator answers later */
+  private granted: Promise<void> | undefined;
   /** the segment this writer has reserved into: compaction leaves it alone until the writer is done */
-  private held: SegmentFile | undefined;
+  private held: ReadableSegment | undefined;
+  /** what this writer reserved, handed back to the allocator when it is done */
+  private reserved: Reservation | undefined;
   private inflight = 0;
   private drainWaiters: (() => void)[] = [];
   private failure: unknown;
@@ -96,11 +110,17 @@ export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
       this.chunks = [];
       return;
     }
-    this.reservation = ctx.allocator.reserve(reservedRecordLength(size));
-    this.file = this.held = ctx.files.acquire(this.reservation.segment);
+    const reserved = ctx.allocator.reserve(reservedRecordLength(size));
+    if (reserved instanceof Promise) this.granted = this.track(reserved.then((r) => this.begin(r)));
+    else this.begin(reserved);
+  }
+
+  private begin(where: Reservation): void {
+    this.reservation = this.reserved = where;
+    this.file = this.held = this.ctx.files.acquire(where.segment);
     // The header goes out now so that an abandoned extent still says how long it is.
-    const header = encodeRecordHeader(size, this.reservation.length, ctx.crc32c);
-    this.track(this.fd().then((fd) => pwriteAll(fd, header, this.reservation!.offset)));
+    const header = encodeRecordHeader(this.size, where.length, this.ctx.crc32c);
+    this.track(this.fd().then((fd) => pwriteAll(fd, header, where.offset)));
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -114,6 +134,8 @@ export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
       if (chunk.length) this.chunks.push(chunk);
       return;
     }
+    if (this.granted) await this.granted;
+    if (this.failure) throw this.failure;
     const at = this.reservation!.offset + RECORD_HEADER_SIZE + position;
     const fd = this.file!.fd;
     await this.track(fd !== undefined ? pwriteAll(fd, chunk, at) : this.fd().then((d) => pwriteAll(d, chunk, at)));
@@ -132,6 +154,8 @@ export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
   private release(): void {
     if (this.held) this.ctx.files.release(this.held);
     this.held = undefined;
+    if (this.reserved) this.ctx.allocator.done?.(this.reserved);
+    this.reserved = undefined;
   }
 
   protected async finish(target: CommitTarget): Promise<ObjectVersion | Part> {
@@ -168,7 +192,8 @@ export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
 
   private async writeBuffered(recordKey: Buffer, committed: number): Promise<Reservation> {
     const length = exactRecordLength(this.size, recordKey.length);
-    const where = this.ctx.allocator.reserve(length);
+    const reserved = this.ctx.allocator.reserve(length);
+    const where = (this.reserved = reserved instanceof Promise ? await reserved : reserved);
     const header = encodeRecordHeader(this.size, length, this.ctx.crc32c);
     const trailer = this.trailer(recordKey, committed, length);
     const file = (this.held = this.ctx.files.acquire(where.segment));

@@ -1,9 +1,9 @@
-// A read-only view of a data directory for a thread other than the writer's: the same LMDB
-// environment (lmdb-js shares it between the threads of a process) and read-only fds of the
-// segment files, opened on first use. It changes nothing itself: a body it is given to write goes
-// to the writer thread (remote-writes.ts), and every other change is the writer's alone. The
-// writing store (segment-store.ts) tells it, through its owner, when compaction deleted a segment,
-// and bumps the shared bucket generation after every bucket change.
+// A view of a data directory for a thread other than the writer's: the same LMDB environment
+// (lmdb-js shares it between the threads of a process, and this thread only reads it) and fds of the
+// segment files, opened on first use. The only thing it writes is object bodies, into extents the
+// writer thread granted, which the writer thread then commits (remote-writes.ts); every other
+// change is the writer's alone. The writing store (segment-store.ts) tells it, through its owner,
+// when compaction deleted a segment, and bumps the shared bucket generation after every bucket change.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,8 @@ import { fastestCrc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
 import { openIndex } from './index-db.js';
 import { IndexReads } from './index-reads.js';
-import type { RemoteWrites } from './remote-writes.js';
+import { RemoteWrites } from './remote-writes.js';
+import type { MessagePort } from 'node:worker_threads';
 import { segmentFileName, type ReadableSegment, type SegmentReadTable } from './segment-files.js';
 import type { BodyWriter, BucketRecord, DeleteBucketResult, DeleteOutcome, ObjectVersion, Store, Upload } from './types.js';
 
@@ -22,8 +23,8 @@ export interface ReplicaOptions {
   readCacheBytes?: number;
   /** the writing store's StoreOptions.bucketGeneration */
   bucketGeneration?: Int32Array;
-  /** where beginWrite sends bodies (the writer thread); without it the replica refuses writes */
-  writes?: RemoteWrites;
+  /** the writer thread's end for body writes (remote-writes.ts); without it the replica refuses writes */
+  writes?: MessagePort;
 }
 
 interface ReplicaSegment extends ReadableSegment {
@@ -31,7 +32,7 @@ interface ReplicaSegment extends ReadableSegment {
   removed: boolean;
 }
 
-/** Read-only fds by segment; one stays open while a reader holds it, even once its file is deleted. */
+/** Fds by segment (read-write: bodies are written into granted extents); one stays open while a reader or writer holds it, even once its file is deleted. */
 class ReplicaSegments implements SegmentReadTable {
   private readonly files = new Map<number, ReplicaSegment>();
 
@@ -42,7 +43,7 @@ class ReplicaSegments implements SegmentReadTable {
     if (!file) {
       let fd: number;
       try {
-        fd = fs.openSync(path.join(this.dir, segmentFileName(segment)), 'r');
+        fd = fs.openSync(path.join(this.dir, segmentFileName(segment)), 'r+');
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new StoreError('moved', `segment ${segment} is gone`);
         throw e;
@@ -103,8 +104,9 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
     const index = openIndex(options.dataDir, { readOnly: true });
     const segments = new ReplicaSegments(path.join(options.dataDir, 'segments'));
     const cache = options.readCacheBytes ? new BlockCache(options.readCacheBytes, SYNC_READ_MAX) : undefined;
+    const writes = options.writes && new RemoteWrites(options.writes, segments, crc32c);
     // a failed check surfaces as the read's error; the writer counts corrupt blocks it finds itself
-    return new ReadReplica<A, P, B>(index, segments, { files: segments, crc32c, onCorrupt: () => undefined, cache }, options.bucketGeneration, options.writes);
+    return new ReadReplica<A, P, B>(index, segments, { files: segments, crc32c, onCorrupt: () => undefined, cache }, options.bucketGeneration, writes);
   }
 
   /**
@@ -158,6 +160,7 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.writes?.close();
     this.segments.closeAll();
     await this.index.env.close();
   }

@@ -4,6 +4,7 @@
 import type { Crc32c } from './crc32c.js';
 import { preadFullSync } from './fd-io.js';
 import {
+  RECORD_ALIGN,
   decodeRecordHeader,
   decodeTrailer,
   MAX_RECORD_KEY_BYTES,
@@ -51,4 +52,25 @@ export function checkRecordSync(fd: number, offset: number, fileSize: number, cr
     pos += n;
   }
   return crc === trailer.bodyCrc32c ? { status: 'valid', header, trailer } : { status: 'corrupt', header, trailer };
+}
+
+const ZEROS_WINDOW = 64 * 1024;
+
+/**
+ * Where to look for a record after finding none at `pos`: the next RECORD_ALIGN boundary, or past
+ * the zeros that follow it. Extents granted and never written (a thread's lease when it stopped, a
+ * crash) are holes of zeros, skipped a window at a time rather than one boundary per read. A
+ * record starts with its nonzero magic, so none lies inside zeros.
+ */
+export function nextRecordStart(fd: number, pos: number, fileSize: number): number {
+  const window = Buffer.allocUnsafe(ZEROS_WINDOW);
+  for (let at = pos + RECORD_ALIGN; at < fileSize; ) {
+    const n = preadFullSync(fd, window, Math.min(ZEROS_WINDOW, fileSize - at), at);
+    if (n === 0) break;
+    let i = 0;
+    while (i < n && window[i] === 0) i++;
+    if (i < n) return at + i - (i % RECORD_ALIGN);
+    at += n;
+  }
+  return fileSize;
 }

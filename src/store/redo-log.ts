@@ -14,13 +14,12 @@ import {
   encodeRecordHeader,
   encodeTrailer,
   exactRecordLength,
-  RECORD_ALIGN,
   RECORD_HEADER_SIZE,
   RECORD_KIND_OP,
   SEGMENT_HEADER_SIZE,
 } from './format.js';
 import type { IndexDb } from './index-db.js';
-import { checkRecordSync } from './record-check.js';
+import { checkRecordSync, nextRecordStart } from './record-check.js';
 import { applyOp, decodeOp, encodeOp, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import type { SegmentAllocator } from './segment-allocator.js';
 import type { SegmentFiles } from './segment-files.js';
@@ -156,7 +155,7 @@ export function replayLog(dataDir: string, ctx: ApplyContext, crc32c: Crc32c): R
       for (let pos = segment === from.segment ? Math.max(from.offset, SEGMENT_HEADER_SIZE) : SEGMENT_HEADER_SIZE; pos < size; ) {
         const check = checkRecordSync(fd, pos, size, crc32c, false);
         if (check.status === 'invalid') {
-          pos += RECORD_ALIGN; // a hole a crash left: records start on RECORD_ALIGN boundaries
+          pos = nextRecordStart(fd, pos, size); // a hole: a crash, or an extent granted and never written
           continue;
         }
         if (check.status === 'valid' && check.trailer.kind === RECORD_KIND_OP) {

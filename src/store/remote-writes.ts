@@ -1,19 +1,27 @@
-// Body writes from a thread other than the writer's (--threads N): the front-end thread streams
-// the body to the writer thread over a MessagePort and the writer's own BodyWriter puts it in the
-// segment and commits it, so that allocation, index commits, conditions and version order stay in
-// one thread. The front end keeps everything before that (parsing, authentication, digests).
-// Bodies up to SMALL_BODY_MAX go over in the commit message itself; larger ones chunk by chunk,
-// at most WINDOW chunks ahead of the writer's acknowledgements.
+// Body writes from a thread other than the writer's (--threads N). The front-end thread writes each
+// body record itself, with the writer thread's own SegmentBodyWriter, into an extent the writer
+// thread reserved for it, and then asks the writer thread to commit that extent. Allocation, index
+// commits, write conditions and version order stay in the writer thread; no body byte crosses
+// threads. Small records come out of a lease (LEASE_BYTES of the active segment granted at once, the
+// next one asked for before this one runs out), so a small PUT waits for no grant; a larger body
+// asks for an extent of its own before its first byte is written. The writer thread holds the
+// segment of every grant (compaction does not delete it) until the front end is done with it.
 
 import type { MessagePort } from 'node:worker_threads';
-import { CommitsByTarget, DEFAULT_SMALL_BODY_MAX, type CommitTarget } from './body-writer.js';
-import { asBuffer, exact } from '../cross-thread-bytes.js';
+import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type CommitTarget, type WriterContext } from './body-writer.js';
+import type { Crc32c } from './crc32c.js';
 import { storageErrno } from '../storage-failures.js';
 import { StoreError, type StoreErrorKind, type StoreSubject } from './errors.js';
-import type { BodyWriter, ObjectVersion, Part, Store } from './types.js';
+import type { Reservation } from './segment-allocator.js';
+import type { SegmentReadTable } from './segment-files.js';
+import type { BodyWriter, Extent, ObjectVersion, Part } from './types.js';
 
-const SMALL_BODY_MAX = DEFAULT_SMALL_BODY_MAX;
-const WINDOW = 8;
+/** Bytes of the active segment granted at once for small records. */
+export const LEASE_BYTES = 1 << 20;
+/** Records this long or longer get an extent of their own. */
+const OWN_EXTENT_MIN = LEASE_BYTES / 4;
+/** A lease unused this long goes back, so that an idle thread holds no segment. */
+const LEASE_IDLE_MS = 1000;
 
 type WireError =
   | { store: true; kind: StoreErrorKind; message: string; subject?: StoreSubject; detail: Record<string, string | number> }
@@ -21,17 +29,21 @@ type WireError =
 
 /** front end → writer */
 type WriteRequest =
-  | { t: 'open'; id: number; size: number }
-  | { t: 'chunk'; id: number; data: Uint8Array }
-  /** `size` and `data`: the whole body of a writer not opened before (a small one) */
-  | { t: 'commit'; id: number; target: CommitTarget; size?: number; data?: Uint8Array }
-  | { t: 'abort'; id: number };
+  | { t: 'reserve'; id: number; length: number }
+  | { t: 'commit'; id: number; target: CommitTarget; extent: Extent; end: number }
+  | { t: 'release'; grant: number };
 
 /** writer → front end */
 type WriteReply =
-  | { t: 'ack'; id: number; error?: WireError }
+  | { t: 'granted'; id: number; grant: number; where: Reservation }
   | { t: 'committed'; id: number; result: ObjectVersion | Part }
   | { t: 'failed'; id: number; error: WireError };
+
+/** What the writer thread's store does for another thread's body writers (segment-store.ts). */
+export interface ExtentHost {
+  reserveHeld(length: number): Promise<{ reservation: Reservation; release: () => void }>;
+  commitExtent(target: CommitTarget, extent: Extent, recordEnd: number): Promise<ObjectVersion | Part>;
+}
 
 /** A failure as the front end can rebuild it: the engine's own, or another one's message and errno name. */
 async function toWire(e: unknown): Promise<WireError> {
@@ -46,206 +58,196 @@ function fromWire(w: WireError): Error {
   return Object.assign(new Error(w.message), w.code ? { code: w.code } : {});
 }
 
-/** A small body's chunks (`size` bytes in all) as one array, sent with its commit. */
-function joined(chunks: Uint8Array[], size: number): Uint8Array {
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    whole.set(c, at);
-    at += c.length;
-  }
-  return whole;
-}
-
-/** The writer thread's side: runs each front end's writes through `store`. */
-export function serveRemoteWrites(port: MessagePort, store: Pick<Store, 'beginWrite'>): void {
-  const writers = new Map<number, { writer?: BodyWriter; failure?: unknown }>();
+/** The writer thread's side of one front end: grants extents and commits them. `close` lets go of every grant (the thread ended). */
+export function serveRemoteWrites(port: MessagePort, host: ExtentHost): { close(): void } {
+  const holds = new Map<number, () => void>();
+  let nextGrant = 1;
+  let closed = false;
   const reply = (m: WriteReply): void => port.postMessage(m);
-  const open = (id: number, size: number): { writer?: BodyWriter; failure?: unknown } => {
-    let entry: { writer?: BodyWriter; failure?: unknown };
-    try {
-      entry = { writer: store.beginWrite(size) };
-    } catch (e) {
-      entry = { failure: e };
-    }
-    writers.set(id, entry);
-    return entry;
-  };
-  const commit = async (id: number, m: Extract<WriteRequest, { t: 'commit' }>): Promise<void> => {
-    const entry = m.size !== undefined ? open(id, m.size) : writers.get(id);
-    try {
-      if (!entry) throw new Error(`no body write ${id}`);
-      if (entry.failure) throw entry.failure;
-      const writer = entry.writer!;
-      if (m.data) await writer.write(asBuffer(m.data));
-      const t = m.target;
-      const result = t.kind === 'version'
-        ? await writer.commit(t.bucket, t.key, t.input, t.condition)
-        : await writer.commitPart(t.bucket, t.key, t.uploadId, t.partNumber, t.input);
-      reply({ t: 'committed', id, result });
-    } catch (e) {
-      await entry?.writer?.abort();
-      reply({ t: 'failed', id, error: await toWire(e) });
-    } finally {
-      writers.delete(id);
-    }
-  };
+  const fail = async (id: number, e: unknown): Promise<void> => reply({ t: 'failed', id, error: await toWire(e) });
   port.on('message', (m: WriteRequest) => {
     switch (m.t) {
-      case 'open':
-        open(m.id, m.size);
+      case 'reserve':
+        host.reserveHeld(m.length).then(({ reservation, release }) => {
+          if (closed) return release();
+          const grant = nextGrant++;
+          holds.set(grant, release);
+          reply({ t: 'granted', id: m.id, grant, where: reservation });
+        }, (e: unknown) => fail(m.id, e));
         break;
-      case 'chunk': {
-        const entry = writers.get(m.id);
-        const refuse = async (e: unknown): Promise<void> => reply({ t: 'ack', id: m.id, error: await toWire(e) });
-        if (!entry?.writer || entry.failure) {
-          void refuse(entry?.failure ?? new Error(`no body write ${m.id}`));
-          break;
-        }
-        entry.writer.write(asBuffer(m.data)).then(
-          () => reply({ t: 'ack', id: m.id }),
-          (e: unknown) => {
-            entry.failure ??= e;
-            return refuse(e);
-          },
-        );
-        break;
-      }
       case 'commit':
-        void commit(m.id, m);
+        host.commitExtent(m.target, m.extent, m.end).then((result) => reply({ t: 'committed', id: m.id, result }), (e: unknown) => fail(m.id, e));
         break;
-      case 'abort': {
-        const entry = writers.get(m.id);
-        writers.delete(m.id);
-        void entry?.writer?.abort();
+      case 'release':
+        holds.get(m.grant)?.();
+        holds.delete(m.grant);
         break;
-      }
     }
   });
+  return {
+    close() {
+      closed = true;
+      for (const release of holds.values()) release();
+      holds.clear();
+    },
+  };
 }
 
-/** A front end's end of the writes port: ids and the replies' routing. */
+/** An extent the writer thread granted: the records carved from it, and whether more may be. */
+interface Lease {
+  grant: number;
+  segment: number;
+  tail: number;
+  end: number;
+  /** records carved from it whose writers are not done yet */
+  outstanding: number;
+  /** no more records are carved from it; it goes back once `outstanding` is 0 */
+  retired: boolean;
+  installed: boolean;
+  released: boolean;
+}
+
+type Carved = Reservation & { lease: Lease };
+
+/** A front end's body writes: SegmentBodyWriters over the thread's own segment fds, extents granted and commits made by the writer thread. */
 export class RemoteWrites {
   private nextId = 1;
   private readonly pending = new Map<number, (m: WriteReply) => void>();
+  private readonly context: WriterContext;
+  /** the lease small records come from */
+  private lease: Lease | undefined;
+  /** the next lease, asked for before the current one runs out */
+  private spare: Promise<Lease> | undefined;
+  private lastUse = 0;
+  private readonly idleTimer: NodeJS.Timeout;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (m: WriteReply) => this.pending.get(m.id)?.(m));
+  /** `files`: the thread's segment fds, opened for writing. */
+  constructor(
+    private readonly port: MessagePort,
+    files: SegmentReadTable,
+    crc32c: Crc32c,
+  ) {
+    port.on('message', (m: WriteReply) => {
+      const settle = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      settle?.(m);
+    });
+    this.context = {
+      files,
+      crc32c,
+      smallBodyMax: DEFAULT_SMALL_BODY_MAX,
+      allocator: { reserve: (length) => this.reserve(length), done: (where) => this.done(where as Carved) },
+      checkSpace: () => undefined, // the writer thread checks each grant against the disk reserve
+      commitVersion: (bucket, key, extent, input, condition, end) =>
+        this.commit({ kind: 'version', bucket, key, input, condition }, extent, end) as Promise<ObjectVersion>,
+      commitPart: (bucket, key, uploadId, partNumber, extent, input, end) =>
+        this.commit({ kind: 'part', bucket, key, uploadId, partNumber, input }, extent, end) as Promise<Part>,
+    };
+    this.idleTimer = setInterval(() => {
+      if (Date.now() - this.lastUse >= LEASE_IDLE_MS) this.retireLeases();
+    }, LEASE_IDLE_MS);
+    this.idleTimer.unref();
   }
 
   beginWrite<A, P>(size: number): BodyWriter<A, P> {
-    if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`invalid body size ${size}`);
-    return new RemoteBodyWriter(size, this.nextId++, this) as unknown as BodyWriter<A, P>;
+    return new SegmentBodyWriter(size, this.context) as unknown as BodyWriter<A, P>;
   }
 
-  /** @internal */
-  send(m: WriteRequest): void {
-    this.port.postMessage(m);
+  /** Gives back the leases (the thread is closing; its writers are done). */
+  close(): void {
+    clearInterval(this.idleTimer);
+    this.retireLeases();
   }
 
-  /** @internal every reply for `id` goes to `onReply` until `forget` */
-  listen(id: number, onReply: (m: WriteReply) => void): void {
-    this.pending.set(id, onReply);
+  private request(m: { t: 'reserve'; length: number } | { t: 'commit'; target: CommitTarget; extent: Extent; end: number }): Promise<WriteReply> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.port.postMessage({ ...m, id });
+    });
   }
 
-  /** @internal */
-  forget(id: number): void {
-    this.pending.delete(id);
+  private async commit(target: CommitTarget, extent: Extent, end: number): Promise<ObjectVersion | Part> {
+    const m = await this.request({ t: 'commit', target, extent, end });
+    if (m.t === 'failed') throw fromWire(m.error);
+    if (m.t !== 'committed') throw new Error(`unexpected reply ${m.t} to a commit`);
+    return m.result;
   }
-}
 
-type State = 'open' | 'committing' | 'done';
+  private async grant(length: number): Promise<Lease> {
+    const m = await this.request({ t: 'reserve', length });
+    if (m.t === 'failed') throw fromWire(m.error);
+    if (m.t !== 'granted') throw new Error(`unexpected reply ${m.t} to a reservation`);
+    const { segment, offset, length: granted } = m.where;
+    return { grant: m.grant, segment, tail: offset, end: offset + granted, outstanding: 0, retired: false, installed: false, released: false };
+  }
 
-class RemoteBodyWriter extends CommitsByTarget implements BodyWriter {
-  written = 0;
-  private state: State = 'open';
-  /** a small body, sent with the commit */
-  private chunks: Buffer[] | undefined;
-  private unacked = 0;
-  /** writes waiting for the writer to catch up (the caller may have several in flight) */
-  private waiting: (() => void)[] = [];
-  private failure: Error | undefined;
-  private settle: ((m: WriteReply) => void) | undefined;
-
-  constructor(
-    readonly size: number,
-    private readonly id: number,
-    private readonly link: RemoteWrites,
-  ) {
-    super();
-    link.listen(id, (m) => this.onReply(m));
-    if (size <= SMALL_BODY_MAX) {
-      this.chunks = [];
-      return;
+  private reserve(length: number): Reservation | Promise<Reservation> {
+    this.lastUse = Date.now();
+    if (length >= OWN_EXTENT_MIN) {
+      return this.grant(length).then((own) => {
+        own.retired = true;
+        return this.carve(own, length);
+      });
     }
-    link.send({ t: 'open', id, size });
-  }
-
-  private onReply(m: WriteReply): void {
-    if (m.t === 'ack') {
-      this.unacked--;
-      if (m.error) this.failure ??= fromWire(m.error);
-      const waiting = this.waiting;
-      this.waiting = [];
-      for (const wake of waiting) wake();
-      return;
+    const lease = this.lease;
+    if (lease && lease.tail + length <= lease.end) {
+      const carved = this.carve(lease, length);
+      if (!this.spare && lease.end - lease.tail < LEASE_BYTES / 2) this.askSpare();
+      return carved;
     }
-    this.settle?.(m);
+    return this.nextLease().then(() => this.reserve(length));
   }
 
-  async write(chunk: Buffer): Promise<void> {
-    if (this.state !== 'open') throw new Error(`write after ${this.state}`);
-    if (this.failure) throw this.failure;
-    if (this.written + chunk.length > this.size) throw new RangeError('the body is longer than its declared size');
-    this.written += chunk.length;
-    if (this.chunks) {
-      if (chunk.length) this.chunks.push(chunk);
-      return;
-    }
-    this.unacked++;
-    this.link.send({ t: 'chunk', id: this.id, data: exact(chunk) });
-    while (this.unacked >= WINDOW && !this.failure) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    if (this.failure) throw this.failure;
+  private carve(lease: Lease, length: number): Carved {
+    const carved = { segment: lease.segment, offset: lease.tail, length, lease };
+    lease.tail += length;
+    lease.outstanding++;
+    return carved;
   }
 
-  async abort(): Promise<void> {
-    if (this.state !== 'open') return;
-    this.state = 'done';
-    this.link.forget(this.id);
-    // writes still waiting for acknowledgements that will not come now
-    this.failure ??= new Error('the body write was aborted');
-    for (const wake of this.waiting.splice(0)) wake();
-    if (!this.chunks) this.link.send({ t: 'abort', id: this.id });
-    this.chunks = undefined;
+  private askSpare(): Promise<Lease> {
+    const spare = this.grant(LEASE_BYTES);
+    spare.catch(() => undefined); // whoever needs it sees the failure
+    return (this.spare = spare);
   }
 
-  protected async finish(target: CommitTarget): Promise<ObjectVersion | Part> {
-    if (this.state !== 'open') throw new Error(`commit after ${this.state}`);
-    this.state = 'committing';
-    const small = this.chunks;
-    let sent = false;
+  /** Makes the spare lease (asked for now if it was not) the current one. */
+  private async nextLease(): Promise<void> {
+    const spare = this.spare ?? this.askSpare();
     try {
-      if (this.written !== this.size) throw new RangeError(`the body has ${this.written} of its ${this.size} bytes`);
-      if (this.failure) throw this.failure;
-      const reply = new Promise<WriteReply>((resolve) => (this.settle = resolve));
-      if (small) {
-        this.link.send({ t: 'commit', id: this.id, target, size: this.size, data: joined(small, this.size) });
-      } else {
-        this.link.send({ t: 'commit', id: this.id, target });
-      }
-      sent = true;
-      const m = await reply;
-      if (m.t === 'failed') throw fromWire(m.error);
-      if (m.t !== 'committed') throw new Error(`unexpected reply ${m.t}`);
-      return m.result;
-    } catch (e) {
-      // the writer aborts its side of a failed commit; one that failed before it still holds an extent
-      if (!sent && !small) this.link.send({ t: 'abort', id: this.id });
-      throw e;
+      const next = await spare;
+      // those that waited for the same spare: the first one installs it
+      if (next.installed || next.retired) return;
+      next.installed = true;
+      if (this.lease) this.retire(this.lease);
+      this.lease = next;
     } finally {
-      this.state = 'done';
-      this.chunks = undefined;
-      this.link.forget(this.id);
+      if (this.spare === spare) this.spare = undefined;
     }
+  }
+
+  private done(where: Carved): void {
+    where.lease.outstanding--;
+    this.releaseIfDone(where.lease);
+  }
+
+  private retire(lease: Lease): void {
+    lease.retired = true;
+    if (this.lease === lease) this.lease = undefined;
+    this.releaseIfDone(lease);
+  }
+
+  private retireLeases(): void {
+    if (this.lease) this.retire(this.lease);
+    const spare = this.spare;
+    this.spare = undefined;
+    void spare?.then((l) => this.retire(l), () => undefined);
+  }
+
+  private releaseIfDone(lease: Lease): void {
+    if (!lease.retired || lease.outstanding > 0 || lease.released) return;
+    lease.released = true;
+    this.port.postMessage({ t: 'release', grant: lease.grant } satisfies WriteRequest);
   }
 }

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Crc32c } from './crc32c.js';
-import { decodeSegmentHeader, RECORD_ALIGN, SEGMENT_HEADER_SIZE } from './format.js';
-import { checkRecordSync } from './record-check.js';
+import { decodeSegmentHeader, SEGMENT_HEADER_SIZE } from './format.js';
+import { checkRecordSync, nextRecordStart } from './record-check.js';
 import { parseSegmentFileName, segmentFileName } from './segment-files.js';
 
 export interface DamagedRecord {
@@ -53,9 +53,9 @@ export function scrubSegments(dataDir: string, crc32c: Crc32c): ScrubReport {
       for (let pos = SEGMENT_HEADER_SIZE; pos < size; ) {
         const check = checkRecordSync(fd, pos, size, crc32c);
         if (check.status === 'invalid') {
-          // records start on RECORD_ALIGN boundaries: look for the next one
-          report.holeBytes += RECORD_ALIGN;
-          pos += RECORD_ALIGN;
+          const next = nextRecordStart(fd, pos, size);
+          report.holeBytes += next - pos;
+          pos = next;
           continue;
         }
         if (check.status === 'uncommitted') report.uncommitted++;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { BlockCache } from './block-cache.js';
 import { SYNC_READ_MAX } from './body-reader.js';
 import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport, type CompactionTotals } from './compaction.js';
-import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type WriterContext } from './body-writer.js';
+import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type CommitTarget, type WriterContext } from './body-writer.js';
 import { fastestCrc32c, type Crc32c } from './crc32c.js';
 import { asStoreError, StoreError, type StoreSubject } from './errors.js';
 import { ID_LENGTH, SequenceClock, makeId } from './ids.js';
@@ -30,7 +30,7 @@ import {
   type StoredVersion,
 } from './index-db.js';
 import { recoverSegments, type RecoveryReport } from './recovery.js';
-import { SegmentAllocator } from './segment-allocator.js';
+import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, replayLog, type ReplayReport } from './redo-log.js';
@@ -256,6 +256,37 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   beginWrite(size: number): BodyWriter<A, P> {
     this.assertOpen();
     return new SegmentBodyWriter(size, this.writerContext) as unknown as BodyWriter<A, P>;
+  }
+
+  /**
+   * For a body writer in another thread (remote-writes.ts): `length` bytes of the active segment,
+   * checked against the disk reserve, its segment held (not compacted away) until `release`.
+   * Resolves once the segment file exists.
+   */
+  async reserveHeld(length: number): Promise<{ reservation: Reservation; release: () => void }> {
+    this.assertOpen();
+    this.checkSpace(length);
+    const reservation = this.allocator.reserve(length);
+    const file = this.files.acquire(reservation.segment);
+    let held = true;
+    const release = (): void => {
+      if (held) this.files.release(file);
+      held = false;
+    };
+    try {
+      await file.ready;
+    } catch (e) {
+      release();
+      throw asStoreError(e);
+    }
+    return { reservation, release };
+  }
+
+  /** Commits a record another thread wrote into an extent `reserveHeld` gave it. */
+  commitExtent(target: CommitTarget, extent: Extent, recordEnd: number): Promise<ObjectVersion<A> | Part<P>> {
+    return target.kind === 'version'
+      ? this.commitVersion(target.bucket, target.key, extent, target.input as VersionInput<A>, target.condition, recordEnd)
+      : this.commitPart(target.bucket, target.key, target.uploadId, target.partNumber, extent, target.input as VersionInput<P>, recordEnd);
   }
 
   async deleteObject(bucket: string, key: string, options: DeleteOptions<A> = {}): Promise<DeleteOutcome<A>> {

@@ -1,6 +1,6 @@
 // The writer thread's side of the front-end threads (--threads N): starts N - 1 workers that each
 // listen on the S3 port beside the writer (SO_REUSEPORT) and serve reads and object uploads
-// themselves, commits the bodies they upload through the writer's store, answers the requests they
+// themselves, grants extents for the bodies they write and commits them through the writer's store, answers the requests they
 // forward (other writes, operator paths) with the writer's own handler, logs and counts the
 // requests they served, and tells them what they cannot see for themselves.
 
@@ -9,8 +9,7 @@ import type { Config } from '../config.js';
 import type { Exchange } from '../http/exchange.js';
 import { serveForwarded } from '../http/thread-bridge.js';
 import type { S3AccessRecord } from '../ops/access-log.js';
-import { serveRemoteWrites } from '../store/remote-writes.js';
-import type { Store } from '../store/types.js';
+import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
 
 export interface FrontThreads {
@@ -28,8 +27,8 @@ export interface FrontThreadOptions {
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
   quotaGeneration: Int32Array;
-  /** the writer's store: commits what the front ends upload */
-  store: Pick<Store, 'beginWrite'>;
+  /** the writer's store: grants extents for what the front ends upload, and commits them */
+  store: ExtentHost;
   /** requests in flight on every thread's listener */
   inFlightTotal: Int32Array;
   /** each front end's read cache */
@@ -55,7 +54,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     serveForwarded(channel.port1, o.handler);
     channel.port1.unref();
     const writes = new MessageChannel();
-    serveRemoteWrites(writes.port1, o.store);
+    const grants = serveRemoteWrites(writes.port1, o.store);
     writes.port1.unref();
     const workerData: FrontWorkerData = {
       index: i + 1,
@@ -72,6 +71,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     };
     const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList: [channel.port2, writes.port2], execArgv });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    void exited.then(() => grants.close());
     let closed: () => void = () => undefined;
     const front: Front = {
       worker,

@@ -1,7 +1,7 @@
 // A front-end thread (--threads N > 1): its own uWS listener on the shared S3 port, a read replica
 // of the store and its own view of the accounts. It serves reads (GET, HEAD, OPTIONS) and object
-// uploads (PutObject, UploadPart) itself, up to the commit, which the writer thread makes with the
-// body it is sent (store/remote-writes.ts); it forwards every other request to the writer thread.
+// uploads (PutObject, UploadPart) itself, writing their bodies into extents the writer thread
+// grants and then commits (store/remote-writes.ts); it forwards every other request to the writer thread.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAccounts } from '../accounts.js';
@@ -18,7 +18,6 @@ import { classify, resolveResource } from '../s3/router.js';
 import { s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
-import { RemoteWrites } from '../store/remote-writes.js';
 import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
 
 const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);
@@ -39,7 +38,7 @@ async function start(): Promise<void> {
     dataDir: config.dataDir,
     readCacheBytes: data.readCacheBytes,
     bucketGeneration: data.bucketGeneration,
-    writes: new RemoteWrites(data.writes),
+    writes: data.writes,
   });
   const { accounts } = loadAccounts(config.dataDir, { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey }, data.accountsGeneration);
   const services = s3Services(store, accounts, config);

@@ -19,7 +19,7 @@ export interface FrontWorkerData {
   quotaGeneration: Int32Array;
   /** the request bridge to the writer (thread-bridge.ts) */
   bridge: MessagePort;
-  /** bodies of the writes served here, to the writer's store (store/remote-writes.ts) */
+  /** extents granted and commits made by the writer thread for the bodies written here (store/remote-writes.ts) */
   writes: MessagePort;
 }
 

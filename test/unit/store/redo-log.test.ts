@@ -9,6 +9,7 @@ import { fastestCrc32c } from '../../../src/store/crc32c.js';
 import type { SegmentStore } from '../../../src/store/index.js';
 import { objectKey, openIndex } from '../../../src/store/index-db.js';
 import { RedoLog } from '../../../src/store/redo-log.js';
+import { nextRecordStart } from '../../../src/store/record-check.js';
 import type { RedoOp } from '../../../src/store/redo-ops.js';
 import type { SegmentAllocator } from '../../../src/store/segment-allocator.js';
 import type { SegmentFiles } from '../../../src/store/segment-files.js';
@@ -111,6 +112,44 @@ describe('redo log', () => {
       expect((await readAll(store, store.getObject('b', 'other')!)).toString()).toBe('fine');
     } finally {
       await store.close();
+    }
+  });
+
+  it('replays operations past a hole that an extent granted and never written left in the log', async () => {
+    let store = await open(dir);
+    await store.createBucket(bucket('b'));
+    await store.close();
+    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
+    store = await open(dir);
+    await put(store, 'b', 'before', Buffer.from('one'));
+    // another thread's lease (remote-writes.ts), given back unused: 1 MiB of zeros inside the log
+    const hole = await store.reserveHeld(1 << 20);
+    hole.release();
+    await put(store, 'b', 'after', Buffer.from('two'));
+    expect(store.getObject('b', 'after')!.extents[0]!.offset).toBeGreaterThan(hole.reservation.offset + hole.reservation.length);
+    await store.close();
+    loseRecentIndex();
+    store = await open(dir);
+    try {
+      expect(store.stats().recovery.replay).toMatchObject({ replayed: 2, skipped: 0 });
+      expect((await readAll(store, store.getObject('b', 'after')!)).toString()).toBe('two');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('skips zeros a window at a time to the next possible record start, and steps over other bytes', () => {
+    const file = path.join(dir, 'holes');
+    const bytes = Buffer.alloc(300_000);
+    bytes[200_003] = 1; // inside the 8-byte slot at 200 000
+    fs.writeFileSync(file, bytes);
+    const fd = fs.openSync(file, 'r');
+    try {
+      expect(nextRecordStart(fd, 0, bytes.length)).toBe(200_000);
+      expect(nextRecordStart(fd, 200_000, bytes.length)).toBe(bytes.length);
+      expect(nextRecordStart(fd, 199_992, bytes.length)).toBe(200_000);
+    } finally {
+      fs.closeSync(fd);
     }
   });
 

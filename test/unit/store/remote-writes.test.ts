@@ -1,12 +1,16 @@
-// Body writes from another thread (store/remote-writes.ts), over a real MessageChannel: the writer's
-// store commits what the front end streams, conditions and errors come back as the engine's own,
-// and an abandoned body leaves no version.
+// Body writes from another thread (store/remote-writes.ts), over a real MessageChannel: a read
+// replica writes each body into an extent the writer's store granted, the store commits it,
+// conditions and errors come back as the engine's own, small records share leases, and a granted
+// segment is not compacted away until the front end is done with it.
 
 import { randomBytes } from 'node:crypto';
+import { existsSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStoreError } from '../../../src/store/errors.js';
-import { RemoteWrites, serveRemoteWrites } from '../../../src/store/remote-writes.js';
+import { ReadReplica } from '../../../src/store/read-replica.js';
+import { serveRemoteWrites } from '../../../src/store/remote-writes.js';
 import type { SegmentStore } from '../../../src/store/index.js';
 import type { BodyWriter, ObjectVersion } from '../../../src/store/types.js';
 import { bucket, meta, readAll, storeForEachTest } from './helpers.js';
@@ -18,20 +22,29 @@ async function upload(writer: BodyWriter, body: Buffer, chunk: number): Promise<
 
 describe('remote body writes', () => {
   let store: SegmentStore;
-  let remote: RemoteWrites;
+  let dir: string;
+  let remote: ReadReplica;
   let channel: MessageChannel;
-  storeForEachTest([bucket('b'), { ...bucket('v'), versioning: 'Enabled' }], (s) => (store = s), { segmentSize: 1 << 20 });
-  beforeEach(() => {
+  let grants: { close(): void };
+  /** the front end's requests, by kind */
+  let sent: Record<string, number>;
+  storeForEachTest([bucket('b'), { ...bucket('v'), versioning: 'Enabled' }], (s, d) => ((store = s), (dir = d)), { segmentSize: 4 << 20 });
+  beforeEach(async () => {
     channel = new MessageChannel();
-    serveRemoteWrites(channel.port1, store);
-    remote = new RemoteWrites(channel.port2);
+    grants = serveRemoteWrites(channel.port1, store);
+    sent = {};
+    channel.port1.on('message', (m: { t: string }) => (sent[m.t] = (sent[m.t] ?? 0) + 1));
+    remote = await ReadReplica.open({ dataDir: dir, writes: channel.port2 });
   });
-  afterEach(() => {
+  const segmentExists = (segment: number): boolean => existsSync(join(dir, 'segments', `${String(segment).padStart(8, '0')}.seg`));
+  afterEach(async () => {
+    await remote.close();
+    grants.close();
     channel.port1.close();
     channel.port2.close();
   });
 
-  it('commits a small body sent with its commit', async () => {
+  it('writes a small body into a lease and has the writer commit it', async () => {
     const body = randomBytes(3000);
     const w = remote.beginWrite(body.length);
     await upload(w, body, 1000);
@@ -41,7 +54,7 @@ describe('remote body writes', () => {
     expect((await readAll(store, stored)).equals(body)).toBe(true);
   });
 
-  it('streams a large body chunk by chunk, past the window, byte-identical', async () => {
+  it('writes a large body into an extent of its own, byte-identical', async () => {
     const body = randomBytes(700_000);
     const w = remote.beginWrite(body.length);
     await upload(w, body, 17_000);
@@ -115,5 +128,50 @@ describe('remote body writes', () => {
     const next = remote.beginWrite(3);
     await next.write(Buffer.from('abc'));
     expect((await next.commit('b', 'after', meta('n'))).size).toBe(3);
+  });
+
+  it('carves many small records out of few leases', async () => {
+    const bodies = Array.from({ length: 300 }, (_, i) => randomBytes(1000 + i));
+    await Promise.all(bodies.map(async (body, i) => {
+      const w = remote.beginWrite(body.length);
+      await w.write(body);
+      await w.commit('b', `small${i}`, meta(`s${i}`));
+    }));
+    for (const [i, body] of bodies.entries()) expect((await readAll(store, store.getObject('b', `small${i}`)!)).equals(body)).toBe(true);
+    expect(sent.commit).toBe(300);
+    // 300 records of ~5 KiB each fit in two 1 MiB leases (a third may have been asked for ahead)
+    expect(sent.reserve).toBeLessThanOrEqual(3);
+  });
+
+  it('keeps a granted segment from compaction until the front end lets go of it', async () => {
+    const w = remote.beginWrite(2000);
+    await w.write(randomBytes(2000));
+    await w.commit('b', 'held', meta('h'));
+    const segment = store.getObject('b', 'held')!.extents[0]!.segment;
+    await store.deleteObject('b', 'held');
+    // move the writer to a new segment, so that the first is a candidate
+    const big = store.beginWrite(3 << 20);
+    await big.write(randomBytes(3 << 20));
+    await big.commit('b', 'filler', meta('f'));
+    const elsewhere = store.beginWrite(2 << 20);
+    await elsewhere.write(randomBytes(2 << 20));
+    await elsewhere.commit('b', 'next', meta('n'));
+    expect(store.getObject('b', 'next')!.extents[0]!.segment).toBeGreaterThan(segment);
+    await store.compact({ minDeadRatio: 0.01 });
+    expect(segmentExists(segment)).toBe(true); // the front end's lease is still open there
+    await remote.close(); // gives its leases back
+    await new Promise((r) => setTimeout(r, 50));
+    await store.compact({ minDeadRatio: 0.01 });
+    expect(segmentExists(segment)).toBe(false);
+    remote = await ReadReplica.open({ dataDir: dir, writes: new MessageChannel().port2 });
+  });
+
+  it("brings an out-of-space grant back as the engine's error", async () => {
+    const { bavail, bsize } = statfsSync(dir);
+    const w = remote.beginWrite(bavail * bsize + (1 << 30));
+    const e = await w.write(randomBytes(10)).catch((x: unknown) => x);
+    expect(isStoreError(e, 'out-of-space')).toBe(true);
+    await w.abort();
+    expect(store.getObject('b', 'huge')).toBeUndefined();
   });
 });
