@@ -20,7 +20,7 @@ import {
 } from './format.js';
 import type { IndexDb } from './index-db.js';
 import { checkRecordSync, nextRecordStart } from './record-check.js';
-import { applyOp, decodeOp, encodeOp, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
+import { applyOp, decodeOp, encodeOp, groupAccounting, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import type { SegmentAllocator } from './segment-allocator.js';
 import type { SegmentFiles } from './segment-files.js';
 import { parseSegmentFileName, segmentFileName } from './segment-files.js';
@@ -97,12 +97,24 @@ export class RedoLog {
   }
 }
 
-/** Inside the index transaction that applies `op` (written at `at`): apply it and move the log markers. */
-export function applyLogged(ctx: ApplyContext, op: RedoOp, at: RecordEnd, marks: { applied: number; from: LogPosition }): void {
-  applyOp(ctx, op);
-  ctx.markEnd(at.segment, at.end);
-  const { db } = ctx;
-  if (op.seq > marks.applied) db.recent.putSync(op.seq, 1);
+/** An operation whose record is written at `at`, to be applied. */
+export interface Logged {
+  op: RedoOp;
+  at: RecordEnd;
+}
+
+/**
+ * Inside the index transaction that applies `group` (in order): apply each operation and move the
+ * log markers once for all of them.
+ */
+export function applyLogged(db: IndexDb, group: Logged[], marks: { applied: number; from: LogPosition }): void {
+  const ctx = groupAccounting(db);
+  for (const { op, at } of group) {
+    applyOp(ctx, op);
+    ctx.markEnd(at.segment, at.end);
+    if (op.seq > marks.applied) db.recent.putSync(op.seq, 1);
+  }
+  ctx.flush();
   for (const seq of db.recent.getKeys({ end: marks.applied + 1 })) db.recent.removeSync(seq);
   db.meta.putSync('applied', marks.applied);
   db.meta.putSync('logFrom', marks.from);

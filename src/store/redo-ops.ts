@@ -65,9 +65,11 @@ export interface ApplyContext {
 }
 
 
+const noStats = (): SegmentStats => ({ live: 0, records: 0, end: SEGMENT_HEADER_SIZE });
+
 /** The segment accounting of `db`, to be used inside its write transactions. */
 export function accountingContext(db: IndexDb): ApplyContext {
-  const stats = (segment: number): SegmentStats => db.segments.get(segment) ?? { live: 0, records: 0, end: SEGMENT_HEADER_SIZE };
+  const stats = (segment: number): SegmentStats => db.segments.get(segment) ?? noStats();
   return {
     db,
     /** Moves extents in or out of their segments' live counts. */
@@ -81,6 +83,37 @@ export function accountingContext(db: IndexDb): ApplyContext {
     markEnd(segment, end) {
       const s = stats(segment);
       if (end > s.end) db.segments.putSync(segment, { ...s, end });
+    },
+  };
+}
+
+/**
+ * The segment accounting of a group of operations applied in one transaction: each segment's
+ * counts are read once and written once, by `flush`, which the transaction must call last.
+ */
+export function groupAccounting(db: IndexDb): ApplyContext & { flush(): void } {
+  const touched = new Map<number, SegmentStats>();
+  const stats = (segment: number): SegmentStats => {
+    let s = touched.get(segment);
+    if (!s) touched.set(segment, (s = { ...(db.segments.get(segment) ?? noStats()) }));
+    return s;
+  };
+  return {
+    db,
+    account(extents, sign) {
+      for (const extent of extents) {
+        const s = stats(extent.segment);
+        s.live += sign * extent.length;
+        s.records += sign;
+      }
+    },
+    markEnd(segment, end) {
+      const s = stats(segment);
+      if (end > s.end) s.end = end;
+    },
+    flush() {
+      for (const [segment, s] of touched) db.segments.putSync(segment, s);
+      touched.clear();
     },
   };
 }

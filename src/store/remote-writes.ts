@@ -8,6 +8,7 @@
 // segment of every grant (compaction does not delete it) until the front end is done with it.
 
 import type { MessagePort } from 'node:worker_threads';
+import { BatchedPort, onBatches } from '../batched-port.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type CommitTarget, type WriterContext } from './body-writer.js';
 import type { Crc32c } from './crc32c.js';
 import { storageErrno } from '../storage-failures.js';
@@ -63,9 +64,10 @@ export function serveRemoteWrites(port: MessagePort, host: ExtentHost): { close(
   const holds = new Map<number, () => void>();
   let nextGrant = 1;
   let closed = false;
-  const reply = (m: WriteReply): void => port.postMessage(m);
+  const replies = new BatchedPort<WriteReply>(port);
+  const reply = (m: WriteReply): void => replies.post(m);
   const fail = async (id: number, e: unknown): Promise<void> => reply({ t: 'failed', id, error: await toWire(e) });
-  port.on('message', (m: WriteRequest) => {
+  onBatches(port, (m: WriteRequest) => {
     switch (m.t) {
       case 'reserve':
         host.reserveHeld(m.length).then(({ reservation, release }) => {
@@ -113,6 +115,7 @@ type Carved = Reservation & { lease: Lease };
 export class RemoteWrites {
   private nextId = 1;
   private readonly pending = new Map<number, (m: WriteReply) => void>();
+  private readonly requests: BatchedPort<WriteRequest>;
   private readonly context: WriterContext;
   /** the lease small records come from */
   private lease: Lease | undefined;
@@ -122,12 +125,9 @@ export class RemoteWrites {
   private readonly idleTimer: NodeJS.Timeout;
 
   /** `files`: the thread's segment fds, opened for writing. */
-  constructor(
-    private readonly port: MessagePort,
-    files: SegmentReadTable,
-    crc32c: Crc32c,
-  ) {
-    port.on('message', (m: WriteReply) => {
+  constructor(port: MessagePort, files: SegmentReadTable, crc32c: Crc32c) {
+    this.requests = new BatchedPort(port);
+    onBatches(port, (m: WriteReply) => {
       const settle = this.pending.get(m.id);
       this.pending.delete(m.id);
       settle?.(m);
@@ -163,7 +163,7 @@ export class RemoteWrites {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.port.postMessage({ ...m, id });
+      this.requests.post({ ...m, id });
     });
   }
 
@@ -248,6 +248,6 @@ export class RemoteWrites {
   private releaseIfDone(lease: Lease): void {
     if (!lease.retired || lease.outstanding > 0 || lease.released) return;
     lease.released = true;
-    this.port.postMessage({ t: 'release', grant: lease.grant } satisfies WriteRequest);
+    this.requests.post({ t: 'release', grant: lease.grant });
   }
 }

@@ -33,7 +33,7 @@ import { recoverSegments, type RecoveryReport } from './recovery.js';
 import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
-import { applyLogged, RedoLog, replayLog, type ReplayReport } from './redo-log.js';
+import { applyLogged, RedoLog, replayLog, type Logged, type ReplayReport } from './redo-log.js';
 import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
 import { IndexReads, toPart } from './index-reads.js';
@@ -75,6 +75,10 @@ export interface StoreStats {
   fdatasyncs: number;
   /** index commits that waited for LMDB's flush (strict mode) */
   indexFlushWaits: number;
+  /** index transactions that applied logged key operations (group commit of the index) */
+  indexGroups: number;
+  /** key operations those applied (divided by indexGroups: mean group size) */
+  indexGroupedOps: number;
   /** blocks that failed their CRC32C on read */
   corruptBlocks: number;
   /** writes refused for lack of space */
@@ -130,6 +134,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   private readonly log: RedoLog;
   private readonly applyContext: ApplyContext;
   private compactionTimer: NodeJS.Timeout | undefined;
+  /** the operations waiting for the index transaction that will apply them (apply) */
+  private applying: { group: Logged[]; done?: Promise<void> } | undefined;
   private free: { bytes: number; at: number } | undefined;
 
   constructor(
@@ -142,7 +148,16 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     smallBodyMax: number,
     private readonly diskReserve: number,
     private readonly freeBytes: () => number,
-    private readonly counter: { fdatasyncs: number; indexFlushWaits: number; corruptBlocks: number; outOfSpace: number; syncWaiters?: number; syncSeconds?: number },
+    private readonly counter: {
+      fdatasyncs: number;
+      indexFlushWaits: number;
+      corruptBlocks: number;
+      outOfSpace: number;
+      syncWaiters?: number;
+      syncSeconds?: number;
+      indexGroups?: number;
+      indexGroupedOps?: number;
+    },
     readCache?: BlockCache,
     bucketGeneration?: Int32Array,
   ) {
@@ -186,6 +201,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return {
       fdatasyncs: this.counter.fdatasyncs,
       indexFlushWaits: this.counter.indexFlushWaits,
+      indexGroups: this.counter.indexGroups ?? 0,
+      indexGroupedOps: this.counter.indexGroupedOps ?? 0,
       corruptBlocks: this.counter.corruptBlocks,
       outOfSpace: this.counter.outOfSpace,
       syncWaiters: this.counter.syncWaiters ?? 0,
@@ -293,7 +310,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     const objKey = lookupObjectKey(bucket, key);
     if (!objKey) return { kind: 'missing' };
     return this.logged([{ bucket, key }], [], (): Outcome<Planned<DeleteOutcome<A>>> => {
-      const record = this.index.buckets.get(bucketKey(bucket));
+      const record = this.getBucket(bucket);
       if (!record) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
       const latest = this.index.objects.get(objKey);
       // If-Match on a key with no current object deletes nothing, as a plain delete of it does
@@ -362,7 +379,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   async createUpload(bucket: string, key: string, attrs: A, initiated = Date.now()): Promise<Upload<A>> {
     objectKey(bucket, key);
     return this.logged([{ bucket, key }], [], (): Outcome<Planned<Upload<A>>> => {
-      if (!this.index.buckets.get(bucketKey(bucket))) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
+      if (!this.getBucket(bucket)) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
       const seq = this.clock.next();
       const uploadId = makeId(seq);
       return { op: { t: 'upload', seq, b: bucket, k: key, uploadId, initiated, attrs }, result: { bucket, key, uploadId, initiated, attrs } };
@@ -475,7 +492,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     input: VersionInput<A>,
     condition: WriteCondition | undefined,
   ): Outcome<Planned<ObjectVersion<A>>> {
-    const record = this.index.buckets.get(bucketKey(bucket));
+    // the cached record is the committed one: a bucket change waits for the key operations in it (key-locks.ts)
+    const record = this.getBucket(bucket);
     if (!record) return fail('namespace-missing', `no bucket ${bucket}`, 'bucket');
     const unmet = checkCondition(this.index.objects.get(objectKey(bucket, key)), condition);
     if (unmet) return unmet;
@@ -524,8 +542,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       } catch (e) {
         throw asStoreError(e);
       }
-      const marks = this.log.issue(op.seq, this.clock.current);
-      await this.transact(() => applyLogged(this.applyContext, op, at, marks));
+      await this.apply({ op, at });
       return planned.result;
     } finally {
       if (seq !== undefined) this.log.done(seq);
@@ -533,7 +550,35 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     }
   }
 
-  /** Moves extents in or out of their segments' live counts. */
+  /**
+   * Applies a logged operation in an index transaction that also applies those logged while it
+   * waits for LMDB's write thread: one transaction, one set of log markers and one write of each
+   * segment's counts for the group (group commit of the index, as the group's fdatasync is for
+   * the records). Operations in one group hold different keys (each holds its keys' locks).
+   */
+  private apply(logged: Logged): Promise<void> {
+    if (this.applying) {
+      this.applying.group.push(logged);
+      return this.applying.done!;
+    }
+    const applying: { group: Logged[]; done?: Promise<void> } = { group: [logged] };
+    this.applying = applying;
+    applying.done = this.transact(() => {
+      // the group closes once its transaction runs: later operations start the next one
+      if (this.applying === applying) this.applying = undefined;
+      let marks!: ReturnType<RedoLog['issue']>;
+      for (const { op } of applying.group) marks = this.log.issue(op.seq, this.clock.current);
+      applyLogged(this.index, applying.group, marks);
+      this.counter.indexGroups = (this.counter.indexGroups ?? 0) + 1;
+      this.counter.indexGroupedOps = (this.counter.indexGroupedOps ?? 0) + applying.group.length;
+      return undefined;
+    });
+    // a transaction that failed before running its callback must not keep the group open
+    applying.done.catch(() => {
+      if (this.applying === applying) this.applying = undefined;
+    });
+    return applying.done;
+  }
 
   /**
    * Runs `body` in one index write transaction; a Failure it returns becomes a rejection once the

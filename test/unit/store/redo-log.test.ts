@@ -115,6 +115,34 @@ describe('redo log', () => {
     }
   });
 
+  it('applies concurrent operations in shared index transactions, and replays them all once the index lost them', async () => {
+    let store = await open(dir);
+    await store.createBucket({ ...bucket('b'), versioning: 'Enabled' });
+    for (let i = 0; i < 20; i++) await put(store, 'b', `old${i}`, Buffer.from(`old ${i}`));
+    await store.close();
+    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
+    store = await open(dir);
+    await Promise.all([
+      ...Array.from({ length: 60 }, (_, i) => put(store, 'b', `new${i}`, Buffer.from(`new ${i}`))),
+      ...Array.from({ length: 20 }, (_, i) => store.deleteObject('b', `old${i}`)),
+    ]);
+    const { indexGroups, indexGroupedOps } = store.stats();
+    expect(indexGroupedOps).toBe(80);
+    expect(indexGroups).toBeLessThan(80); // some shared a transaction
+    const expected = summary(store);
+    await store.close();
+    loseRecentIndex();
+    store = await open(dir);
+    try {
+      expect(store.stats().recovery.replay).toMatchObject({ replayed: 80, skipped: 0 });
+      expect(summary(store)).toEqual(expected);
+      for (let i = 0; i < 60; i++) expect((await readAll(store, store.getObject('b', `new${i}`)!)).toString()).toBe(`new ${i}`);
+      expect(store.stats().liveRecords).toBe(80);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('replays operations past a hole that an extent granted and never written left in the log', async () => {
     let store = await open(dir);
     await store.createBucket(bucket('b'));

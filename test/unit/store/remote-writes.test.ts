@@ -33,7 +33,9 @@ describe('remote body writes', () => {
     channel = new MessageChannel();
     grants = serveRemoteWrites(channel.port1, store);
     sent = {};
-    channel.port1.on('message', (m: { t: string }) => (sent[m.t] = (sent[m.t] ?? 0) + 1));
+    channel.port1.on('message', (batch: Array<{ t: string }>) => {
+      for (const m of batch) sent[m.t] = (sent[m.t] ?? 0) + 1;
+    });
     remote = await ReadReplica.open({ dataDir: dir, writes: channel.port2 });
   });
   const segmentExists = (segment: number): boolean => existsSync(join(dir, 'segments', `${String(segment).padStart(8, '0')}.seg`));
