@@ -24,9 +24,21 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
+/** pino's isoTime, formatted once per millisecond: a busy server logs many lines in each one. */
+let lastMs = -1;
+let lastTime = '';
+export function isoTimeField(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
 export function createLogger(options: LoggerOptions): Logger {
   const human = options.pretty ?? process.stdout.isTTY === true;
-  const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+  const base = { level: options.level, base: { pid: process.pid }, timestamp: isoTimeField };
   if (human) {
     return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid', hideObject: true, messageFormat: humanLine }));
   }
