@@ -8,6 +8,7 @@
 // big-endian bytes whose base64 S3 sends in x-amz-checksum-crc32/crc32c/crc64nvme.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** Mask bits selecting the algorithms of one fused pass: `DIGEST.MD5 | DIGEST.CRC64NVME`. */
@@ -30,7 +31,11 @@ export interface Digests {
   crc64nvme?: bigint;
 }
 
-/** Kernel chosen per algorithm on this CPU, e.g. `{ crc32c: 'sse4.2+pclmulqdq-3way', sha256: 'sha-ni' }`. */
+/**
+ * Kernel chosen per algorithm on this CPU, e.g. `{ md5: 'avx512x16', sha256: 'sha-ni+avx512x16',
+ * crc32c: 'sse4.2+pclmulqdq-3way' }`; for MD5 and SHA-256 the multi-buffer kernel that hashes
+ * the streams sharing a thread-pool job (a lone stream takes the scalar / SHA-NI path).
+ */
 export type SimdPaths = Record<'md5' | 'sha256' | 'sha1' | 'crc32' | 'crc32c' | 'crc64nvme', string>;
 
 /** Opaque native hasher state (a tagged JS external). */
@@ -41,6 +46,8 @@ interface Binding {
   createHasher(mask: number): HasherHandle;
   hasherUpdate(h: HasherHandle, data: Uint8Array): void;
   hasherUpdateAsync(h: HasherHandle, data: Uint8Array): Promise<void>;
+  /** One thread-pool job updating `hashers[i]` with `buffers[i]`; per pair, undefined or its error. */
+  hashersUpdateManyAsync(hashers: HasherHandle[], buffers: Uint8Array[]): Promise<(Error | undefined)[]>;
   hasherDigest(h: HasherHandle): Digests;
   digestSync(data: Uint8Array, mask: number): Digests;
   crc32c(data: Uint8Array, seed?: number): number;
@@ -53,6 +60,8 @@ interface Binding {
     crc64nvmeSimd: bigint;
     crc64nvmePortable: bigint;
   };
+  /** What differs between the multi-lane kernels and stream-by-stream hashing, if anything. */
+  checkLanes(): string | undefined;
   algorithms(): Record<string, number>;
   /** Linux only (native/src/lock_binding.rs) */
   lockFile?(fd: number): boolean;
@@ -105,6 +114,159 @@ function checkMask(mask: number): void {
 /** Inputs up to this size are hashed inline by `updateAsync`: a thread-pool round trip costs more. */
 export const ASYNC_INLINE_MAX = 64 * 1024;
 
+interface PendingUpdate {
+  data: Uint8Array;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** One hasher's thread-pool updates, waiting in call order. */
+class UpdateQueue {
+  readonly pending: PendingUpdate[] = [];
+  /** A job holds the hasher. */
+  running = false;
+  /** Set by the first failed update: every later one fails with it. */
+  failure: unknown;
+
+  constructor(readonly handle: HasherHandle) {}
+}
+
+export interface HashScheduling {
+  /** Thread-pool jobs in flight at once (default: cores, at most the libuv pool size). */
+  jobs: number;
+  /** Hashers one job may update together (default 16; 1: a job per update, no SIMD lanes). */
+  lanes: number;
+}
+
+/** Counts since start-up (or the last `resetHashSchedulingStats`). */
+export interface HashSchedulingStats {
+  /** Thread-pool jobs started, */
+  jobs: number;
+  /** the updates they carried (updates / jobs: average hashers per job), */
+  updates: number;
+  /** the most in one job, */
+  largestJob: number;
+  /** and the most jobs in flight at once. */
+  peakJobs: number;
+}
+
+/** Updates larger than this go to the thread pool in pieces of this size. */
+export const PIECE_MAX = 4 << 20;
+
+function defaultScheduling(): HashScheduling {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  return { jobs: Math.max(1, Math.min(availableParallelism(), pool)), lanes: 16 };
+}
+
+/**
+ * Runs the thread-pool updates of every Hasher of this thread. MD5, the ETag of every upload,
+ * is a serial chain per stream, so the native side hashes the streams of one job together, one
+ * per SIMD lane. The scheduler keeps at most `jobs` jobs in flight and, whenever one may start,
+ * puts the next update of every waiting hasher (up to `lanes`) into it: a lone stream gets a job
+ * per update at once, exactly as without batching, and batches form only when updates queue
+ * behind busy jobs. Never waits on a timer. One job per hasher at a time, so each hasher's
+ * updates run in call order.
+ */
+class HashScheduler {
+  settings = defaultScheduling();
+  readonly stats: HashSchedulingStats = { jobs: 0, updates: 0, largestJob: 0, peakJobs: 0 };
+  /** Queues with pending updates and no job, longest waiting first. */
+  readonly #ready: UpdateQueue[] = [];
+  #jobs = 0;
+
+  submit(queue: UpdateQueue, data: Uint8Array): Promise<void> {
+    if (queue.failure !== undefined) return Promise.reject(queue.failure);
+    return new Promise((resolve, reject) => {
+      const wasIdle = !queue.running && queue.pending.length === 0;
+      // A job lasts as long as its longest update: a large one goes in pieces, so that the
+      // other hashers of its jobs are not held up. The last piece settles the promise; a failed
+      // piece fails the ones queued after it, the last included.
+      const ignore = (): void => {};
+      let at = 0;
+      for (; data.byteLength - at > PIECE_MAX; at += PIECE_MAX) {
+        queue.pending.push({ data: data.subarray(at, at + PIECE_MAX), resolve: ignore, reject: ignore });
+      }
+      queue.pending.push({ data: at === 0 ? data : data.subarray(at), resolve, reject });
+      if (wasIdle) this.#ready.push(queue);
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#jobs < this.settings.jobs && this.#ready.length > 0) {
+      this.#start(this.#ready.splice(0, this.settings.lanes));
+    }
+  }
+
+  #start(batch: UpdateQueue[]): void {
+    this.#jobs++;
+    this.stats.jobs++;
+    this.stats.updates += batch.length;
+    this.stats.largestJob = Math.max(this.stats.largestJob, batch.length);
+    this.stats.peakJobs = Math.max(this.stats.peakJobs, this.#jobs);
+    const heads = batch.map((q) => {
+      q.running = true;
+      return q.pending.shift()!;
+    });
+    let results: Promise<(Error | undefined)[]>;
+    try {
+      results = binding().hashersUpdateManyAsync(
+        batch.map((q) => q.handle),
+        heads.map((u) => u.data),
+      );
+    } catch (err) {
+      results = Promise.reject(err);
+    }
+    results.then(
+      (errors) => this.#finish(batch, heads, (i) => errors[i]),
+      // Only a Node-API failure rejects the whole job: it is every hasher's error then.
+      (err: unknown) => this.#finish(batch, heads, () => err ?? new Error('hashersUpdateManyAsync failed')),
+    );
+  }
+
+  #finish(batch: UpdateQueue[], heads: PendingUpdate[], errorOf: (i: number) => unknown): void {
+    this.#jobs--;
+    batch.forEach((q, i) => {
+      q.running = false;
+      const err = errorOf(i);
+      if (err === undefined) {
+        heads[i]!.resolve();
+      } else {
+        q.failure ??= err;
+        heads[i]!.reject(err);
+        for (const u of q.pending.splice(0)) u.reject(q.failure);
+      }
+      if (q.pending.length > 0) this.#ready.push(q);
+    });
+    this.#pump();
+  }
+}
+
+const scheduler = new HashScheduler();
+
+/**
+ * Changes how thread-pool updates are batched (for benchmarks and tests); returns the previous
+ * settings. Applies to jobs started from now on.
+ */
+export function setHashScheduling(settings: Partial<HashScheduling>): HashScheduling {
+  const previous = { ...scheduler.settings };
+  const next = { ...previous, ...settings };
+  for (const [name, n] of Object.entries(next)) {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`invalid hash scheduling ${name}: ${n}`);
+  }
+  scheduler.settings = next;
+  return previous;
+}
+
+/** How thread-pool updates have been batched so far. */
+export function hashSchedulingStats(): HashSchedulingStats {
+  return { ...scheduler.stats };
+}
+
+export function resetHashSchedulingStats(): void {
+  Object.assign(scheduler.stats, { jobs: 0, updates: 0, largestJob: 0, peakJobs: 0 });
+}
+
 /**
  * Streaming state of one fused digest pass. Calls are serialized: `updateAsync` calls queue
  * behind each other; `update` and `digest` throw while any async update is queued or running
@@ -116,6 +278,7 @@ export class Hasher {
   readonly mask: number;
   readonly #native = binding();
   readonly #handle: HasherHandle;
+  readonly #queue: UpdateQueue;
   readonly #inlineMax: number;
   #tail: Promise<void> | undefined;
   #queued = 0;
@@ -127,6 +290,7 @@ export class Hasher {
     this.mask = mask;
     this.#inlineMax = inlineMax;
     this.#handle = this.#native.createHasher(mask);
+    this.#queue = new UpdateQueue(this.#handle);
   }
 
   /** Whether async updates are queued or running. */
@@ -153,12 +317,7 @@ export class Hasher {
       }
     }
     this.#queued++;
-    const previous = this.#tail ?? Promise.resolve();
-    const run = previous.then(() => {
-      if (this.#failure !== undefined) throw this.#failure;
-      return this.#native.hasherUpdateAsync(this.#handle, data);
-    });
-    const settled = run.then(
+    const settled = scheduler.submit(this.#queue, data).then(
       () => {
         this.#queued--;
       },
@@ -322,8 +481,9 @@ function checkDigests(what: string, d: Digests, v: GoldenVector): void {
 
 /**
  * Golden-vector self-test of every algorithm, one-shot and streamed in uneven chunks, plus the
- * SIMD CRC kernels against their portable twins. Throws on any mismatch; the server refuses to
- * start then. Takes a few milliseconds.
+ * SIMD CRC kernels against their portable twins and the multi-lane MD5/SHA-256 against
+ * stream-by-stream hashing. Throws on any mismatch; the server refuses to start then. Takes a
+ * few milliseconds.
  */
 export function selfTest(): void {
   const native = binding();
@@ -347,4 +507,6 @@ export function selfTest(): void {
       }
     }
   }
+  const lanes = native.checkLanes();
+  if (lanes !== undefined) throw new Error(`native self-test failed: multi-buffer hashing: ${lanes}`);
 }

@@ -1,7 +1,9 @@
 //! JS functions over [`digest::FusedHasher`]. A hasher is a tagged JS external owning the state;
 //! `hasherUpdateAsync` hashes on the libuv thread pool (Node-API async work) while the JS thread
-//! keeps running. One operation at a time per hasher: starting another while an async update is
-//! in flight throws `ERR_HASHER_BUSY` (src/native.ts chains async calls for its callers).
+//! keeps running, and `hashersUpdateManyAsync` updates several hashers in one thread-pool job
+//! (their MD5s, and their SHA-256s when there are enough, in SIMD lanes). One operation at a time
+//! per hasher: starting another while an async update is in flight throws `ERR_HASHER_BUSY`
+//! (src/native.ts schedules async calls for its callers).
 
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::c_void;
@@ -191,6 +193,184 @@ unsafe extern "C" fn hasher_update_async(env: napi_env, info: napi_callback_info
     })
 }
 
+/// One hasher's share of a `hashersUpdateManyAsync` job.
+struct ManyEntry {
+    cell: *const HasherCell,
+    data: *const u8,
+    len: usize,
+    /// Keep the hasher and the input array alive until `complete` runs.
+    hasher_ref: napi_ref,
+    data_ref: napi_ref,
+}
+
+struct AsyncUpdateMany {
+    /// The admitted hashers: distinct (each was idle and is now busy), live, with their input.
+    entries: Vec<ManyEntry>,
+    /// Per argument index: why that hasher was left out of the job, or `None` if it is in `entries`.
+    rejected: Vec<Option<JsError>>,
+    deferred: napi_deferred,
+    work: napi_async_work,
+    panicked: bool,
+}
+
+/// Marks the entries' hashers idle again and drops the references the job held. JS thread only.
+unsafe fn release_entries(env: Env, entries: &[ManyEntry]) {
+    for e in entries {
+        (*e.cell).busy.set(false);
+        napi_delete_reference(env.0, e.hasher_ref);
+        napi_delete_reference(env.0, e.data_ref);
+    }
+}
+
+/// Admits one (hasher, bytes) pair into a job, making the hasher busy. `Ok(Err(_))`: this pair
+/// is refused (not a hasher, busy, finished, not bytes) and the others go ahead; `Err(_)`: a
+/// Node-API call failed and the whole call fails.
+unsafe fn admit(env: Env, h: napi_value, buf: napi_value) -> JsResult<Result<ManyEntry, JsError>> {
+    let checked = idle_hasher(env, h).and_then(|cell| {
+        live_state(cell)?;
+        Ok((cell, env.bytes(buf, "data")?))
+    });
+    let (cell, bytes) = match checked {
+        Ok(v) => v,
+        Err(e @ JsError::Status(_)) => return Err(e),
+        Err(e) => return Ok(Err(e)),
+    };
+    let hasher_ref = env.reference(h)?;
+    let data_ref = env.reference(buf).inspect_err(|_| {
+        napi_delete_reference(env.0, hasher_ref);
+    })?;
+    cell.busy.set(true);
+    Ok(Ok(ManyEntry { cell, data: bytes.as_ptr(), len: bytes.len(), hasher_ref, data_ref }))
+}
+
+unsafe extern "C" fn many_execute(_env: napi_env, data: *mut c_void) {
+    let job = &mut *(data as *mut AsyncUpdateMany);
+    let run = std::panic::AssertUnwindSafe(|| {
+        // SAFETY: every entry's hasher is busy, so the JS thread does not touch its state until
+        // `many_complete`; `admit` refused a hasher that was already busy, so the cells are
+        // distinct and the `&mut` borrows do not alias; the references keep the cells and the
+        // input arrays alive, and the caller promised not to modify the arrays meanwhile.
+        let mut jobs: Vec<(&mut FusedHasher, &[u8])> = job
+            .entries
+            .iter()
+            .map(|e| {
+                let state = (*(*e.cell).state.get()).as_mut().expect("checked live");
+                let bytes = if e.len == 0 { &[][..] } else { std::slice::from_raw_parts(e.data, e.len) };
+                (state, bytes)
+            })
+            .collect();
+        FusedHasher::update_many(&mut jobs);
+    });
+    job.panicked = std::panic::catch_unwind(run).is_err();
+}
+
+unsafe extern "C" fn many_complete(env: napi_env, status: napi_status, data: *mut c_void) {
+    let job = Box::from_raw(data as *mut AsyncUpdateMany);
+    let env = Env(env);
+    release_entries(env, &job.entries);
+    napi_delete_async_work(env.0, job.work);
+    let failure = if job.panicked {
+        Some(JsError::Plain(c"ERR_NATIVE_PANIC", "tusk-native panicked while hashing".into()))
+    } else if status != NAPI_OK {
+        Some(JsError::Plain(c"ERR_HASHER_CANCELLED", format!("async update ended with Node-API status {status}")))
+    } else {
+        None
+    };
+    let results = || -> JsResult<napi_value> {
+        let array = env.array(job.rejected.len())?;
+        for (i, rejected) in job.rejected.iter().enumerate() {
+            let value = match rejected.as_ref().or(failure.as_ref()) {
+                Some(e) => env.error_value(e)?,
+                None => env.undefined()?,
+            };
+            env.set_element(array, i as u32, value)?;
+        }
+        Ok(array)
+    };
+    match results() {
+        Ok(v) => napi_resolve_deferred(env.0, job.deferred, v),
+        // A null rejection value would leave the promise pending forever.
+        Err(_) => {
+            let error = env.error("ERR_NAPI", "could not build the results of hashersUpdateManyAsync");
+            match error.or_else(|_| env.undefined()) {
+                Ok(v) => napi_reject_deferred(env.0, job.deferred, v),
+                Err(_) => NAPI_OK,
+            }
+        }
+    };
+}
+
+/// hashersUpdateManyAsync(hashers, buffers): Promise<(Error | undefined)[]> — updates
+/// `hashers[i]` with `buffers[i]` for every i in one thread-pool job. A pair that cannot be
+/// updated (finished or busy hasher, a hasher listed twice, bytes that are not a Uint8Array)
+/// gets its error at its index and the others go ahead. No buffer may be modified until the
+/// promise settles.
+unsafe extern "C" fn hashers_update_many_async(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<2>(env, info, |env, [hs, bufs]| {
+        let (hs, bufs) = (required(hs, "hashers")?, required(bufs, "buffers")?);
+        let n = env.array_length(hs, "hashers")?;
+        if env.array_length(bufs, "buffers")? != n {
+            return Err(JsError::Range(c"ERR_OUT_OF_RANGE", "hashers and buffers differ in length".into()));
+        }
+        let mut entries = Vec::with_capacity(n as usize);
+        let mut rejected = Vec::with_capacity(n as usize);
+        let admitted = (0..n).try_for_each(|i| {
+            match admit(env, env.element(hs, i)?, env.element(bufs, i)?)? {
+                Ok(entry) => {
+                    entries.push(entry);
+                    rejected.push(None);
+                }
+                Err(e) => rejected.push(Some(e)),
+            }
+            Ok(())
+        });
+        if let Err(e) = admitted {
+            release_entries(env, &entries);
+            return Err(e);
+        }
+
+        let mut deferred = ptr::null_mut();
+        let mut promise = ptr::null_mut();
+        if let Err(e) = check(napi_create_promise(env.0, &mut deferred, &mut promise)) {
+            release_entries(env, &entries);
+            return Err(e);
+        }
+        let job = Box::into_raw(Box::new(AsyncUpdateMany {
+            entries,
+            rejected,
+            deferred,
+            work: ptr::null_mut(),
+            panicked: false,
+        }));
+        let queued = env.string("tusk-native:hashersUpdateManyAsync").and_then(|name| {
+            check(napi_create_async_work(
+                env.0,
+                ptr::null_mut(),
+                name,
+                many_execute,
+                many_complete,
+                job.cast(),
+                &mut (*job).work,
+            ))
+        });
+        let queued = queued.and_then(|_| check(napi_queue_async_work(env.0, (*job).work)));
+        if let Err(e) = queued {
+            let job = Box::from_raw(job);
+            release_entries(env, &job.entries);
+            if !job.work.is_null() {
+                napi_delete_async_work(env.0, job.work);
+            }
+            // The promise is never returned: settle it (resolved, so nothing reports it as an
+            // unhandled rejection) to free the deferred.
+            if let Ok(v) = env.undefined() {
+                napi_resolve_deferred(env.0, job.deferred, v);
+            }
+            return Err(e);
+        }
+        Ok(promise)
+    })
+}
+
 /// digestSync(bytes, mask): Digests
 unsafe extern "C" fn digest_sync(env: napi_env, info: napi_callback_info) -> napi_value {
     callback::<2>(env, info, |env, [buf, mask]| {
@@ -239,16 +419,27 @@ unsafe extern "C" fn compare_kernels(env: napi_env, info: napi_callback_info) ->
     })
 }
 
+/// checkLanes(): string | undefined — for the start-up self-test: what differs between the
+/// multi-lane kernels of this CPU and stream-by-stream hashing, if anything.
+unsafe extern "C" fn check_lanes(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<0>(env, info, |env, []| match digest::check_lanes() {
+        Some(mismatch) => env.string(&mismatch),
+        None => env.undefined(),
+    })
+}
+
 pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
-    let functions: [(&std::ffi::CStr, napi_callback); 9] = [
+    let functions: [(&std::ffi::CStr, napi_callback); 11] = [
         (c"createHasher", create_hasher),
         (c"hasherUpdate", hasher_update),
         (c"hasherUpdateAsync", hasher_update_async),
+        (c"hashersUpdateManyAsync", hashers_update_many_async),
         (c"hasherDigest", hasher_digest),
         (c"digestSync", digest_sync),
         (c"crc32c", crc32c),
         (c"simdPaths", simd_paths),
         (c"compareKernels", compare_kernels),
+        (c"checkLanes", check_lanes),
         (c"algorithms", algorithms),
     ];
     for (name, cb) in functions {

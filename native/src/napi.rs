@@ -157,6 +157,21 @@ extern "C" {
     pub fn napi_is_array(env: napi_env, value: napi_value, result: *mut bool) -> napi_status;
     pub fn napi_get_array_length(env: napi_env, value: napi_value, result: *mut u32) -> napi_status;
     pub fn napi_get_element(env: napi_env, object: napi_value, index: u32, result: *mut napi_value) -> napi_status;
+    // Used by hashersUpdateManyAsync (digest_binding.rs).
+    pub fn napi_create_array_with_length(env: napi_env, length: usize, result: *mut napi_value) -> napi_status;
+    pub fn napi_set_element(env: napi_env, object: napi_value, index: u32, value: napi_value) -> napi_status;
+    pub fn napi_create_type_error(
+        env: napi_env,
+        code: napi_value,
+        msg: napi_value,
+        result: *mut napi_value,
+    ) -> napi_status;
+    pub fn napi_create_range_error(
+        env: napi_env,
+        code: napi_value,
+        msg: napi_value,
+        result: *mut napi_value,
+    ) -> napi_status;
 }
 
 /// Why a callback failed. `Pending` means a JS exception is already pending (a napi call
@@ -304,6 +319,34 @@ impl Env {
         Ok(data)
     }
 
+    /// The length of a JS array; anything else is a TypeError.
+    pub fn array_length(self, value: napi_value, what: &str) -> JsResult<u32> {
+        let mut is = false;
+        check(unsafe { napi_is_array(self.0, value, &mut is) })?;
+        if !is {
+            return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be an array")));
+        }
+        let mut len = 0;
+        check(unsafe { napi_get_array_length(self.0, value, &mut len) })?;
+        Ok(len)
+    }
+
+    pub fn element(self, array: napi_value, index: u32) -> JsResult<napi_value> {
+        let mut v = ptr::null_mut();
+        check(unsafe { napi_get_element(self.0, array, index, &mut v) })?;
+        Ok(v)
+    }
+
+    pub fn array(self, length: usize) -> JsResult<napi_value> {
+        let mut v = ptr::null_mut();
+        check(unsafe { napi_create_array_with_length(self.0, length, &mut v) })?;
+        Ok(v)
+    }
+
+    pub fn set_element(self, array: napi_value, index: u32, value: napi_value) -> JsResult<()> {
+        check(unsafe { napi_set_element(self.0, array, index, value) })
+    }
+
     pub fn reference(self, value: napi_value) -> JsResult<napi_ref> {
         let mut r = ptr::null_mut();
         check(unsafe { napi_create_reference(self.0, value, 1, &mut r) })?;
@@ -314,6 +357,24 @@ impl Env {
         let (code, message) = (self.string(code)?, self.string(message)?);
         let mut v = ptr::null_mut();
         check(unsafe { napi_create_error(self.0, code, message, &mut v) })?;
+        Ok(v)
+    }
+
+    /// `err` as an Error object (TypeError/RangeError as it would be thrown), to pass as a value.
+    pub fn error_value(self, err: &JsError) -> JsResult<napi_value> {
+        let status_message;
+        let (create, code, message): (unsafe extern "C" fn(_, _, _, _) -> _, &CStr, &str) = match err {
+            JsError::Type(code, m) => (napi_create_type_error, code, m),
+            JsError::Range(code, m) => (napi_create_range_error, code, m),
+            JsError::Plain(code, m) => (napi_create_error, code, m),
+            JsError::Status(s) => {
+                status_message = format!("Node-API call failed with status {s}");
+                (napi_create_error, c"ERR_NAPI", &status_message)
+            }
+        };
+        let (code, message) = (self.string(code.to_str().unwrap_or("ERR_NATIVE"))?, self.string(message)?);
+        let mut v = ptr::null_mut();
+        check(unsafe { create(self.0, code, message, &mut v) })?;
         Ok(v)
     }
 

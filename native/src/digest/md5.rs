@@ -4,7 +4,9 @@
 //! never share a set bit), which drops one instruction from the chain. 64 steps of ~4 cycles
 //! bound MD5 at about 4.5 cycles/byte; the md-5 crate is kept as the test reference.
 
-const K: [u32; 64] = [
+use super::block_stream::BlockStream;
+
+pub(super) const K: [u32; 64] = [
     0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
     0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
     0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
@@ -81,13 +83,15 @@ fn compress(state: &mut [u32; 4], block: &[u8; 64]) {
     state[3] = state[3].wrapping_add(d);
 }
 
-#[derive(Clone)]
-pub struct Md5 {
-    state: [u32; 4],
-    pending: [u8; 64],
-    pending_len: usize,
-    total: u64,
+/// Compresses whole blocks (`blocks.len()` a multiple of 64) into `state`.
+pub(super) fn compress_blocks(state: &mut [u32; 4], blocks: &[u8]) {
+    for block in blocks.chunks_exact(64) {
+        compress(state, block.try_into().unwrap());
+    }
 }
+
+#[derive(Clone)]
+pub struct Md5(BlockStream<4>);
 
 impl Default for Md5 {
     fn default() -> Self {
@@ -97,42 +101,28 @@ impl Default for Md5 {
 
 impl Md5 {
     pub fn new() -> Self {
-        Md5 { state: INIT, pending: [0; 64], pending_len: 0, total: 0 }
+        Md5(BlockStream::new(INIT))
     }
 
-    pub fn update(&mut self, mut data: &[u8]) {
-        self.total = self.total.wrapping_add(data.len() as u64);
-        if self.pending_len > 0 {
-            let take = (64 - self.pending_len).min(data.len());
-            self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&data[..take]);
-            self.pending_len += take;
-            data = &data[take..];
-            if self.pending_len < 64 {
-                return;
-            }
-            let block = self.pending;
-            compress(&mut self.state, &block);
-            self.pending_len = 0;
-        }
-        let mut blocks = data.chunks_exact(64);
-        for block in &mut blocks {
-            compress(&mut self.state, block.try_into().unwrap());
-        }
-        let rest = blocks.remainder();
-        self.pending[..rest.len()].copy_from_slice(rest);
-        self.pending_len = rest.len();
+    pub fn update(&mut self, data: &[u8]) {
+        let blocks = self.0.update_deferred(data, compress_blocks);
+        compress_blocks(&mut self.0.state, blocks);
+    }
+
+    /// `update` except for the whole blocks of `data`, which the caller must compress into
+    /// [`Md5::state_mut`] (see [`BlockStream::update_deferred`]).
+    pub fn update_deferred<'a>(&mut self, data: &'a [u8]) -> &'a [u8] {
+        self.0.update_deferred(data, compress_blocks)
+    }
+
+    pub fn state_mut(&mut self) -> &mut [u32; 4] {
+        &mut self.0.state
     }
 
     pub fn finalize(mut self) -> [u8; 16] {
-        let bits = self.total.wrapping_mul(8);
-        let pad_len = if self.pending_len < 56 { 56 - self.pending_len } else { 120 - self.pending_len };
-        let mut pad = [0u8; 72];
-        pad[0] = 0x80;
-        pad[pad_len..pad_len + 8].copy_from_slice(&bits.to_le_bytes());
-        self.update(&pad[..pad_len + 8]);
-        debug_assert!(self.pending_len == 0);
+        self.0.finish(u64::to_le_bytes, compress_blocks);
         let mut out = [0u8; 16];
-        for (o, s) in out.chunks_exact_mut(4).zip(self.state) {
+        for (o, s) in out.chunks_exact_mut(4).zip(self.0.state) {
             o.copy_from_slice(&s.to_le_bytes());
         }
         out
