@@ -168,6 +168,28 @@ describe('remote body writes', () => {
     remote = await ReadReplica.open({ dataDir: dir, writes: new MessageChannel().port2 });
   });
 
+  it('gives an idle lease back by itself, so that its segment can be compacted away', async () => {
+    const w = remote.beginWrite(2000);
+    await w.write(randomBytes(2000));
+    await w.commit('b', 'idle', meta('i'));
+    const segment = store.getObject('b', 'idle')!.extents[0]!.segment;
+    await store.deleteObject('b', 'idle');
+    const big = store.beginWrite(3 << 20);
+    await big.write(randomBytes(3 << 20));
+    await big.commit('b', 'filler', meta('f'));
+    const next = store.beginWrite(2 << 20);
+    await next.write(randomBytes(2 << 20));
+    await next.commit('b', 'next', meta('n'));
+    await store.compact({ minDeadRatio: 0.01 });
+    expect(segmentExists(segment)).toBe(true);
+    // unused for a second, the lease goes back (checked once a second)
+    for (const until = Date.now() + 5000; !sent.release && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    expect(sent.release).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 50)); // the release crosses to the writer's side
+    await store.compact({ minDeadRatio: 0.01 });
+    expect(segmentExists(segment)).toBe(false);
+  });
+
   it("brings an out-of-space grant back as the engine's error", async () => {
     const { bavail, bsize } = statfsSync(dir);
     const w = remote.beginWrite(bavail * bsize + (1 << 30));
