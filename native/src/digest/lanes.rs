@@ -20,6 +20,94 @@ pub fn check_whole_blocks<const W: usize>(lanes: &[Lane<'_, W>]) {
     assert!(lanes.iter().all(|l| l.blocks.len() % 64 == 0), "lane input must be whole 64-byte blocks");
 }
 
+/// What the kernels' tests share (md5_lanes.rs, sha256_lanes.rs).
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Lane;
+    use std::fmt::Debug;
+
+    /// xorshift64*: reproducible test inputs.
+    pub(crate) struct Rng(pub u64);
+    impl Rng {
+        pub fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        pub fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+    }
+
+    /// One multi-lane pass (`compress_lanes` with `kernel`) against compressing each stream on its
+    /// own (`compress_blocks`), for 1 to 40 lanes from random states, each lane of a block count
+    /// drawn from `counts` (at most `data_blocks`) at a random place in random data.
+    pub(crate) fn check_matches_one_by_one<const W: usize, K: Copy + Debug>(
+        rng: &mut Rng,
+        data_blocks: usize,
+        counts: &[usize],
+        kernel: K,
+        compress_lanes: fn(K, &mut [Lane<'_, W>]),
+        compress_blocks: fn(&mut [u32; W], &[u8]),
+    ) {
+        let data = rng.bytes(data_blocks * 64);
+        for n in 1..=40 {
+            let mut states: Vec<[u32; W]> = (0..n).map(|_| std::array::from_fn(|_| rng.next() as u32)).collect();
+            let inputs: Vec<&[u8]> = (0..n)
+                .map(|_| {
+                    let blocks = counts[rng.below(counts.len())];
+                    let start = rng.below(data_blocks - blocks + 1) * 64;
+                    &data[start..start + blocks * 64]
+                })
+                .collect();
+            let mut want = states.clone();
+            for (s, input) in want.iter_mut().zip(&inputs) {
+                compress_blocks(s, input);
+            }
+            let mut lanes: Vec<Lane<'_, W>> =
+                states.iter_mut().zip(&inputs).map(|(state, blocks)| Lane { state, blocks }).collect();
+            compress_lanes(kernel, &mut lanes);
+            assert_eq!(
+                states,
+                want,
+                "{kernel:?} with {n} lanes of {:?} blocks",
+                inputs.iter().map(|i| i.len() / 64).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    /// Prints the aggregate MiB/s of `kernel` over `streams` lanes of `per_lane` bytes each, fed
+    /// 32 KiB per call as FusedHasher::update_many feeds the lanes.
+    pub(crate) fn print_throughput<const W: usize, K: Copy>(
+        name: &str,
+        kernel: K,
+        compress_lanes: fn(K, &mut [Lane<'_, W>]),
+        per_lane: usize,
+        streams: &[usize],
+        seed: u64,
+    ) {
+        let data = Rng(seed).bytes(streams.iter().max().unwrap() * per_lane);
+        for &n in streams {
+            let mut states = vec![[0u32; W]; n];
+            let t = std::time::Instant::now();
+            for at in (0..per_lane).step_by(32 << 10) {
+                let mut lanes: Vec<Lane<'_, W>> = states
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(l, state)| Lane { state, blocks: &data[l * per_lane + at..l * per_lane + at + (32 << 10)] })
+                    .collect();
+                compress_lanes(kernel, &mut lanes);
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!("{name:>9} {n:>2} streams: {:7.0} MiB/s aggregate", (n * per_lane) as f64 / secs / (1 << 20) as f64);
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 pub mod x86 {
     use super::Lane;

@@ -259,24 +259,8 @@ mod x86 {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use super::super::lanes::testing::{check_matches_one_by_one, print_throughput, Rng};
     use super::*;
-
-    /// xorshift64*: reproducible test inputs.
-    pub(crate) struct Rng(pub u64);
-    impl Rng {
-        pub fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        pub fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-        pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-            (0..n).map(|_| self.next() as u8).collect()
-        }
-    }
 
     pub(crate) fn available_kernels() -> Vec<Kernel> {
         let all = [Kernel::Avx512x16, Kernel::Avx2x8, Kernel::Scalar];
@@ -288,35 +272,9 @@ pub(super) mod tests {
     #[test]
     fn lanes_match_scalar_compress() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let data = rng.bytes(400 * 64);
         for kernel in available_kernels() {
-            for round in 0..40 {
-                // 1 to 40 lanes: several SIMD passes, a last pass that is not full, single lanes.
-                let n = 1 + (round % 40);
-                let mut states: Vec<[u32; 4]> = (0..n)
-                    .map(|_| [rng.next() as u32, rng.next() as u32, rng.next() as u32, rng.next() as u32])
-                    .collect();
-                let inputs: Vec<&[u8]> = (0..n)
-                    .map(|_| {
-                        let blocks = [0, 0, 1, 2, 3, 15, 16, 17, 64, 399][rng.below(10)];
-                        let start = rng.below(400 - blocks + 1) * 64;
-                        &data[start..start + blocks * 64]
-                    })
-                    .collect();
-                let mut want = states.clone();
-                for (s, input) in want.iter_mut().zip(&inputs) {
-                    md5::compress_blocks(s, input);
-                }
-                let mut lanes: Vec<Lane> =
-                    states.iter_mut().zip(&inputs).map(|(state, blocks)| Lane { state, blocks }).collect();
-                compress_lanes(kernel, &mut lanes);
-                assert_eq!(
-                    states,
-                    want,
-                    "{kernel:?} with {n} lanes of {:?} blocks",
-                    inputs.iter().map(|i| i.len() / 64).collect::<Vec<_>>()
-                );
-            }
+            // several SIMD passes, a last pass that is not full, single lanes
+            check_matches_one_by_one(&mut rng, 400, &[0, 0, 1, 2, 3, 15, 16, 17, 64, 399], kernel, compress_lanes, md5::compress_blocks);
         }
     }
 
@@ -330,31 +288,8 @@ pub(super) mod tests {
     #[test]
     #[ignore = "throughput: cargo test --release -p tusk-native md5_lanes -- --ignored --nocapture"]
     fn throughput_per_core() {
-        const PER_LANE: usize = 32 << 20;
-        let data = Rng(7).bytes(16 * PER_LANE);
         for kernel in available_kernels() {
-            for n in [1, 2, 4, 8, 16] {
-                let mut states = vec![[0u32; 4]; n];
-                let t = std::time::Instant::now();
-                // 32 KiB per call, as FusedHasher::update_many feeds the lanes.
-                for at in (0..PER_LANE).step_by(32 << 10) {
-                    let mut lanes: Vec<Lane> = states
-                        .iter_mut()
-                        .enumerate()
-                        .map(|(l, state)| Lane {
-                            state,
-                            blocks: &data[l * PER_LANE + at..l * PER_LANE + at + (32 << 10)],
-                        })
-                        .collect();
-                    compress_lanes(kernel, &mut lanes);
-                }
-                let secs = t.elapsed().as_secs_f64();
-                println!(
-                    "{:>9} {n:>2} streams: {:7.0} MiB/s aggregate",
-                    kernel.name(),
-                    (n * PER_LANE) as f64 / secs / (1 << 20) as f64
-                );
-            }
+            print_throughput(kernel.name(), kernel, compress_lanes, 32 << 20, &[1, 2, 4, 8, 16], 7);
         }
     }
 }

@@ -288,7 +288,8 @@ mod tests {
     /// and MD5 and SHA-256 what the md-5 and sha2 crates give.
     #[test]
     fn update_many_matches_update_per_stream() {
-        use md5_lanes::tests::{available_kernels, Rng};
+        use lanes::testing::Rng;
+        use md5_lanes::tests::available_kernels;
         let mut rng = Rng(0x5eed);
         let masks = [MD5, MD5 | SHA256, MD5 | CRC32C, MD5 | SHA256 | CRC64NVME, ALL, CRC32 | SHA1, SHA256];
         let lengths = [0, 1, 55, 56, 57, 63, 64, 65, 127, 128, 129, 4095, 32 * 1024 + 1, 100_003];

@@ -173,7 +173,7 @@ mod x86 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::md5_lanes::tests::Rng;
+    use super::super::lanes::testing::{check_matches_one_by_one, print_throughput, Rng};
     use super::*;
 
     fn kernels() -> Vec<Kernel> {
@@ -185,62 +185,17 @@ mod tests {
     #[test]
     fn lanes_match_single_stream_compress() {
         let mut rng = Rng(0x5a5a_1234);
-        let data = rng.bytes(300 * 64);
         for kernel in kernels() {
-            for n in 1..=40 {
-                let mut states: Vec<[u32; 8]> = (0..n).map(|_| std::array::from_fn(|_| rng.next() as u32)).collect();
-                let inputs: Vec<&[u8]> = (0..n)
-                    .map(|_| {
-                        // Mostly equal lengths (the vector pass), some short and some long tails.
-                        let blocks = [0, 1, 3, 16, 16, 16, 16, 16, 17, 299][rng.below(10)];
-                        let start = rng.below(300 - blocks + 1) * 64;
-                        &data[start..start + blocks * 64]
-                    })
-                    .collect();
-                let mut want = states.clone();
-                for (s, input) in want.iter_mut().zip(&inputs) {
-                    sha256::compress_blocks(s, input);
-                }
-                let mut lanes: Vec<Lane> =
-                    states.iter_mut().zip(&inputs).map(|(state, blocks)| Lane { state, blocks }).collect();
-                compress_lanes(kernel, &mut lanes);
-                assert_eq!(
-                    states,
-                    want,
-                    "{kernel:?} with {n} lanes of {:?} blocks",
-                    inputs.iter().map(|i| i.len() / 64).collect::<Vec<_>>()
-                );
-            }
+            // mostly equal lengths (the vector pass), some short and some long tails
+            check_matches_one_by_one(&mut rng, 300, &[0, 1, 3, 16, 16, 16, 16, 16, 17, 299], kernel, compress_lanes, sha256::compress_blocks);
         }
     }
 
     #[test]
     #[ignore = "throughput: cargo test --release -p tusk-native sha256_lanes -- --ignored --nocapture"]
     fn throughput_per_core() {
-        const PER_LANE: usize = 16 << 20;
-        let data = Rng(9).bytes(16 * PER_LANE);
         for kernel in kernels() {
-            for n in [1, 4, 6, 7, 8, 16] {
-                let mut states = vec![[0u32; 8]; n];
-                let t = std::time::Instant::now();
-                for at in (0..PER_LANE).step_by(32 << 10) {
-                    let mut lanes: Vec<Lane> = states
-                        .iter_mut()
-                        .enumerate()
-                        .map(|(l, state)| Lane {
-                            state,
-                            blocks: &data[l * PER_LANE + at..l * PER_LANE + at + (32 << 10)],
-                        })
-                        .collect();
-                    compress_lanes(kernel, &mut lanes);
-                }
-                let secs = t.elapsed().as_secs_f64();
-                println!(
-                    "{:>9} {n:>2} streams: {:7.0} MiB/s aggregate",
-                    kernel.name(),
-                    (n * PER_LANE) as f64 / secs / (1 << 20) as f64
-                );
-            }
+            print_throughput(kernel.name(), kernel, compress_lanes, 16 << 20, &[1, 4, 6, 7, 8, 16], 9);
         }
     }
 }
