@@ -45,7 +45,6 @@ type HasherHandle = { readonly [hasherHandle]: true };
 interface Binding {
   createHasher(mask: number): HasherHandle;
   hasherUpdate(h: HasherHandle, data: Uint8Array): void;
-  hasherUpdateAsync(h: HasherHandle, data: Uint8Array): Promise<void>;
   /** One thread-pool job updating `hashers[i]` with `buffers[i]`; per pair, undefined or its error. */
   hashersUpdateManyAsync(hashers: HasherHandle[], buffers: Uint8Array[]): Promise<(Error | undefined)[]>;
   hasherDigest(h: HasherHandle): Digests;
@@ -282,7 +281,6 @@ export class Hasher {
   readonly #inlineMax: number;
   #tail: Promise<void> | undefined;
   #queued = 0;
-  #failure: unknown;
 
   /** `inlineMax` overrides ASYNC_INLINE_MAX (0 sends every updateAsync to the thread pool). */
   constructor(mask: number, { inlineMax = ASYNC_INLINE_MAX }: { inlineMax?: number } = {}) {
@@ -307,7 +305,7 @@ export class Hasher {
 
   /** Hashes `data` on the libuv thread pool (inline when small and nothing is queued). */
   updateAsync(data: Uint8Array): Promise<void> {
-    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#queue.failure !== undefined) return Promise.reject(this.#queue.failure);
     if (this.#queued === 0 && data.byteLength <= this.#inlineMax) {
       try {
         this.#native.hasherUpdate(this.#handle, data);
@@ -323,7 +321,6 @@ export class Hasher {
       },
       (err: unknown) => {
         this.#queued--;
-        this.#failure ??= err;
         throw err;
       },
     );
@@ -345,7 +342,7 @@ export class Hasher {
   }
 
   #checkIdle(op: string): void {
-    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#queue.failure !== undefined) throw this.#queue.failure;
     if (this.#queued > 0) {
       throw Object.assign(new Error(`Hasher.${op}() called while an async update is pending`), {
         code: 'ERR_HASHER_BUSY',

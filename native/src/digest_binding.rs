@@ -1,7 +1,7 @@
 //! JS functions over [`digest::FusedHasher`]. A hasher is a tagged JS external owning the state;
-//! `hasherUpdateAsync` hashes on the libuv thread pool (Node-API async work) while the JS thread
-//! keeps running, and `hashersUpdateManyAsync` updates several hashers in one thread-pool job
-//! (their MD5s, and their SHA-256s when there are enough, in SIMD lanes). One operation at a time
+//! `hashersUpdateManyAsync` updates one or several hashers in one libuv thread-pool job (Node-API
+//! async work) while the JS thread keeps running (their MD5s, and their SHA-256s when there are
+//! enough, in SIMD lanes). One operation at a time
 //! per hasher: starting another while an async update is in flight throws `ERR_HASHER_BUSY`
 //! (src/native.ts schedules async calls for its callers).
 
@@ -102,94 +102,6 @@ unsafe extern "C" fn hasher_digest(env: napi_env, info: napi_callback_info) -> n
         live_state(cell)?;
         let state = (*cell.state.get()).take().expect("checked live");
         digests_to_js(env, &state.finish())
-    })
-}
-
-struct AsyncUpdate {
-    cell: *const HasherCell,
-    data: *const u8,
-    len: usize,
-    /// Keep the hasher and the input array alive until `complete` runs.
-    hasher_ref: napi_ref,
-    data_ref: napi_ref,
-    deferred: napi_deferred,
-    work: napi_async_work,
-    panicked: bool,
-}
-
-unsafe extern "C" fn async_update_execute(_env: napi_env, data: *mut c_void) {
-    let job = &mut *(data as *mut AsyncUpdate);
-    let bytes = if job.len == 0 { &[][..] } else { std::slice::from_raw_parts(job.data, job.len) };
-    let state = &mut *(*job.cell).state.get();
-    let run = std::panic::AssertUnwindSafe(|| state.as_mut().expect("checked live").update(bytes));
-    job.panicked = std::panic::catch_unwind(run).is_err();
-}
-
-unsafe extern "C" fn async_update_complete(env: napi_env, status: napi_status, data: *mut c_void) {
-    let job = Box::from_raw(data as *mut AsyncUpdate);
-    let env = Env(env);
-    (*job.cell).busy.set(false);
-    napi_delete_reference(env.0, job.hasher_ref);
-    napi_delete_reference(env.0, job.data_ref);
-    napi_delete_async_work(env.0, job.work);
-    let outcome = if status == NAPI_OK && !job.panicked {
-        env.undefined().map(|v| (true, v))
-    } else if job.panicked {
-        env.error("ERR_NATIVE_PANIC", "tusk-native panicked while hashing").map(|v| (false, v))
-    } else {
-        env.error("ERR_HASHER_CANCELLED", &format!("async update ended with Node-API status {status}")).map(|v| (false, v))
-    };
-    match outcome {
-        Ok((true, v)) => napi_resolve_deferred(env.0, job.deferred, v),
-        Ok((false, v)) => napi_reject_deferred(env.0, job.deferred, v),
-        Err(_) => napi_reject_deferred(env.0, job.deferred, ptr::null_mut()),
-    };
-}
-
-/// hasherUpdateAsync(hasher, bytes): Promise<void> — `bytes` must not be modified until it settles.
-unsafe extern "C" fn hasher_update_async(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<2>(env, info, |env, [h, buf]| {
-        let h = required(h, "hasher")?;
-        let buf = required(buf, "data")?;
-        let cell = idle_hasher(env, h)?;
-        live_state(cell)?;
-        let bytes = env.bytes(buf, "data")?;
-
-        let mut deferred = ptr::null_mut();
-        let mut promise = ptr::null_mut();
-        check(napi_create_promise(env.0, &mut deferred, &mut promise))?;
-        let job = Box::into_raw(Box::new(AsyncUpdate {
-            cell,
-            data: bytes.as_ptr(),
-            len: bytes.len(),
-            hasher_ref: env.reference(h)?,
-            data_ref: env.reference(buf)?,
-            deferred,
-            work: ptr::null_mut(),
-            panicked: false,
-        }));
-        let name = env.string("tusk-native:hasherUpdateAsync")?;
-        let queued = check(napi_create_async_work(
-            env.0,
-            ptr::null_mut(),
-            name,
-            async_update_execute,
-            async_update_complete,
-            job.cast(),
-            &mut (*job).work,
-        ))
-        .and_then(|_| check(napi_queue_async_work(env.0, (*job).work)));
-        if let Err(e) = queued {
-            let job = Box::from_raw(job);
-            napi_delete_reference(env.0, job.hasher_ref);
-            napi_delete_reference(env.0, job.data_ref);
-            if !job.work.is_null() {
-                napi_delete_async_work(env.0, job.work);
-            }
-            return Err(e);
-        }
-        cell.busy.set(true);
-        Ok(promise)
     })
 }
 
@@ -429,10 +341,9 @@ unsafe extern "C" fn check_lanes(env: napi_env, info: napi_callback_info) -> nap
 }
 
 pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
-    let functions: [(&std::ffi::CStr, napi_callback); 11] = [
+    let functions: [(&std::ffi::CStr, napi_callback); 10] = [
         (c"createHasher", create_hasher),
         (c"hasherUpdate", hasher_update),
-        (c"hasherUpdateAsync", hasher_update_async),
         (c"hashersUpdateManyAsync", hashers_update_many_async),
         (c"hasherDigest", hasher_digest),
         (c"digestSync", digest_sync),
