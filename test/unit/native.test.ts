@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { crc32 as zlibCrc32 } from 'node:zlib';
 import { crc32c as awsCrc32c } from '@aws-crypto/crc32c';
-import { Crc64Nvme } from '@aws-sdk/crc64-nvme';
 import { describe, expect, it } from 'vitest';
 import {
   DIGEST,
@@ -16,31 +14,9 @@ import {
   simdPaths,
   type Digests,
 } from '../../src/native.js';
+import { mulberry32, reference } from './digest-reference.js';
 
 const SIZES = [0, 1, 7, 8, 63, 64, 65, 4095, 4096, (1 << 20) + 3];
-
-async function reference(data: Uint8Array): Promise<Required<Digests>> {
-  const crc64 = new Crc64Nvme();
-  crc64.update(data);
-  return {
-    md5: createHash('md5').update(data).digest(),
-    sha256: createHash('sha256').update(data).digest(),
-    sha1: createHash('sha1').update(data).digest(),
-    crc32: zlibCrc32(data),
-    crc32c: awsCrc32c(data),
-    crc64nvme: Buffer.from(await crc64.digest()).readBigUInt64BE(),
-  };
-}
-
-/** Deterministic PRNG so a failing chunking can be reproduced. */
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Splits `data` at random boundaries, mixing tiny, odd and block-crossing chunk lengths. */
 function randomChunks(data: Uint8Array, seed: number): Uint8Array[] {
