@@ -39,24 +39,11 @@ export interface WriterContext {
   smallBodyMax: number;
   /** Fails with 'out-of-space' when a record of `length` bytes would eat into the disk reserve. */
   checkSpace(length: number): void;
-  /** Conditional index commit of a new latest version (fails with a StoreError); resolves once durable per the mode. */
-  commitVersion(
-    bucket: string,
-    key: string,
-    extent: Extent,
-    input: VersionInput,
-    condition: WriteCondition | undefined,
-    recordEnd: number,
-  ): Promise<ObjectVersion>;
-  commitPart(
-    bucket: string,
-    key: string,
-    uploadId: string,
-    partNumber: number,
-    extent: Extent,
-    input: VersionInput,
-    recordEnd: number,
-  ): Promise<Part>;
+  /**
+   * Conditional index commit of the record at `extent` (ending at `recordEnd`) as a new latest
+   * version or a part (fails with a StoreError); resolves once durable per the mode.
+   */
+  commitExtent(target: CommitTarget, extent: Extent, recordEnd: number): Promise<ObjectVersion | Part>;
 }
 
 /** What a body is committed as: a new version of a key, or a part of an upload. */
@@ -173,11 +160,7 @@ export class SegmentBodyWriter extends CommitsByTarget implements BodyWriter {
         length: this.size,
         blockCrcs: this.blocks.finish(),
       };
-      const end = where.offset + where.length;
-      const committed =
-        target.kind === 'version'
-          ? await this.ctx.commitVersion(target.bucket, target.key, extent, target.input, target.condition, end)
-          : await this.ctx.commitPart(target.bucket, target.key, target.uploadId, target.partNumber, extent, target.input, end);
+      const committed = await this.ctx.commitExtent(target, extent, where.offset + where.length);
       this.state = 'committed';
       return committed;
     } catch (e) {

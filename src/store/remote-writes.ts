@@ -138,10 +138,7 @@ export class RemoteWrites {
       smallBodyMax: DEFAULT_SMALL_BODY_MAX,
       allocator: { reserve: (length) => this.reserve(length), done: (where) => this.done(where as Carved) },
       checkSpace: () => undefined, // the writer thread checks each grant against the disk reserve
-      commitVersion: (bucket, key, extent, input, condition, end) =>
-        this.commit({ kind: 'version', bucket, key, input, condition }, extent, end) as Promise<ObjectVersion>,
-      commitPart: (bucket, key, uploadId, partNumber, extent, input, end) =>
-        this.commit({ kind: 'part', bucket, key, uploadId, partNumber, input }, extent, end) as Promise<Part>,
+      commitExtent: (target, extent, end) => this.commit(target, extent, end),
     };
     this.idleTimer = setInterval(() => {
       if (Date.now() - this.lastUse >= LEASE_IDLE_MS) this.retireLeases();

@@ -181,10 +181,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       crc32c,
       smallBodyMax,
       checkSpace: (length) => this.checkSpace(length),
-      commitVersion: (bucket, key, extent, input, condition, end) =>
-        this.commitVersion(bucket, key, extent, input as VersionInput<A>, condition, end) as Promise<ObjectVersion>,
-      commitPart: (bucket, key, uploadId, partNumber, extent, input, end) =>
-        this.commitPart(bucket, key, uploadId, partNumber, extent, input as VersionInput<P>, end) as Promise<Part>,
+      commitExtent: (target, extent, end) => this.commitExtent(target, extent, end) as Promise<ObjectVersion | Part>,
     };
   }
 
@@ -299,7 +296,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return { reservation, release };
   }
 
-  /** Commits a record another thread wrote into an extent `reserveHeld` gave it. */
+  /** Commits a written record: a body writer's, in this thread or in another (into an extent `reserveHeld` gave it). */
   commitExtent(target: CommitTarget, extent: Extent, recordEnd: number): Promise<ObjectVersion<A> | Part<P>> {
     return target.kind === 'version'
       ? this.commitVersion(target.bucket, target.key, extent, target.input as VersionInput<A>, target.condition, recordEnd)
