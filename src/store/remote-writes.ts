@@ -18,7 +18,7 @@ import type { SegmentReadTable } from './segment-files.js';
 import type { BodyWriter, Extent, ObjectVersion, Part } from './types.js';
 
 /** Bytes of the active segment granted at once for small records. */
-export const LEASE_BYTES = 1 << 20;
+const LEASE_BYTES = 1 << 20;
 /** Records this long or longer get an extent of their own. */
 const OWN_EXTENT_MIN = LEASE_BYTES / 4;
 /** A lease unused this long goes back, so that an idle thread holds no segment. */
