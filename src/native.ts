@@ -1,11 +1,12 @@
 // Typed access to the Rust Node-API module (native/, built by scripts/build-native.mjs into
 // native/tusk-native.<platform>.node): fused streaming digests for S3 bodies and the storage
-// engine's record CRC32C.
+// engine's record CRC32C; AES-256-GCM blocks for encryption at rest.
 //
 // Digest results: MD5, SHA-256 and SHA-1 are Buffers of the raw digest (hex for ETag /
 // x-amz-content-sha256, base64 for Content-MD5 / x-amz-checksum-sha256); CRC32 and CRC32C are
 // unsigned 32-bit numbers and CRC64NVME a bigint; `checksumBytes` turns those into the
 // big-endian bytes whose base64 S3 sends in x-amz-checksum-crc32/crc32c/crc64nvme.
+import { createCipheriv } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -62,6 +63,8 @@ interface Binding {
   /** What differs between the multi-lane kernels and stream-by-stream hashing, if anything. */
   checkLanes(): string | undefined;
   algorithms(): Record<string, number>;
+  gcmSealBlocks(key: Uint8Array, noncePrefix: Uint8Array, firstBlock: number, aad: Uint8Array, blockSize: number, plain: Uint8Array, sealed: Uint8Array): void;
+  gcmOpenBlocks(key: Uint8Array, noncePrefix: Uint8Array, firstBlock: number, aad: Uint8Array, blockSize: number, sealed: Uint8Array, plain: Uint8Array): number;
   /** Linux only (native/src/lock_binding.rs) */
   lockFile?(fd: number): boolean;
   /** glibc only (native/src/alloc_binding.rs) */
@@ -375,6 +378,31 @@ export function simdPaths(): SimdPaths {
   return binding().simdPaths();
 }
 
+/** What an SSE object's blocks are sealed with (the format is in src/s3/sse/block-cipher.ts). */
+export interface GcmBlockKey {
+  key: Uint8Array;
+  noncePrefix: Uint8Array;
+  aad: Uint8Array;
+  blockSize: number;
+}
+
+/**
+ * AES-256-GCM-seals `plain` as blocks `firstBlock`, … (each `blockSize` bytes but a shorter last)
+ * into `sealed`, exactly their ciphertexts and tags long, with Node's own OpenSSL
+ * (native/src/aes_gcm_binding.rs).
+ */
+export function gcmSealBlocks(k: GcmBlockKey, firstBlock: number, plain: Uint8Array, sealed: Uint8Array): void {
+  binding().gcmSealBlocks(k.key, k.noncePrefix, firstBlock, k.aad, k.blockSize, plain, sealed);
+}
+
+/**
+ * Opens whole sealed blocks `firstBlock`, … into `plain`; returns how many were authentic (fewer
+ * than all: the next failed its tag, and its bytes in `plain` are zeroed).
+ */
+export function gcmOpenBlocks(k: GcmBlockKey, firstBlock: number, sealed: Uint8Array, plain: Uint8Array): number {
+  return binding().gcmOpenBlocks(k.key, k.noncePrefix, firstBlock, k.aad, k.blockSize, sealed, plain);
+}
+
 /**
  * Takes an exclusive flock(2) on the open file `fd` without waiting: true once held, false when
  * another open file (another process) holds it; undefined where the module has no flock.
@@ -506,4 +534,36 @@ export function selfTest(): void {
   }
   const lanes = native.checkLanes();
   if (lanes !== undefined) throw new Error(`native self-test failed: multi-buffer hashing: ${lanes}`);
+  checkGcmBlocks();
+}
+
+/**
+ * The native GCM blocks against node:crypto block by block (2½ blocks, starting at block 7), opened
+ * back, and a flipped bit in the second block failing it and only it.
+ */
+function checkGcmBlocks(): void {
+  const input = selfTestInput();
+  const k: GcmBlockKey = {
+    key: input.subarray(0, 32),
+    noncePrefix: Buffer.from('tusk-gcm'),
+    aad: Buffer.from([0, 0, 0, 0, 0, 0, 0, 80]),
+    blockSize: 32,
+  };
+  const plain = input.subarray(100, 180);
+  const expected: Buffer[] = [];
+  for (let i = 0; i * 32 < plain.length; i++) {
+    const nonce = Buffer.concat([k.noncePrefix, Buffer.from([0, 0, 0, 7 + i])]);
+    const c = createCipheriv('aes-256-gcm', k.key, nonce).setAAD(k.aad);
+    expected.push(c.update(plain.subarray(i * 32, i * 32 + 32)), c.final(), c.getAuthTag());
+  }
+  const want = Buffer.concat(expected);
+  const sealed = Buffer.alloc(want.length);
+  gcmSealBlocks(k, 7, plain, sealed);
+  if (!sealed.equals(want)) mismatch('AES-256-GCM blocks', sealed.toString('hex'), want.toString('hex'));
+  const opened = Buffer.alloc(plain.length);
+  const authentic = gcmOpenBlocks(k, 7, sealed, opened);
+  if (authentic !== 3 || !opened.equals(plain)) mismatch('AES-256-GCM open', authentic, 3);
+  sealed[48 + 3] ^= 1;
+  const failed = gcmOpenBlocks(k, 7, sealed, opened);
+  if (failed !== 1 || !opened.subarray(32, 64).equals(Buffer.alloc(32))) mismatch('AES-256-GCM altered block', failed, 1);
 }

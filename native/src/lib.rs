@@ -7,6 +7,8 @@ mod digest;
 mod napi;
 
 #[cfg(not(test))]
+mod aes_gcm_binding;
+#[cfg(not(test))]
 mod digest_binding;
 #[cfg(not(test))]
 mod rs2_binding;
@@ -21,7 +23,9 @@ mod alloc_binding;
 #[no_mangle]
 pub unsafe extern "C" fn napi_register_module_v1(env: napi::napi_env, exports: napi::napi_value) -> napi::napi_value {
     let env = napi::Env(env);
-    let registered = digest_binding::register(env, exports).and_then(|()| rs2_binding::register(env, exports));
+    let registered = digest_binding::register(env, exports)
+        .and_then(|()| rs2_binding::register(env, exports))
+        .and_then(|()| aes_gcm_binding::register(env, exports));
     #[cfg(target_os = "linux")]
     let registered = registered.and_then(|()| lock_binding::register(env, exports));
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

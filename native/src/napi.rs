@@ -277,6 +277,19 @@ impl Env {
     /// long as the array is alive and not detached, and must not outlive the current callback
     /// unless the caller holds a reference to the array.
     pub fn bytes<'a>(self, value: napi_value, what: &str) -> JsResult<&'a [u8]> {
+        let (data, len) = self.typed_bytes(value, what)?;
+        Ok(if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(data, len) } })
+    }
+
+    /// The bytes of a Uint8Array to write into, with the same lifetime rules as [`Env::bytes`].
+    /// Two such slices (or one and a [`Env::bytes`] slice) may alias the same JS memory: callers
+    /// that take several check that they do not overlap ([`overlapping`]).
+    pub fn bytes_mut<'a>(self, value: napi_value, what: &str) -> JsResult<&'a mut [u8]> {
+        let (data, len) = self.typed_bytes(value, what)?;
+        Ok(if len == 0 { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(data, len) } })
+    }
+
+    fn typed_bytes(self, value: napi_value, what: &str) -> JsResult<(*mut u8, usize)> {
         let mut is = false;
         check(unsafe { napi_is_typedarray(self.0, value, &mut is) })?;
         let not_bytes = || JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be a Buffer or Uint8Array"));
@@ -290,9 +303,9 @@ impl Env {
             return Err(not_bytes());
         }
         if len == 0 || data.is_null() {
-            return Ok(&[]);
+            return Ok((ptr::null_mut(), 0));
         }
-        Ok(unsafe { std::slice::from_raw_parts(data as *const u8, len) })
+        Ok((data as *mut u8, len))
     }
 
     /// Wraps `value` in a JS external tagged with `tag`; `finalize` runs when it is collected.
@@ -432,6 +445,12 @@ pub fn callback<const N: usize>(
             ptr::null_mut()
         }
     }
+}
+
+/// Whether two byte slices share any memory.
+pub fn overlapping(a: &[u8], b: &[u8]) -> bool {
+    let (a0, b0) = (a.as_ptr() as usize, b.as_ptr() as usize);
+    !a.is_empty() && !b.is_empty() && a0 < b0 + b.len() && b0 < a0 + a.len()
 }
 
 /// A required argument, or a TypeError naming it.

@@ -3,6 +3,7 @@
 // returned, so that corrupted bytes never leave the server as good ones. Two buffers per reader at
 // most (the chunk the caller holds and the read-ahead), so memory does not grow with the body.
 
+import { BufferShelf } from '../buffer-shelf.js';
 import type { BlockCache } from './block-cache.js';
 import { BLOCK_SIZE } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';
@@ -20,21 +21,9 @@ export const READ_CHUNK_MAX = BLOCK_SIZE;
  */
 export const SYNC_READ_MAX = 64 * 1024;
 
-/**
- * Block-sized read buffers, reused from reader to reader: a fresh 1 MiB for every large GET costs
- * page faults and garbage collection (17% of the server's time serving 1 MiB GETs). A reader gives
- * its buffers back when closed, once no read of its own still fills them.
- */
-const spareBlocks: Buffer[] = [];
-const SPARE_BLOCKS_MAX = 32;
-
-function takeBlockBuffer(): Buffer {
-  return spareBlocks.pop() ?? Buffer.allocUnsafeSlow(BLOCK_SIZE);
-}
-
-function giveBackBlockBuffers(buffers: Buffer[]): void {
-  for (const b of buffers) if (b.length === BLOCK_SIZE && spareBlocks.length < SPARE_BLOCKS_MAX) spareBlocks.push(b);
-}
+/** Block-sized read buffers, reused from reader to reader. A reader gives its buffers back when
+ * closed, once no read of its own still fills them. */
+const blockBuffers = new BufferShelf(BLOCK_SIZE, 32);
 
 /** The part of one extent the range covers, read in blocks. */
 interface Piece {
@@ -107,7 +96,7 @@ export class SegmentBodyReader implements BodyReader {
     const buffers = this.buffers.splice(0);
     // a read (a read-ahead, or one the caller gave up on) may still fill and check one of them:
     // they go back once the last one started has settled
-    const giveBack = (): void => giveBackBlockBuffers(buffers);
+    const giveBack = (): void => buffers.forEach((b) => blockBuffers.giveBack(b));
     void Promise.resolve(this.lastRead).then(giveBack, giveBack);
     this.pending = undefined;
     for (const file of this.held) this.files.release(file);
@@ -186,7 +175,7 @@ export class SegmentBodyReader implements BodyReader {
     const have = this.buffers[this.turn];
     if (have && have.length >= size) return have;
     const length = Math.max(size, Math.min(BLOCK_SIZE, this.total));
-    return (this.buffers[this.turn] = length === BLOCK_SIZE ? takeBlockBuffer() : Buffer.allocUnsafe(length));
+    return (this.buffers[this.turn] = length === BLOCK_SIZE ? blockBuffers.take() : Buffer.allocUnsafe(length));
   }
 
   private addPiece(extent: Extent, base: number, start: number, end: number): void {

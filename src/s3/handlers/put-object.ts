@@ -34,13 +34,18 @@ export async function storeObject(
   const sealing = sealingForWrite(ctx, bucket, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
   const sink = sealing
-    ? { write: (chunk: Buffer) => writer.write(sealing.sealer.push(chunk)) }
+    ? {
+        write: (chunk: Buffer) => {
+          const sealed = sealing.sealer.push(chunk);
+          return sealed.length > 0 ? writer.write(sealed) : Promise.resolve();
+        },
+      }
     : writer;
   let committed = false;
   try {
     const { digests, checksum } = await receiveBody(ctx, body, plan, sink);
-    const lastTag = sealing?.sealer.end();
-    if (lastTag?.length) await writer.write(lastTag);
+    const lastBlock = sealing?.sealer.end();
+    if (lastBlock?.length) await writer.write(lastBlock);
     const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const etag = sealedEtag(sealing, digests.md5.toString('hex'));

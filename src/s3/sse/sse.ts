@@ -5,6 +5,7 @@
 // server-side encryption" (SSE-S3, SSE-C pages).
 
 import { createHash } from 'node:crypto';
+import { BufferShelf } from '../../buffer-shelf.js';
 import type { BodyReader } from '../../store/types.js';
 import type { ObjectEncryption, S3Bucket, S3Object, S3Store } from '../object-attrs.js';
 import type { S3Context } from '../context.js';
@@ -168,8 +169,10 @@ export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undef
   return dataKey;
 }
 
-/** Sealed bytes asked of the store per read: whole blocks, each decrypted before the next read. */
+/** Sealed bytes asked of the store per read (its block size): each chunk is decrypted before the next read. */
 const SEALED_READ = 1 << 20;
+/** Plaintext buffers of the readers, reused from reader to reader. */
+const plainBuffers = new BufferShelf(BlockOpener.room(SEALED_READ, SSE_BLOCK), 32);
 
 /**
  * Plaintext bytes [start, end) of a sealed object, read from the store and decrypted as they come
@@ -181,28 +184,48 @@ export function openUnsealedRead(store: S3Store, record: S3Object, dataKey: Buff
   const span = sealedSpan(size, start, end);
   const sealed = store.openRead(record, span.from, span.to);
   const opener = new BlockOpener(dataKey, Buffer.from(e.noncePrefix, 'base64'), size, e.blockSize, span.firstBlock);
-  const plain = Buffer.allocUnsafe(BlockOpener.room(Math.min(SEALED_READ, span.to - span.from), e.blockSize));
+  const room = BlockOpener.room(Math.min(SEALED_READ, span.to - span.from), e.blockSize);
+  const plain = room <= plainBuffers.size ? plainBuffers.take() : Buffer.allocUnsafe(room);
   let skip = start - span.firstBlock * e.blockSize;
   let remaining = end - start;
   /** verified plaintext not yet read: plain[next, filled) */
   let next = 0;
   let filled = 0;
+  // the buffers go back once no read of this reader can still fill them
+  let closed = false;
+  let reading = false;
+  const release = (): void => {
+    opener.close();
+    plainBuffers.giveBack(plain);
+  };
   return {
     async read(maxBytes: number): Promise<Buffer | null> {
-      if (remaining === 0) return null;
-      while (next === filled) {
-        // the store reader reuses its buffer: the chunk is decrypted before the next read
-        const chunk = await sealed.read(SEALED_READ);
-        if (!chunk || chunk.length === 0) throw new Error(`sealed body of ${record.key} ended early`);
-        filled = opener.push(chunk, plain, 0);
-        next = Math.min(skip, filled);
-        skip -= next;
+      if (remaining === 0 || closed) return null;
+      reading = true;
+      try {
+        while (next === filled) {
+          // the store reader reuses its buffer: the chunk is decrypted before the next read
+          const chunk = await sealed.read(SEALED_READ);
+          if (closed) return null;
+          if (!chunk || chunk.length === 0) throw new Error(`sealed body of ${record.key} ended early`);
+          filled = opener.push(chunk, plain, 0);
+          next = Math.min(skip, filled);
+          skip -= next;
+        }
+      } finally {
+        reading = false;
+        if (closed) release();
       }
       const take = Math.min(filled - next, maxBytes, remaining);
       next += take;
       remaining -= take;
       return plain.subarray(next - take, next);
     },
-    close: () => sealed.close(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      sealed.close();
+      if (!reading) release();
+    },
   };
 }
