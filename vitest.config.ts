@@ -9,11 +9,11 @@ export default defineConfig({
     projects: [
       // one thread (TUSK_THREADS, which every Tusk the tests start inherits; the default is one per core)
       { extends: true, test: { name: 'tusk', include: ['test/**/*.test.ts'], env: { TUSK_THREADS: '1' } } },
-      // the S3 face again with front-end threads (--threads 4); the publisher face has no front-end
-      // threads, and threads refuse TLS for now (a test below checks that)
+      // the S3 face again with front-end threads (--threads 4), TLS included; the publisher face has
+      // no front-end threads
       {
         extends: true,
-        test: { name: 'threads-4', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/publisher*.test.ts', 'test/e2e/tls.test.ts'], env: { TUSK_THREADS: '4' } },
+        test: { name: 'threads-4', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/publisher*.test.ts'], env: { TUSK_THREADS: '4' } },
       },
     ],
   },

@@ -123,7 +123,7 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
   --threads N              threads serving S3 on the listener: each serves reads and uploads, the
-                           first commits them (TUSK_THREADS, default: the number of cores; 1 with TLS)
+                           first commits them (TUSK_THREADS, default: the number of cores)
 
   Storage:
   --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
@@ -238,10 +238,9 @@ export function readConfigFile(path: string): Partial<Record<SettingName, string
   return out;
 }
 
-/** --threads, by default one per core; with TLS one, since front-end threads do not serve TLS yet. */
-function parseThreads(value: string | undefined, tlsCert: string | undefined): number {
-  if (value !== undefined) return parsePositive(value, 'threads');
-  return tlsCert === undefined ? availableParallelism() : 1;
+/** --threads, by default one per core. */
+function parseThreads(value: string | undefined): number {
+  return value === undefined ? availableParallelism() : parsePositive(value, 'threads');
 }
 
 /** Settings from flags (`argv`, after the subcommand) over environment over the config file over defaults. */
@@ -278,7 +277,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rootSecretAccessKey: env.TUSK_SECRET_ACCESS_KEY || undefined,
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
-    threads: parseThreads(optional('threads'), optional('tls-cert')),
+    threads: parseThreads(optional('threads')),
     storage: {
       diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),

@@ -2,13 +2,16 @@
 // clean shutdown that drains in-flight requests and closes the index.
 
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAccounts, rootCredentialsPath } from './accounts.js';
 import { adminHandler } from './admin/api.js';
 import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { freePort, listen, loadUws, portTaken, type Exchange } from './http/uws.js';
+import { TlsSnapshots } from './http/tls-snapshots.js';
+import { freePort, listen, loadUws, portTaken, type Exchange, type TlsFiles } from './http/uws.js';
+import { TLS_DIR } from './layout.js';
 import { keepLargeAllocations, selfTest, simdPaths } from './native.js';
 import { publisherAccessObserver, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
 import { Health } from './ops/health.js';
@@ -77,12 +80,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // with front-end threads the listener shares its port with them (SO_REUSEPORT), which would not
   // keep another process out: a port already bound by anyone refuses the start here
   const sharedPort = config.threads > 1;
-  if (sharedPort && config.tls) {
-    lock.release();
-    // a TLS handshake on a front-end thread was dropped now and then in the tests (not reproduced by hand)
-    throw new Error('--threads above 1 does not serve TLS yet: use --threads 1 with --tls-cert/--tls-key');
-  }
-  const server = await listenS3(config, serve, sharedPort, inFlightTotal).catch((e: unknown) => {
+  let tlsSnapshots: TlsSnapshots | undefined;
+  let tls: TlsFiles | undefined;
+  const server = await (async () => {
+    if (config.tls) {
+      tlsSnapshots = await TlsSnapshots.open(join(config.dataDir, TLS_DIR), config.tls);
+      tls = await tlsSnapshots.take();
+    }
+    return listenS3(config, serve, sharedPort, inFlightTotal, tls);
+  })().catch((e: unknown) => {
     lock.release();
     throw e;
   });
@@ -144,6 +150,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         store: opened,
         inFlightTotal,
         readCacheBytes,
+        tls,
         handler: serve,
         record,
         log,
@@ -186,7 +193,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         jwt: p.jwt,
         durability: config.durability,
         diskReserve: config.storage.diskReserve,
-        tls: config.tls,
+        tls,
         log,
         observer: publisherAccessObserver(logger, metrics),
         onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
@@ -215,16 +222,19 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       lock.release();
     },
     async reloadTls() {
-      await server.reloadTls();
-      await publisher?.reloadTls();
+      if (!tlsSnapshots) throw new Error('this server has no TLS');
+      const files = await tlsSnapshots.take();
+      server.reloadTls(files);
+      publisher?.reloadTls(files);
+      await fronts?.reloadTls(files);
     },
   };
 }
 
 /** The S3 listener; shared with the front-end threads only on a port nobody else holds. */
-async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightTotal: Int32Array) {
+async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightTotal: Int32Array, tls?: TlsFiles) {
   const { host, port } = config.listen;
-  if (!sharedPort) return listen(host, port, serve, config.tls);
+  if (!sharedPort) return listen(host, port, serve, tls);
   // a port the kernel picked for a 0 bind cannot be shared: pick one first (tried again if taken meanwhile)
   for (let attempt = 0; ; attempt++) {
     const chosen = port === 0 ? await freePort(host) : port;
@@ -232,7 +242,7 @@ async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, 
     if (taken && port === 0 && attempt < 5) continue;
     if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
     try {
-      return await listen(host, chosen, serve, config.tls, { sharedPort, inFlightTotal });
+      return await listen(host, chosen, serve, tls, { sharedPort, inFlightTotal });
     } catch (e) {
       if (port !== 0 || attempt >= 5) throw e;
     }

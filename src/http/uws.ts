@@ -387,15 +387,29 @@ export interface HttpServer {
    */
   close(graceMs?: number): Promise<void>;
   /**
-   * Loads the certificate and key files again for new TLS handshakes that name a server (SNI);
-   * open connections keep theirs. Throws, changing nothing, when the files do not load.
+   * Switches new TLS handshakes that name a server (SNI) to `files`, checked with `tlsFilesLoad`
+   * (tls-snapshots.ts); open connections keep theirs.
    */
-  reloadTls(): Promise<void>;
+  reloadTls(files: TlsFiles): void;
 }
 
 export interface TlsFiles {
   certFile: string;
   keyFile: string;
+}
+
+function tlsOptionsOf(files: TlsFiles): UwsTlsOptions {
+  return { cert_file_name: files.certFile, key_file_name: files.keyFile };
+}
+
+/** Whether uWS loads `files` (a PEM certificate chain and its private key). */
+export function tlsFilesLoad(files: TlsFiles): boolean {
+  try {
+    loadUws().SSLApp(tlsOptionsOf(files)).close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -413,7 +427,7 @@ export function listen(
   { sharedPort = false, inFlightTotal }: { sharedPort?: boolean; inFlightTotal?: Int32Array } = {},
 ): Promise<HttpServer> {
   const uws = loadUws();
-  const tlsOptions = tls && { cert_file_name: tls.certFile, key_file_name: tls.keyFile };
+  let tlsOptions = tls && tlsOptionsOf(tls);
   const app = tlsOptions ? uws.SSLApp(tlsOptions) : uws.App();
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -446,6 +460,8 @@ export function listen(
   // on first sight, and a reload replaces those. Clients that send no SNI (those that connect to
   // an IP address) keep the start-up certificate until a restart. A server name has its own uWS
   // router, which gets the same route. (uWS prints a line to stdout when it switches routers.)
+  // A name first seen long after a reload still loads the files of that reload: they are the
+  // checked copies of tls-snapshots.ts, never the operator's files as they are then.
   const serverNames = new Set<string>();
   const addServerName = (name: string, options: UwsTlsOptions) => {
     app.addServerName(name, options);
@@ -454,7 +470,7 @@ export function listen(
   if (tlsOptions) {
     app.missingServerName((name) => {
       serverNames.add(name);
-      addServerName(name, tlsOptions);
+      addServerName(name, tlsOptions!);
     });
   }
   return new Promise((resolve, reject) => {
@@ -486,10 +502,9 @@ export function listen(
             }
             app.close();
           })()),
-        async reloadTls() {
+        reloadTls(files) {
           if (!tlsOptions) throw new Error('this listener has no TLS');
-          // loading them into a throw-away app first: bad files fail here, before any context is replaced
-          uws.SSLApp(tlsOptions).close();
+          tlsOptions = tlsOptionsOf(files);
           for (const name of serverNames) {
             app.removeServerName(name);
             addServerName(name, tlsOptions);

@@ -7,6 +7,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { Exchange } from '../http/exchange.js';
+import type { TlsFiles } from '../http/uws.js';
 import { serveForwarded } from '../http/thread-bridge.js';
 import type { S3AccessRecord } from '../ops/access-log.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
@@ -17,6 +18,8 @@ export interface FrontThreads {
   close(graceMs: number): Promise<void>;
   /** compaction deleted a segment: the front ends close their fds of it */
   segmentRemoved(segment: number): void;
+  /** Switches new TLS handshakes on every front end's listener to these checked files (http/tls-snapshots.ts); resolves once all have. */
+  reloadTls(files: TlsFiles): Promise<void>;
 }
 
 export interface FrontThreadOptions {
@@ -33,6 +36,8 @@ export interface FrontThreadOptions {
   inFlightTotal: Int32Array;
   /** each front end's read cache */
   readCacheBytes: number;
+  /** the checked certificate and key copies, for an HTTPS listener */
+  tls?: TlsFiles;
   /** the writer's request handler, for what the front ends forward */
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
@@ -42,6 +47,8 @@ export interface FrontThreadOptions {
 interface Front {
   worker: Worker;
   closed: Promise<void>;
+  /** resolvers of the TLS reloads sent and not yet done, in order */
+  tlsReloads: Array<() => void>;
   post(m: ToFront): void;
 }
 
@@ -65,6 +72,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       quotaGeneration: o.quotaGeneration,
       inFlightTotal: o.inFlightTotal,
       readCacheBytes: o.readCacheBytes,
+      tls: o.tls,
       observe: o.record !== undefined,
       bridge: channel.port2,
       writes: writes.port2,
@@ -77,6 +85,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       worker,
       // after 'closed' (its listener drained, its replica closed), or once it ended anyway
       closed: Promise.race([new Promise<void>((resolve) => (closed = resolve)), exited]),
+      tlsReloads: [],
       post: (m) => worker.postMessage(m),
     };
     fronts.push(front);
@@ -98,6 +107,9 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
           case 'closed':
             closed();
             break;
+          case 'tls-reloaded':
+            front.tlsReloads.shift()?.();
+            break;
         }
       });
       worker.on('error', (e) => {
@@ -117,6 +129,13 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     },
     segmentRemoved(segment) {
       for (const f of fronts) f.post({ t: 'segment-removed', segment });
+    },
+    async reloadTls(files) {
+      await Promise.all(fronts.map((f) => {
+        const done = new Promise<void>((resolve) => f.tlsReloads.push(resolve));
+        f.post({ t: 'reload-tls', files });
+        return Promise.race([done, f.closed]);
+      }));
     },
   };
   try {

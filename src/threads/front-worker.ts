@@ -66,12 +66,15 @@ async function start(): Promise<void> {
     store.refresh();
     return s3(ex);
   };
-  // no TLS: the writer refuses it with front-end threads (main.ts)
-  const server = await listen(config.listen.host, data.port, serve, undefined, { sharedPort: true, inFlightTotal: data.inFlightTotal });
+  const server = await listen(config.listen.host, data.port, serve, data.tls, { sharedPort: true, inFlightTotal: data.inFlightTotal });
   port.on('message', (m: ToFront) => {
     switch (m.t) {
       case 'segment-removed':
         store.segmentRemoved(m.segment);
+        break;
+      case 'reload-tls':
+        server.reloadTls(m.files);
+        tell({ t: 'tls-reloaded' });
         break;
       case 'close':
         void (async () => {

@@ -2,6 +2,7 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config.js';
+import type { TlsFiles } from '../http/uws.js';
 import type { S3AccessRecord } from '../ops/access-log.js';
 
 export interface FrontWorkerData {
@@ -13,6 +14,8 @@ export interface FrontWorkerData {
   accountsGeneration: Int32Array;
   inFlightTotal: Int32Array;
   readCacheBytes: number;
+  /** the checked certificate and key copies, for an HTTPS listener (http/tls-snapshots.ts) */
+  tls?: TlsFiles;
   /** the writer logs or counts requests: send their access records */
   observe: boolean;
   /** bumped by the writer after a bucket quota changed (admin/quotas.ts) */
@@ -26,6 +29,7 @@ export interface FrontWorkerData {
 /** writer → front end */
 export type ToFront =
   | { t: 'segment-removed'; segment: number }
+  | { t: 'reload-tls'; files: TlsFiles }
   | { t: 'close'; graceMs: number };
 
 /** front end → writer */
@@ -34,4 +38,5 @@ export type ToWriter =
   | { t: 'failed'; message: string }
   | { t: 'access'; records: S3AccessRecord[] }
   | { t: 'log'; line: string }
-  | { t: 'closed' };
+  | { t: 'closed' }
+  | { t: 'tls-reloaded' };

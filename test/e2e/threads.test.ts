@@ -5,7 +5,7 @@
 // policy change holds on every connection from the next request, and the threads are really
 // serving (one listening socket each, all busy).
 
-import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -13,7 +13,6 @@ import {
   HeadObjectCommand, PutBucketPolicyCommand, PutObjectCommand, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTuskToExit } from './helpers/child-process.js';
 import { s3Client, sdkError } from './helpers/clients.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
 
@@ -128,14 +127,6 @@ describe(`--threads ${THREADS}`, () => {
     const whole = Buffer.concat(parts);
     expect(got.length).toBe(whole.length);
     expect(createHash('sha256').update(got).digest('hex')).toBe(createHash('sha256').update(whole).digest('hex'));
-  });
-
-  it('refuses TLS with more than one thread, clearly', () => {
-    const dataDir = `${server.dataDir}-tls`;
-    const result = runTuskToExit(['serve', '--listen', '127.0.0.1:0', '--threads', '2', '--publisher-listen', 'off', '--data-dir', dataDir, '--tls-cert', '/nonexistent.crt', '--tls-key', '/nonexistent.key']);
-    rmSync(dataDir, { recursive: true, force: true });
-    expect(result.status, result.output).toBe(1);
-    expect(result.output).toContain('--threads above 1 does not serve TLS yet');
   });
 
   it('applies a bucket policy on every connection from the next request', async () => {

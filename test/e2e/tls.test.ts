@@ -3,7 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -35,10 +35,10 @@ function httpsText(url: string, ca: Buffer): Promise<{ status: number; body: str
   });
 }
 
-/** The fingerprint of the certificate the listener presents now to a client naming `localhost` (SNI). */
-function presentedFingerprint(port: number): Promise<string> {
+/** The fingerprint of the certificate the listener presents now to a client naming `servername` (SNI). */
+function presentedFingerprint(port: number, servername = 'localhost'): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, () => {
+    const socket = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
       resolve(socket.getPeerCertificate().fingerprint256);
       socket.end();
     });
@@ -132,6 +132,13 @@ describe('TLS', () => {
     const until = Date.now() + 10_000;
     while (!server.output().includes('TLS reload failed') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(server.output()).toContain('keeping the old certificate');
-    expect(await presentedFingerprint(server.port)).toBe(fingerprintOf(second.cert));
+    // every thread, and a server name no thread has seen yet (its context is loaded now, while the
+    // files on disk are broken), gets the last certificate that loaded
+    for (let i = 0; i < 16; i++) {
+      expect(await presentedFingerprint(server.port, i % 2 ? 'localhost' : `new-${i}.example`)).toBe(fingerprintOf(second.cert));
+    }
+    // the copies the listeners load are the process's own
+    expect(statSync(join(server.dataDir, 'tls')).mode & 0o777).toBe(0o700);
+    for (const f of readdirSync(join(server.dataDir, 'tls'))) expect(statSync(join(server.dataDir, 'tls', f)).mode & 0o777).toBe(0o600);
   });
 });

@@ -17,8 +17,8 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(c.threads).toBe(availableParallelism());
   });
 
-  it('serves S3 on one thread per core unless told, and on one with TLS (threads do not serve it yet)', () => {
-    expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).threads).toBe(1);
+  it('serves S3 on one thread per core unless told, with TLS too', () => {
+    expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).threads).toBe(availableParallelism());
     expect(loadConfig(['--threads', '3'], {}).threads).toBe(3);
     expect(loadConfig([], { TUSK_THREADS: '5' }).threads).toBe(5);
     expect(() => loadConfig(['--threads', '0'], {})).toThrow(/threads/);

@@ -76,8 +76,8 @@ export interface PublisherOptions {
 
 export interface RunningPublisher {
   port: number;
-  /** Loads the TLS files again (SIGHUP). */
-  reloadTls(): Promise<void>;
+  /** Switches new TLS handshakes to these checked files (SIGHUP; http/tls-snapshots.ts). */
+  reloadTls(files: TlsFiles): void;
   /** Runs one reclaim pass now (tests and operators). */
   reclaimNow(): ReturnType<Reclaimer['runNow']>;
   /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close ledger, network or codec. */
@@ -108,7 +108,7 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   return {
     port: server.port,
     reclaimNow: () => reclaimer.runNow(),
-    reloadTls: () => server.reloadTls(),
+    reloadTls: (files) => server.reloadTls(files),
     async close(graceMs = 10_000) {
       if (closed) return;
       closed = true;
