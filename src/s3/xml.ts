@@ -59,19 +59,24 @@ export function renderError(err: S3Error, requestId: string, hostId: string): st
   );
 }
 
+/**
+ * A date format of whole seconds that remembers its last answer: most answers name the same second
+ * as the one before (the response's Date; the objects of a listing, mostly written together).
+ */
+function lastSecondCached(format: (d: Date) => string): (ms: number) => string {
+  let last = { second: NaN, text: '' };
+  return (ms) => {
+    const second = Math.floor(ms / 1000);
+    if (second !== last.second) last = { second, text: format(new Date(second * 1000)) };
+    return last.text;
+  };
+}
+
 /** ISO 8601 UTC with milliseconds, truncated to whole seconds (s3.md §0.5). */
-export function isoSeconds(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString();
-}
+export const isoSeconds = lastSecondCached((d) => d.toISOString());
 
-let lastHttpDate = { second: NaN, text: '' };
-
-/** IMF-fixdate of the whole second (the last one is cached: most answers name the same second). */
-export function httpDate(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== lastHttpDate.second) lastHttpDate = { second, text: new Date(second * 1000).toUTCString() };
-  return lastHttpDate.text;
-}
+/** IMF-fixdate of the whole second. */
+export const httpDate = lastSecondCached((d) => d.toUTCString());
 
 export interface OwnerXml {
   id: string;

@@ -4,14 +4,16 @@
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { sendXml } from '../respond.js';
-import { doc, el, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
+import { doc, el, isoSeconds, ownerXml } from '../xml.js';
 import type { S3Object } from '../object-attrs.js';
 import { parseEncodingType, parseMaxKeys, urlEncodeListing } from './list-objects.js';
 
-function versionXml(v: S3Object, isLatest: boolean, owner: OwnerXml, enc: (s: string) => string): string {
-  const common = el('Key', enc(v.key)) + el('VersionId', v.versionId) + el('IsLatest', isLatest) + el('LastModified', isoSeconds(v.lastModified));
-  if (v.deleteMarker) return `<DeleteMarker>${common}${ownerXml(owner)}</DeleteMarker>`;
-  return `<Version>${common}${el('ETag', `"${v.etag}"`)}${el('Size', v.size)}${ownerXml(owner)}${el('StorageClass', v.attrs.storageClass)}</Version>`;
+/** One `<Version>` or `<DeleteMarker>`; `owner` is the page's `<Owner>` element. */
+function versionXml(v: S3Object, isLatest: boolean, owner: string, enc: (s: string) => string): string {
+  // flags, dates and sizes need no escaping
+  const common = `${el('Key', enc(v.key))}${el('VersionId', v.versionId)}<IsLatest>${isLatest}</IsLatest><LastModified>${isoSeconds(v.lastModified)}</LastModified>`;
+  if (v.deleteMarker) return `<DeleteMarker>${common}${owner}</DeleteMarker>`;
+  return `<Version>${common}${el('ETag', `"${v.etag}"`)}<Size>${v.size}</Size>${owner}${el('StorageClass', v.attrs.storageClass)}</Version>`;
 }
 
 export async function handleListObjectVersions(ctx: S3Context): Promise<void> {
@@ -31,7 +33,7 @@ export async function handleListObjectVersions(ctx: S3Context): Promise<void> {
   const enc = url ? urlEncodeListing : (s: string) => s;
   const result = ctx.services.store.listVersions(bucket.name, { prefix, delimiter, keyMarker, versionIdMarker, maxKeys });
   const account = ctx.services.accounts.byCanonicalId(bucket.owner);
-  const owner = { id: bucket.owner, displayName: account?.displayName ?? '' };
+  const owner = ownerXml({ id: bucket.owner, displayName: account?.displayName ?? '' });
   let xml = el('Name', bucket.name) + el('Prefix', enc(prefix)) + el('KeyMarker', enc(keyMarker)) + el('VersionIdMarker', versionIdMarker);
   if (result.isTruncated) {
     xml += el('NextKeyMarker', enc(result.nextKeyMarker ?? ''));

@@ -5,7 +5,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { objectSize } from '../sse/sse.js';
-import { doc, el, isoSeconds } from '../xml.js';
+import { doc, el, isoSeconds, ownerXml } from '../xml.js';
 import type { ListResult } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object } from '../object-attrs.js';
@@ -77,11 +77,12 @@ function ownerOf(ctx: S3Context, bucket: S3Bucket): Owner {
   return { ID: bucket.owner, DisplayName: account?.displayName ?? '' };
 }
 
-function contentsXml(r: S3Object, enc: (s: string) => string, owner: Owner | undefined): string {
+/** One `<Contents>`; `ownerXml` is the page's `<Owner>` element, or empty. */
+function contentsXml(r: S3Object, enc: (s: string) => string, ownerXml: string): string {
+  // dates and sizes need no escaping
   return (
-    `<Contents>${el('Key', enc(r.key))}${el('LastModified', isoSeconds(r.lastModified))}${el('ETag', `"${r.etag}"`)}` +
-    `${el('Size', objectSize(r))}${owner ? `<Owner>${el('ID', owner.ID)}${el('DisplayName', owner.DisplayName)}</Owner>` : ''}` +
-    `${el('StorageClass', r.attrs.storageClass)}</Contents>`
+    `<Contents>${el('Key', enc(r.key))}<LastModified>${isoSeconds(r.lastModified)}</LastModified>${el('ETag', `"${r.etag}"`)}` +
+    `<Size>${objectSize(r)}</Size>${ownerXml}${el('StorageClass', r.attrs.storageClass)}</Contents>`
   );
 }
 
@@ -116,12 +117,13 @@ function runListing(ctx: S3Context, startAfter: string): Listing {
   const maxKeys = parseMaxKeys(q);
   const url = parseEncodingType(q);
   const result = ctx.services.store.list(bucket.name, { prefix, delimiter, startAfter, maxKeys });
-  return {
-    bucket, prefix, delimiter, maxKeys, url, result,
-    enc: url ? urlEncodeListing : (s: string) => s,
-    objects: result.items.flatMap((i) => (i.kind === 'object' ? [i.record] : [])),
-    prefixes: result.items.flatMap((i) => (i.kind === 'prefix' ? [i.prefix] : [])),
-  };
+  const objects: S3Object[] = [];
+  const prefixes: string[] = [];
+  for (const i of result.items) {
+    if (i.kind === 'object') objects.push(i.record);
+    else prefixes.push(i.prefix);
+  }
+  return { bucket, prefix, delimiter, maxKeys, url, result, enc: url ? urlEncodeListing : (s: string) => s, objects, prefixes };
 }
 
 /** The seed's members first, in the seed's order (s3.md §3.7.1); `extra` members follow. */
@@ -145,7 +147,8 @@ function xmlItems(L: Listing, owner: Owner | undefined): string {
   let xml = '';
   if (L.delimiter) xml += el('Delimiter', L.enc(L.delimiter));
   xml += el('IsTruncated', L.result.isTruncated);
-  for (const r of L.objects) xml += contentsXml(r, L.enc, owner);
+  const owned = owner ? ownerXml({ id: owner.ID, displayName: owner.DisplayName }) : '';
+  for (const r of L.objects) xml += contentsXml(r, L.enc, owned);
   for (const p of L.prefixes) xml += `<CommonPrefixes>${el('Prefix', L.enc(p))}</CommonPrefixes>`;
   if (L.url) xml += el('EncodingType', 'url');
   return xml;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors.js';
-import { escapeXml, renderError } from '../../../src/s3/xml.js';
+import { escapeXml, httpDate, isoSeconds, renderError } from '../../../src/s3/xml.js';
 import type { VersionInput } from '../../../src/store/types.js';
 import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
 import { openHarness, OWNER_ID, type Harness } from './helpers/harness.js';
@@ -51,6 +51,19 @@ describe('error body (s3.md §1.9)', () => {
     );
     expect(r.headers).toContainEqual(['Content-Type', 'application/xml']);
     expect(r.headers).toContainEqual(['x-amz-request-id', 'REQ0000000000001']);
+  });
+});
+
+describe('dates (s3.md §0.5)', () => {
+  it('formats whole seconds, whichever second came before (each format remembers its last one)', () => {
+    const a = Date.UTC(2026, 10, 25, 3, 37, 5, 999);
+    const b = Date.UTC(1999, 0, 1, 0, 0, 0, 1);
+    for (const ms of [a, a - 999, b, a, b + 998, a + 1]) {
+      const whole = new Date(Math.floor(ms / 1000) * 1000);
+      expect(isoSeconds(ms)).toBe(whole.toISOString());
+      expect(httpDate(ms)).toBe(whole.toUTCString());
+    }
+    expect(isoSeconds(a)).toBe('2026-11-25T03:37:05.000Z');
   });
 });
 
