@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 
 /** Client-side AWS Signature V4 (header auth) for the load generator; canonical form per spec/s3.md §2.3. */
 export const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -104,7 +104,7 @@ function hmac(key: string | Buffer, data: string): Buffer {
 }
 
 function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 function normalizeValue(value: string): string {

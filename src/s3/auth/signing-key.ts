@@ -1,7 +1,7 @@
 // SigV4 signing key derivation with a small bounded cache, plus the digest helpers every signature
 // step uses (s3.md §2.3, §2.8).
 
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { SCOPE_TERMINATOR, SERVICE_S3, SIGNING_KEY_PREFIX } from './constants.js';
 
 /** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"). */
@@ -42,7 +42,7 @@ export class SigningKeyCache {
 }
 
 export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex'); // one-shot: half the cost of a Hash object per request
 }
 
 export function hmacHex(key: Buffer, data: string): string {
