@@ -5,7 +5,7 @@
 // than the checked ones, or broken ones, and its handshake would fail.
 
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { tlsFilesLoad, type TlsFiles } from './uws.js';
 
 /** Copies kept: the current one, and the one before for a thread that has not switched yet. */
@@ -22,6 +22,10 @@ export class TlsSnapshots {
 
   /** Copies of `source` under `dir` (private to this process: emptied here, mode 0700). */
   static async open(dir: string, source: TlsFiles): Promise<TlsSnapshots> {
+    const inside = (file: string): boolean => !relative(resolve(dir), resolve(file)).startsWith('..');
+    if (inside(source.certFile) || inside(source.keyFile)) {
+      throw new Error(`keep the TLS certificate and key outside ${dir}: Tusk empties that directory at each start`);
+    }
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true, mode: 0o700 });
     return new TlsSnapshots(dir, source);
