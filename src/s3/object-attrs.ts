@@ -35,6 +35,8 @@ export interface S3ObjectAttrs {
   uploadChecksum?: { algorithm: ChecksumAlgorithm; type: StoredChecksum['type'] };
   /** encryption at rest (SSE-S3, SSE-C); absent on plaintext objects */
   encryption?: ObjectEncryption;
+  /** uploads only: how CreateMultipartUpload asked the parts to be sealed */
+  uploadEncryption?: UploadEncryption;
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
@@ -54,6 +56,8 @@ export interface ObjectPart {
 /** What a part keeps: its checksum, for the completed object's composite checksum. */
 export interface S3PartAttrs {
   checksum?: StoredChecksum;
+  /** a part of an encrypted upload: its own sealed segment */
+  sealed?: SealedSegment;
 }
 
 /** A bucket as the S3 face stores it: the engine's record and its access control. */
@@ -74,16 +78,29 @@ export interface BucketEncryption {
  * Encryption at rest as the S3 face recorded it (src/s3/sse): the engine stores the sealed bytes
  * as any other body; `size` and the extents count sealed bytes, `plaintextSize` the object's.
  */
-export interface ObjectEncryption {
+/** An upload's data key and how its parts are sealed (src/s3/sse/sse.ts). */
+export interface UploadEncryption {
   mode: 'SSE-S3' | 'SSE-C';
-  plaintextSize: number;
   blockSize: number;
-  /** base64 of the per-object nonce prefix */
-  noncePrefix: string;
   /** base64 of the data key wrapped by the master key (SSE-S3) or the customer's key (SSE-C) */
   wrappedKey: string;
   /** SSE-C: base64 MD5 of the customer's key, checked on every read */
   customerKeyMD5?: string;
+}
+
+/** Bytes sealed as one run of blocks: block numbers from 0, AAD = its plaintext size. */
+export interface SealedSegment {
+  plaintextSize: number;
+  /** base64 of the segment's nonce prefix */
+  noncePrefix: string;
+}
+
+/**
+ * An object stored sealed: one segment (`noncePrefix`, `plaintextSize`), or, for a completed
+ * multipart upload, its parts' segments one after the other (`segments`).
+ */
+export interface ObjectEncryption extends UploadEncryption, SealedSegment {
+  segments?: SealedSegment[];
 }
 
 

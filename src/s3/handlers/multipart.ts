@@ -10,7 +10,8 @@ import { choiceOf, recallCompleted, rememberCompleted } from '../completed-uploa
 import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
 import type { ObjectPart, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
-import { objectAttrsOf, rejectEncryption, writeCondition } from '../object-input.js';
+import { objectAttrsOf, writeCondition } from '../object-input.js';
+import { completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
@@ -43,17 +44,15 @@ export function uploadOf(ctx: S3Context, bucket: BucketRecord): Upload<S3ObjectA
 export async function handleCreateMultipartUpload(ctx: S3Context): Promise<void> {
   const h = ctx.headers;
   const bucket = bucketOf(ctx);
-  // parts are not sealed yet: an upload must not store plaintext where encryption was asked for
-  rejectEncryption(h);
-  if (bucket.encryption) {
-    throw new S3Error('NotImplemented', {}, { message: 'Multipart uploads into a bucket with default encryption are not implemented yet.' });
-  }
   const attrs = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
   const uploadChecksum = parseUploadChecksum(h);
   if (uploadChecksum) attrs.uploadChecksum = uploadChecksum;
+  // one data key for the upload; each part is sealed as its own segment (sse.ts)
+  const uploadEncryption = encryptionForUpload(ctx, bucket);
+  if (uploadEncryption) attrs.uploadEncryption = uploadEncryption;
   const key = ctx.resource.key!;
   const upload = await ctx.services.store.createUpload(bucket.name, key, attrs);
-  const headers: Array<readonly [string, string]> = [];
+  const headers: Array<readonly [string, string]> = [...encryptionHeaders(uploadEncryption)];
   if (uploadChecksum) headers.push(['x-amz-checksum-algorithm', uploadChecksum.algorithm], ['x-amz-checksum-type', uploadChecksum.type]);
   sendXml(ctx, renderInitiateMultipartUploadResult(bucket.name, key, upload.uploadId), headers);
 }
@@ -102,6 +101,11 @@ export function multipartEtag(partEtags: readonly string[]): string {
   return `${md5.digest('hex')}-${partEtags.length}`;
 }
 
+/** A part's size as the client sent it (a sealed part stores more). */
+export function partSize(part: Part<S3PartAttrs>): number {
+  return part.attrs.sealed?.plaintextSize ?? part.size;
+}
+
 /** Checks 3–7 of s3.md §3.23, in order; returns the stored parts in request order. */
 function checkChoice(uploadId: string, upload: Upload<S3ObjectAttrs>, chosen: ChosenPart[], stored: Map<number, Part<S3PartAttrs>>): Part<S3PartAttrs>[] {
   for (let i = 1; i < chosen.length; i++) {
@@ -129,15 +133,16 @@ function checkChoice(uploadId: string, upload: Upload<S3ObjectAttrs>, chosen: Ch
   }
   let total = 0;
   out.forEach((part, i) => {
-    if (i < out.length - 1 && part.size < MIN_PART_SIZE) {
+    const size = partSize(part);
+    if (i < out.length - 1 && size < MIN_PART_SIZE) {
       throw new S3Error('EntityTooSmall', {
-        ProposedSize: part.size,
+        ProposedSize: size,
         MinSizeAllowed: MIN_PART_SIZE,
         PartNumber: part.partNumber,
         ETag: part.etag,
       });
     }
-    total += part.size;
+    total += size;
   });
   if (total > MAX_OBJECT_SIZE) throw new S3Error('EntityTooLarge', { ProposedSize: total, MaxSizeAllowed: MAX_OBJECT_SIZE });
   return out;
@@ -177,7 +182,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   const store = ctx.services.store;
   const stored = new Map(store.listParts(uploadId, 0, MAX_PART_NUMBER).parts.map((p) => [p.partNumber, p] as const));
   const parts = checkChoice(uploadId, upload, chosen, stored);
-  const size = parts.reduce((n, p) => n + p.size, 0);
+  const size = parts.reduce((n, p) => n + partSize(p), 0);
 
   const expectedSize = h['x-amz-mp-object-size'];
   if (expectedSize !== undefined && expectedSize.trim() !== String(size)) {
@@ -189,7 +194,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
     throw new S3Error('InvalidRequest', {}, { message: 'The upload was created using a different checksum type than the one specified in the complete request.' });
   }
   const checksum = uploadChecksum
-    ? objectChecksumOf(uploadChecksum, parts.map((p) => ({ size: p.size, value: p.attrs.checksum?.value ?? '' })))
+    ? objectChecksumOf(uploadChecksum, parts.map((p) => ({ size: partSize(p), value: p.attrs.checksum?.value ?? '' })))
     : undefined;
   if (uploadChecksum) {
     const expected = h[headerNameOf(uploadChecksum.algorithm)];
@@ -200,13 +205,20 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
 
   const etag = multipartEtag(parts.map((p) => normalizeEtag(p.etag)));
   const objectParts: ObjectPart[] = parts.map((p) => {
-    const part: ObjectPart = { size: p.size };
+    const part: ObjectPart = { size: partSize(p) };
     if (uploadChecksum && p.attrs.checksum) part.checksum = p.attrs.checksum.value;
     return part;
   });
-  const { uploadChecksum: _created, ...rest } = upload.attrs;
+  const { uploadChecksum: _created, uploadEncryption, ...rest } = upload.attrs;
   const attrs: S3ObjectAttrs = { ...rest, parts: objectParts };
   if (checksum) attrs.checksum = checksum;
+  if (uploadEncryption) {
+    attrs.encryption = completedEncryption(uploadEncryption, parts.map((p) => {
+      // every part of an encrypted upload is sealed (upload-part.ts)
+      if (!p.attrs.sealed) throw new Error(`part ${p.partNumber} of encrypted upload ${uploadId} is not sealed`);
+      return p.attrs.sealed;
+    }));
+  }
   await ctx.services.quotas?.checkWrite(bucket.name, key, size);
   await answerWithKeepAlive(ctx, async () => {
     const version = await store.completeUpload(
@@ -218,7 +230,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
       condition,
     );
     ctx.services.quotas?.written(bucket.name, size);
-    const headers: Array<readonly [string, string]> = [];
+    const headers: Array<readonly [string, string]> = [...encryptionHeaders(attrs.encryption)];
     if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
     const answer = { headers, xml: renderCompleteMultipartUploadResult(locationOf(ctx, bucket.name, key), bucket.name, key, etag, checksum) };
     rememberCompleted(bucket.name, key, uploadId, choiceOf(chosen), answer);

@@ -6,6 +6,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import type { S3Object } from '../object-attrs.js';
 import { sendXml } from '../respond.js';
+import { objectSize } from '../sse/sse.js';
 import { doc, el, httpDate } from '../xml.js';
 import { readableVersion, versionHeader } from './object-version.js';
 
@@ -62,7 +63,7 @@ export function renderGetObjectAttributesResponse(
     xml += '</ObjectParts>';
   }
   if (want.has('StorageClass')) xml += el('StorageClass', a.storageClass);
-  if (want.has('ObjectSize')) xml += el('ObjectSize', version.size);
+  if (want.has('ObjectSize')) xml += el('ObjectSize', objectSize(version));
   return doc('GetObjectAttributesResponse', xml);
 }
 

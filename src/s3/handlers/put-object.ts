@@ -9,7 +9,7 @@ import { headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js'
 import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
 import { objectAttrsOf, writeCondition } from '../object-input.js';
 import type { S3Bucket, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
-import { sealedEtag, sealingForWrite } from '../sse/sse.js';
+import { sealedEtag, sealedSink, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { WriteCondition } from '../../store/types.js';
@@ -33,19 +33,11 @@ export async function storeObject(
   await ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
   const sealing = sealingForWrite(ctx, bucket, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
-  const sink = sealing
-    ? {
-        write: (chunk: Buffer) => {
-          const sealed = sealing.sealer.push(chunk);
-          return sealed.length > 0 ? writer.write(sealed) : Promise.resolve();
-        },
-      }
-    : writer;
+  const sealed = sealedSink(writer, sealing);
   let committed = false;
   try {
-    const { digests, checksum } = await receiveBody(ctx, body, plan, sink);
-    const lastBlock = sealing?.sealer.end();
-    if (lastBlock?.length) await writer.write(lastBlock);
+    const { digests, checksum } = await receiveBody(ctx, body, plan, sealed.sink);
+    await sealed.end();
     const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const etag = sealedEtag(sealing, digests.md5.toString('hex'));

@@ -7,7 +7,8 @@ import { DEFAULT_CHECKSUM, digestNameOf, headerNameOf, planChecksums } from '../
 import { bucketOf, type S3Context } from '../context.js';
 import { copySourceRange, resolveCopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
-import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
+import type { ChecksumAlgorithm, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
+import { sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
 import { parsePartNumber } from '../part-number.js';
 import { openRequestBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
@@ -39,14 +40,19 @@ export async function handleUploadPart(ctx: S3Context): Promise<void> {
   }
   // a part is checked as the object it will become; Complete checks the whole (its bytes count then)
   await ctx.services.quotas?.checkWrite(bucket.name, upload.key, body.length);
-  const writer = ctx.services.store.beginWrite(body.length);
+  // a part of an encrypted upload is sealed as its own segment under the upload's data key
+  const sealing = sealingForPart(ctx, upload.attrs, body.length);
+  const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
+  const sealed = sealedSink(writer, sealing);
   let committed = false;
   try {
-    const { digests, checksum } = await receiveBody(ctx, body, plan, writer, partAlgorithm(upload));
-    const etag = digests.md5.toString('hex');
-    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified: Date.now(), attrs: { checksum } });
+    const { digests, checksum } = await receiveBody(ctx, body, plan, sealed.sink, partAlgorithm(upload));
+    await sealed.end();
+    const etag = sealedEtag(sealing, digests.md5.toString('hex'));
+    const attrs: S3PartAttrs = sealing ? { checksum, sealed: sealedSegmentOf(sealing) } : { checksum };
+    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified: Date.now(), attrs });
     committed = true;
-    const headers: Array<readonly [string, string]> = [['ETag', `"${etag}"`]];
+    const headers: Array<readonly [string, string]> = [['ETag', `"${etag}"`], ...(sealing?.responseHeaders ?? [])];
     if (plan.algorithm || expected) headers.push([headerNameOf(checksum.algorithm), checksum.value]);
     send(ctx, 200, headers);
   } finally {
@@ -65,9 +71,13 @@ export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const upload = uploadOf(ctx, bucket);
   const source = resolveCopySource(ctx);
-  // the stored bytes of an encrypted source are sealed blocks; parts are plaintext
+  // the stored bytes of an encrypted source are sealed blocks, and a part copied into an encrypted
+  // upload would have to be sealed: neither is done yet
   if (source.object.attrs.encryption) {
     throw new S3Error('NotImplemented', {}, { message: 'UploadPartCopy from an encrypted source object is not implemented yet.' });
+  }
+  if (upload.attrs.uploadEncryption) {
+    throw new S3Error('NotImplemented', {}, { message: 'UploadPartCopy into an encrypted multipart upload is not implemented yet.' });
   }
   const { start, end } = copySourceRange(ctx.headers['x-amz-copy-source-range'], source.object.size);
   if (end - start > MAX_PUT_BYTES) {

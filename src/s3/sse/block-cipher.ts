@@ -18,8 +18,8 @@ const MAX_BLOCKS = 2 ** 32;
 const EMPTY = Buffer.alloc(0);
 
 /** Stored bytes of a plaintext of `size` bytes. */
-export function sealedLength(size: number): number {
-  return size + Math.ceil(size / SSE_BLOCK) * GCM_TAG;
+export function sealedLength(size: number, blockSize = SSE_BLOCK): number {
+  return size + Math.ceil(size / blockSize) * GCM_TAG;
 }
 
 export function newNoncePrefix(): Buffer {
@@ -172,13 +172,13 @@ export class BlockOpener {
 }
 
 /** Where the sealed blocks covering plaintext bytes [start, end) lie in the stored body. */
-export function sealedSpan(size: number, start: number, end: number): { firstBlock: number; from: number; to: number } {
-  const firstBlock = Math.floor(start / SSE_BLOCK);
-  const lastBlock = end > start ? Math.floor((end - 1) / SSE_BLOCK) : firstBlock;
+export function sealedSpan(size: number, start: number, end: number, blockSize = SSE_BLOCK): { firstBlock: number; from: number; to: number } {
+  const firstBlock = Math.floor(start / blockSize);
+  const lastBlock = end > start ? Math.floor((end - 1) / blockSize) : firstBlock;
   return {
     firstBlock,
-    from: firstBlock * (SSE_BLOCK + GCM_TAG),
-    to: Math.min(sealedLength(size), (lastBlock + 1) * (SSE_BLOCK + GCM_TAG)),
+    from: firstBlock * (blockSize + GCM_TAG),
+    to: Math.min(sealedLength(size, blockSize), (lastBlock + 1) * (blockSize + GCM_TAG)),
   };
 }
 

@@ -6,8 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import { BufferShelf } from '../../buffer-shelf.js';
-import type { BodyReader } from '../../store/types.js';
-import type { ObjectEncryption, S3Bucket, S3Object, S3Store } from '../object-attrs.js';
+import type { BodyReader, BodyWriter } from '../../store/types.js';
+import type { ObjectEncryption, S3Bucket, S3Object, S3ObjectAttrs, S3Store, SealedSegment, UploadEncryption } from '../object-attrs.js';
 import type { S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { BlockOpener, BlockSealer, newNoncePrefix, sealedLength, sealedSpan, SSE_BLOCK } from './block-cipher.js';
@@ -83,8 +83,11 @@ export interface WriteSealing {
   responseHeaders: Array<readonly [string, string]>;
 }
 
-/** How a write of `size` bytes to `bucket` is encrypted; undefined when it is stored in clear. */
-export function sealingForWrite(ctx: S3Context, bucket: S3Bucket, size: number): WriteSealing | undefined {
+/**
+ * How a new object (or upload) of `bucket` is to be encrypted, from its headers and the bucket's
+ * default: a new data key, wrapped; undefined when it is stored in clear.
+ */
+function newEncryption(ctx: S3Context, bucket: S3Bucket): { encryption: UploadEncryption; dataKey: Buffer } | undefined {
   const h = ctx.headers;
   const requested = h[H_SSE];
   if (requested !== undefined && KMS_VALUES.has(requested)) throw kmsNotImplemented();
@@ -102,15 +105,19 @@ export function sealingForWrite(ctx: S3Context, bucket: S3Bucket, size: number):
   const settings = ctx.services.sse;
   if (!settings) throw new S3Error('NotImplemented', { Header: H_SSE }, { message: 'Encryption at rest is not configured on this server.' });
   const dataKey = newDataKey();
-  const prefix = newNoncePrefix();
-  const encryption: ObjectEncryption = {
+  const encryption: UploadEncryption = {
     mode: customer ? 'SSE-C' : 'SSE-S3',
-    plaintextSize: size,
     blockSize: SSE_BLOCK,
-    noncePrefix: prefix.toString('base64'),
     wrappedKey: wrapKey(customer ? customer.key : settings.masterKey, dataKey).toString('base64'),
   };
   if (customer) encryption.customerKeyMD5 = customer.md5;
+  return { encryption, dataKey };
+}
+
+/** A sealer for `size` bytes under `dataKey`, with a fresh nonce prefix. */
+function sealingOf(upload: UploadEncryption, dataKey: Buffer, size: number): WriteSealing {
+  const prefix = newNoncePrefix();
+  const encryption: ObjectEncryption = { ...upload, plaintextSize: size, noncePrefix: prefix.toString('base64') };
   return {
     storedLength: sealedLength(size),
     sealer: new BlockSealer(dataKey, prefix, size),
@@ -120,13 +127,76 @@ export function sealingForWrite(ctx: S3Context, bucket: S3Bucket, size: number):
   };
 }
 
+/** How a write of `size` bytes to `bucket` is encrypted; undefined when it is stored in clear. */
+export function sealingForWrite(ctx: S3Context, bucket: S3Bucket, size: number): WriteSealing | undefined {
+  const created = newEncryption(ctx, bucket);
+  return created && sealingOf(created.encryption, created.dataKey, size);
+}
+
+/** How CreateMultipartUpload's parts are to be sealed (one data key for the upload); undefined in clear. */
+export function encryptionForUpload(ctx: S3Context, bucket: S3Bucket): UploadEncryption | undefined {
+  return newEncryption(ctx, bucket)?.encryption;
+}
+
+/**
+ * How a part of `size` bytes of `upload` is sealed: its own segment under the upload's data key.
+ * SSE-C parts must bring the upload's customer key (as S3 asks); undefined for a plaintext upload.
+ */
+export function sealingForPart(ctx: S3Context, upload: S3ObjectAttrs, size: number): WriteSealing | undefined {
+  const e = upload.uploadEncryption;
+  const customer = customerKey(ctx);
+  if (!e) {
+    if (customer) throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
+    return undefined;
+  }
+  if (e.mode === 'SSE-C' && !customer) {
+    throw new S3Error('InvalidRequest', {}, { message: 'The multipart upload initiate requested encryption. Subsequent part requests must include the appropriate encryption parameters.' });
+  }
+  if (e.mode === 'SSE-C' && customer!.md5 !== e.customerKeyMD5) {
+    throw new S3Error('InvalidRequest', {}, { message: 'The provided encryption parameters did not match the ones used originally.' });
+  }
+  if (e.mode === 'SSE-S3' && customer) throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
+  return sealingOf(e, unwrappedKey(ctx, e, customer, 'upload'), size);
+}
+
+/** The segment a sealed part keeps for Complete. */
+export function sealedSegmentOf(sealing: WriteSealing): SealedSegment {
+  return { plaintextSize: sealing.encryption.plaintextSize, noncePrefix: sealing.encryption.noncePrefix };
+}
+
+/**
+ * The encryption of a completed upload: its parts' segments one after the other (each part's own
+ * nonce prefix and size); `parts` are the chosen parts' segments, in order.
+ */
+export function completedEncryption(upload: UploadEncryption, parts: SealedSegment[]): ObjectEncryption {
+  const plaintextSize = parts.reduce((n, p) => n + p.plaintextSize, 0);
+  return { ...upload, plaintextSize, noncePrefix: '', segments: parts };
+}
+
+/** The sink a body goes through into `writer`: sealed when `sealing` says so; `end` writes the last block. */
+export function sealedSink(writer: BodyWriter, sealing: WriteSealing | undefined): { sink: Pick<BodyWriter, 'write'>; end(): Promise<void> } {
+  if (!sealing) return { sink: writer, end: async () => undefined };
+  return {
+    sink: {
+      write: (chunk: Buffer) => {
+        const sealed = sealing.sealer.push(chunk);
+        return sealed.length > 0 ? writer.write(sealed) : Promise.resolve();
+      },
+    },
+    async end() {
+      const last = sealing.sealer.end();
+      if (last.length > 0) await writer.write(last);
+    },
+  };
+}
+
 /** SSE-C ETags are not the MD5 of the plaintext, which would tell something about it (as AWS). */
 export function sealedEtag(sealing: WriteSealing | undefined, md5Hex: string): string {
   if (sealing?.encryption.mode !== 'SSE-C') return md5Hex;
   return createHash('md5').update(md5Hex).update(sealing.dataKey).digest('hex');
 }
 
-export function encryptionHeaders(e: ObjectEncryption | undefined): Array<readonly [string, string]> {
+export function encryptionHeaders(e: UploadEncryption | undefined): Array<readonly [string, string]> {
   if (!e) return [];
   if (e.mode === 'SSE-S3') return [['x-amz-server-side-encryption', AES256]];
   return [
@@ -159,12 +229,17 @@ export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undef
   } else if (customer) {
     throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
   }
+  return unwrappedKey(ctx, e, customer, record.key);
+}
+
+/** The data key of `e`, unwrapped with the customer's key (SSE-C) or the master key. */
+function unwrappedKey(ctx: S3Context, e: UploadEncryption, customer: CustomerKey | undefined, what: string): Buffer {
   const wrappingKey = customer ? customer.key : ctx.services.sse?.masterKey;
   const dataKey = wrappingKey && unwrapKey(wrappingKey, Buffer.from(e.wrappedKey, 'base64'));
   if (!dataKey) {
     if (customer) throw new S3Error('AccessDenied');
     // the master key in the data directory is not the one the object was sealed with
-    throw new Error(`the data key of ${record.key} does not unwrap with this server's master key`);
+    throw new Error(`the data key of ${what} does not unwrap with this server's master key`);
   }
   return dataKey;
 }
@@ -175,18 +250,67 @@ const SEALED_READ = 1 << 20;
 const plainBuffers = new BufferShelf(BlockOpener.room(SEALED_READ, SSE_BLOCK), 32);
 
 /**
- * Plaintext bytes [start, end) of a sealed object, read from the store and decrypted as they come
- * into one buffer per reader; a block's bytes leave only once its tag has verified.
+ * Plaintext bytes [start, end) of a sealed object, read from the store and decrypted as they come;
+ * a block's bytes leave only once its tag has verified. A completed multipart upload is its parts'
+ * segments one after the other, each read in turn.
  */
 export function openUnsealedRead(store: S3Store, record: S3Object, dataKey: Buffer, start: number, end: number): BodyReader {
   const e = record.attrs.encryption!;
-  const size = e.plaintextSize;
-  const span = sealedSpan(size, start, end);
-  const sealed = store.openRead(record, span.from, span.to);
-  const opener = new BlockOpener(dataKey, Buffer.from(e.noncePrefix, 'base64'), size, e.blockSize, span.firstBlock);
-  const room = BlockOpener.room(Math.min(SEALED_READ, span.to - span.from), e.blockSize);
+  const segments = e.segments ?? [{ plaintextSize: e.plaintextSize, noncePrefix: e.noncePrefix }];
+  /** what each segment overlapping [start, end) gives: its part of the range, and where it is stored */
+  const pieces: Array<{ segment: SealedSegment; sealedBase: number; from: number; to: number }> = [];
+  let plainBase = 0;
+  let sealedBase = 0;
+  for (const segment of segments) {
+    const from = Math.max(start, plainBase);
+    const to = Math.min(end, plainBase + segment.plaintextSize);
+    if (from < to) pieces.push({ segment, sealedBase, from: from - plainBase, to: to - plainBase });
+    plainBase += segment.plaintextSize;
+    sealedBase += sealedLength(segment.plaintextSize, e.blockSize);
+  }
+  let current: BodyReader | undefined;
+  let closed = false;
+  return {
+    async read(maxBytes: number): Promise<Buffer | null> {
+      for (;;) {
+        if (closed) return null;
+        if (!current) {
+          const piece = pieces.shift();
+          if (!piece) return null;
+          current = openSegmentRead(store, record, dataKey, e.blockSize, piece.segment, piece.sealedBase, piece.from, piece.to);
+        }
+        const chunk = await current.read(maxBytes);
+        if (chunk) return chunk;
+        current.close();
+        current = undefined;
+      }
+    },
+    close: () => {
+      closed = true;
+      current?.close();
+      current = undefined;
+    },
+  };
+}
+
+/** Plaintext bytes [start, end) of one sealed segment stored from `sealedBase` on, into one reused buffer. */
+function openSegmentRead(
+  store: S3Store,
+  record: S3Object,
+  dataKey: Buffer,
+  blockSize: number,
+  segment: SealedSegment,
+  sealedBase: number,
+  start: number,
+  end: number,
+): BodyReader {
+  const size = segment.plaintextSize;
+  const span = sealedSpan(size, start, end, blockSize);
+  const sealed = store.openRead(record, sealedBase + span.from, sealedBase + span.to);
+  const opener = new BlockOpener(dataKey, Buffer.from(segment.noncePrefix, 'base64'), size, blockSize, span.firstBlock);
+  const room = BlockOpener.room(Math.min(SEALED_READ, span.to - span.from), blockSize);
   const plain = room <= plainBuffers.size ? plainBuffers.take() : Buffer.allocUnsafe(room);
-  let skip = start - span.firstBlock * e.blockSize;
+  let skip = start - span.firstBlock * blockSize;
   let remaining = end - start;
   /** verified plaintext not yet read: plain[next, filled) */
   let next = 0;
