@@ -228,10 +228,10 @@ unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi
         let pairs = required(pairs, "slivers")?;
         let invalid = |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
         let mut slivers: Vec<(u16, &[u8])> = Vec::new();
-        for i in 0..array_length(env, pairs, "slivers")? {
-            let entry = element(env, pairs, i)?;
-            let index = env.get_u32(element(env, entry, 0)?, "sliver pair index")? as usize;
-            let bcs = env.bytes(element(env, entry, 1)?, "sliver")?;
+        for i in 0..env.array_length(pairs, "slivers")? {
+            let entry = env.element(pairs, i)?;
+            let index = env.get_u32(env.element(entry, 0)?, "sliver pair index")? as usize;
+            let bcs = env.bytes(env.element(entry, 1)?, "sliver")?;
             let s = parse_sliver_bcs(bcs).map_err(|e| invalid(index, e))?;
             check_sliver_shape(&params, &s, index, params.primary_sliver_len()).map_err(|e| invalid(index, e))?;
             slivers.push((index as u16, s.data));
@@ -293,23 +293,6 @@ fn is_nullish(env: Env, v: napi_value) -> JsResult<bool> {
     let mut t = 0;
     check(unsafe { napi_typeof(env.0, v, &mut t) })?;
     Ok(t == 0 || t == 1) // napi_undefined, napi_null
-}
-
-fn array_length(env: Env, v: napi_value, what: &str) -> JsResult<u32> {
-    let mut is = false;
-    check(unsafe { napi_is_array(env.0, v, &mut is) })?;
-    if !is {
-        return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be an array")));
-    }
-    let mut len = 0;
-    check(unsafe { napi_get_array_length(env.0, v, &mut len) })?;
-    Ok(len)
-}
-
-fn element(env: Env, array: napi_value, i: u32) -> JsResult<napi_value> {
-    let mut v = ptr::null_mut();
-    check(unsafe { napi_get_element(env.0, array, i, &mut v) })?;
-    Ok(v)
 }
 
 pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
