@@ -33,6 +33,18 @@ describe('redo log', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * Opens the store, runs `setup`, keeps the index as it then is (what loseRecentIndex puts back)
+   * and opens the store again; gives the reopened store and what `setup` returned.
+   */
+  async function openPastSnapshot<T>(setup: (store: SegmentStore) => Promise<T>): Promise<{ store: SegmentStore; before: T }> {
+    const first = await open(dir);
+    const before = await setup(first);
+    await first.close();
+    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
+    return { store: await open(dir), before };
+  }
+
   /** Makes the index what it was at `snapshot`: every transaction since is lost, the segments keep everything. */
   function loseRecentIndex(): void {
     fs.copyFileSync(snapshot, path.join(dir, 'index.mdb'));
@@ -40,14 +52,12 @@ describe('redo log', () => {
   }
 
   it('replays puts, overwrites, deletes, markers, uploads, parts, completes, copies and attribute changes the index lost', async () => {
-    let store = await open(dir);
-    await store.createBucket({ ...bucket('b'), versioning: 'Enabled' });
-    const v1 = await put(store, 'b', 'k1', Buffer.from('first'));
-    await put(store, 'b', 'gone', Buffer.from('to be deleted'));
-    await store.close();
-    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
-
-    store = await open(dir);
+    let { store, before: v1 } = await openPastSnapshot(async (s) => {
+      await s.createBucket({ ...bucket('b'), versioning: 'Enabled' });
+      const v = await put(s, 'b', 'k1', Buffer.from('first'));
+      await put(s, 'b', 'gone', Buffer.from('to be deleted'));
+      return v;
+    });
     const v2 = await put(store, 'b', 'k1', Buffer.from('second'));
     await put(store, 'b', 'k2', Buffer.alloc(300_000, 7));
     await store.deleteObject('b', 'gone');
@@ -91,11 +101,7 @@ describe('redo log', () => {
   });
 
   it('does not replay an operation whose body is not whole (it was never acknowledged)', async () => {
-    let store = await open(dir);
-    await store.createBucket(bucket('b'));
-    await store.close();
-    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
-    store = await open(dir);
+    let { store } = await openPastSnapshot((s) => s.createBucket(bucket('b')));
     const v = await put(store, 'b', 'k', Buffer.alloc(200_000, 3));
     await put(store, 'b', 'other', Buffer.from('fine'));
     await store.close();
@@ -116,12 +122,10 @@ describe('redo log', () => {
   });
 
   it('applies concurrent operations in shared index transactions, and replays them all once the index lost them', async () => {
-    let store = await open(dir);
-    await store.createBucket({ ...bucket('b'), versioning: 'Enabled' });
-    for (let i = 0; i < 20; i++) await put(store, 'b', `old${i}`, Buffer.from(`old ${i}`));
-    await store.close();
-    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
-    store = await open(dir);
+    let { store } = await openPastSnapshot(async (s) => {
+      await s.createBucket({ ...bucket('b'), versioning: 'Enabled' });
+      for (let i = 0; i < 20; i++) await put(s, 'b', `old${i}`, Buffer.from(`old ${i}`));
+    });
     await Promise.all([
       ...Array.from({ length: 60 }, (_, i) => put(store, 'b', `new${i}`, Buffer.from(`new ${i}`))),
       ...Array.from({ length: 20 }, (_, i) => store.deleteObject('b', `old${i}`)),
@@ -144,11 +148,7 @@ describe('redo log', () => {
   });
 
   it('replays operations past a hole that an extent granted and never written left in the log', async () => {
-    let store = await open(dir);
-    await store.createBucket(bucket('b'));
-    await store.close();
-    fs.copyFileSync(path.join(dir, 'index.mdb'), snapshot);
-    store = await open(dir);
+    let { store } = await openPastSnapshot((s) => s.createBucket(bucket('b')));
     await put(store, 'b', 'before', Buffer.from('one'));
     // another thread's lease (remote-writes.ts), given back unused: 1 MiB of zeros inside the log
     const hole = await store.reserveHeld(1 << 20);
