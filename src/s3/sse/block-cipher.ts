@@ -33,11 +33,6 @@ function blockKey(key: Buffer, prefix: Buffer, size: number, blockSize: number):
   return { key, noncePrefix: prefix, aad, blockSize };
 }
 
-/** Sealed bytes of a whole run of blocks `plain` (all full but maybe the last). */
-function sealedRunLength(plain: number, blockSize: number): number {
-  return plain + Math.ceil(plain / blockSize) * GCM_TAG;
-}
-
 /** Buffers that gather a block split across chunks, sealed or not. */
 const partials = new BufferShelf(SSE_BLOCK + GCM_TAG, 16);
 
@@ -90,7 +85,7 @@ export class BlockSealer {
   }
 
   private seal(plain: Buffer, out: Buffer, pos: number): number {
-    const length = sealedRunLength(plain.length, SSE_BLOCK);
+    const length = sealedLength(plain.length);
     gcmSealBlocks(this.k, this.block, plain, out.subarray(pos, pos + length));
     this.block += Math.ceil(plain.length / SSE_BLOCK);
     return pos + length;
