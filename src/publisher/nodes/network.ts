@@ -5,12 +5,12 @@
 import path from 'node:path';
 import { verifyConfirmation } from './confirmation.js';
 import { encodingParams } from './encoding-params.js';
-import { isStorageNodeError, StorageNodeError } from './errors.js';
 import { openLocalNode, type LocalNode } from './local-node.js';
-import { InsufficientConfirmationsError, NotEnoughSliversError } from './network-errors.js';
+import { InsufficientConfirmationsError } from './network-errors.js';
 import { isQuorum, maxFaultyShards, quorumWeight } from './quorum.js';
 import { pairToShard, shardToPair } from './rotation.js';
 import { runBounded } from './run-bounded.js';
+import { SliverReader } from './sliver-reader.js';
 import { shardAssignment } from './shard-assignment.js';
 import type { BlobType, SignedConfirmation, StorageNodeClient } from './types.js';
 import type { BlobVerifier } from './verifier.js';
@@ -68,7 +68,7 @@ export class StorageNetwork {
   readonly nShards: number;
   private readonly shardOwner: NetworkMember[];
   private readonly perNodeConcurrency: number;
-  private readonly readConcurrency: number;
+  private readonly reader: SliverReader;
   private readonly completionGraceMs: number;
 
   /** `members` must hold every shard 0..nShards−1 exactly once. */
@@ -92,7 +92,11 @@ export class StorageNetwork {
       if (!this.shardOwner[shard]) throw new RangeError(`shard ${shard} is held by no storage node`);
     }
     this.perNodeConcurrency = options.perNodeConcurrency ?? 16;
-    this.readConcurrency = options.readConcurrency ?? 64;
+    this.reader = new SliverReader(
+      members.map((m) => m.client),
+      this.shardOwner.map((m) => m.client),
+      options.readConcurrency,
+    );
     this.completionGraceMs = options.completionGraceMs ?? 2_000;
   }
 
@@ -169,66 +173,16 @@ export class StorageNetwork {
     return { confirmations: [...confirmations], confirmedShards, failures: [...failures], pending };
   }
 
-  /** The metadata from the first node that has it (and, if given, whose copy `accept` approves). */
-  async getMetadata(blobId: Buffer, accept?: (metadataBcs: Buffer) => boolean | Promise<boolean>): Promise<Buffer | undefined> {
-    let answered = false;
-    let lastError: Error | undefined;
-    for (const member of this.members) {
-      try {
-        const metadata = await member.client.getMetadata(blobId);
-        answered = true;
-        if (metadata && (!accept || (await accept(metadata)))) return metadata;
-      } catch (e) {
-        lastError = e as Error;
-      }
-    }
-    if (!answered) throw new StorageNodeError('NODE_UNAVAILABLE', `no storage node answered: ${lastError?.message}`);
-    return undefined;
+  getMetadata(blobId: Buffer, accept?: (metadataBcs: Buffer) => boolean | Promise<boolean>): Promise<Buffer | undefined> {
+    return this.reader.getMetadata(blobId, accept);
   }
 
-  /**
-   * `wanted` (normally n_primary) primary slivers keyed by pair index, trying systematic pairs
-   * 0..wanted−1 first, then the others; skips nodes found unreachable and slivers `accept` rejects.
-   */
-  async readPrimarySlivers(
-    blobId: Buffer,
-    wanted: number,
-    accept?: (pairIndex: number, sliverBcs: Buffer) => boolean | Promise<boolean>,
-  ): Promise<Map<number, Buffer>> {
-    const found = new Map<number, Buffer>();
-    const down = new Set<NetworkMember>();
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (found.size < wanted && next < this.nShards) {
-        const pair = next++;
-        const member = this.nodeForPair(blobId, pair);
-        if (down.has(member)) continue;
-        try {
-          const sliver = await member.client.getSliver(blobId, pair, 'primary');
-          if (sliver && found.size < wanted && (!accept || (await accept(pair, sliver)))) found.set(pair, sliver);
-        } catch (e) {
-          if (isStorageNodeError(e, 'NODE_UNAVAILABLE')) down.add(member);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.readConcurrency, wanted)) }, worker));
-    if (found.size < wanted) throw new NotEnoughSliversError(found.size, wanted);
-    return new Map([...found].sort(([a], [b]) => a - b).slice(0, wanted));
+  readPrimarySlivers(blobId: Buffer, wanted: number, accept?: (pairIndex: number, sliverBcs: Buffer) => boolean | Promise<boolean>): Promise<Map<number, Buffer>> {
+    return this.reader.readPrimarySlivers(blobId, wanted, accept);
   }
 
-  /** Primary sliver `pair` from the node holding it if it has it and `accept` takes it, else undefined. */
-  async readPrimarySliver(
-    blobId: Buffer,
-    pair: number,
-    accept?: (pairIndex: number, sliverBcs: Buffer) => boolean | Promise<boolean>,
-  ): Promise<Buffer | undefined> {
-    try {
-      const sliver = await this.nodeForPair(blobId, pair).client.getSliver(blobId, pair, 'primary');
-      return sliver && (!accept || (await accept(pair, sliver))) ? sliver : undefined;
-    } catch (e) {
-      if (isStorageNodeError(e, 'NODE_UNAVAILABLE')) return undefined;
-      throw e;
-    }
+  readPrimarySliver(blobId: Buffer, pair: number, accept?: (pairIndex: number, sliverBcs: Buffer) => boolean | Promise<boolean>): Promise<Buffer | undefined> {
+    return this.reader.readPrimarySliver(blobId, pair, accept);
   }
 
   /** Reclaims the blob on every node (expired blobs); unreachable nodes are reported, not fatal. */
