@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { TlsFiles } from './http/uws.js';
 import { parseLogLevel, type LogLevel } from './ops/logger.js';
+import { parseNetwork, type NetworkConfig } from './publisher/walrus/network-config.js';
 
 export type Durability = 'strict' | 'relaxed';
 
@@ -78,6 +79,7 @@ export interface PublisherConfig {
   listen?: HostPort;
   /** endpoint keys from configuration; a default one is generated in the data directory when empty */
   endpointKeys: string[];
+  network: NetworkConfig;
   nShards: number;
   /** remote storage nodes; empty = 10 nodes inside the process */
   nodeUrls: string[];
@@ -144,7 +146,14 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
 
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
+  --network NET            where blobs go (TUSK_NETWORK): embedded (default; Tusk's own nodes and ledger),
+                           testnet, mainnet, or a Walrus client config file (client_config.yaml)
+  --wallet FILE            Walrus networks: the paying Sui wallet, a client.yaml or a sui.keystore
+                           (TUSK_WALLET, default ~/.sui/sui_config/client.yaml)
+  --wallet-address A       the wallet's address to pay from (TUSK_WALLET_ADDRESS, default its active one)
+  --sui-rpc URL            Walrus networks: the Sui full node (TUSK_SUI_RPC, default the network's)
   --endpoint-keys K[,K]    endpoint keys (TUSK_ENDPOINT_KEYS; default: one generated on first start)
+  Embedded network:
   --n-shards N             shard count (TUSK_N_SHARDS, default 1000 as on Walrus mainnet; at least 4)
   --storage-nodes U[,U]    storage node URLs (TUSK_STORAGE_NODES; default: 10 nodes inside the process)
   --epoch-length D         epoch length, e.g. 1d, 2h, 90s (TUSK_EPOCH_LENGTH, default 1d)
@@ -190,6 +199,10 @@ const SERVE_OPTIONS = {
   'jwt-expiring-sec': { type: 'string' },
   'jwt-verify-upload': { type: 'boolean' },
   'publisher-listen': { type: 'string' },
+  network: { type: 'string' },
+  wallet: { type: 'string' },
+  'wallet-address': { type: 'string' },
+  'sui-rpc': { type: 'string' },
   'endpoint-keys': { type: 'string', multiple: true },
   'n-shards': { type: 'string' },
   'storage-nodes': { type: 'string', multiple: true },
@@ -293,6 +306,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     publisher: {
       listen: parsePublisherListen(str('publisher-listen', '127.0.0.1:31415')),
       endpointKeys: list(str('endpoint-keys', '')),
+      network: parseNetwork({ network: str('network', 'embedded'), wallet: optional('wallet'), walletAddress: optional('wallet-address'), suiRpc: optional('sui-rpc') }),
       nShards: parseShards(str('n-shards', '1000')),
       nodeUrls: list(str('storage-nodes', '')),
       epochLengthMs: parseDuration(str('epoch-length', '1d'), 'epoch length'),

@@ -186,6 +186,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         host: p.listen.host,
         port: p.listen.port,
         endpointKeys: p.endpointKeys,
+        network: p.network,
         nShards: p.nShards,
         nodeUrls: p.nodeUrls,
         epochLengthMs: p.epochLengthMs,

@@ -132,19 +132,20 @@ function registerHealthMetrics(registers: Registry[], health: Health): void {
 function registerPublisherMetrics(registers: Registry[], read: () => Promise<PublisherStats | undefined>): void {
   let pending: Promise<PublisherStats | undefined> | undefined;
   const stats = () => (pending ??= read().finally(() => setTimeout(() => (pending = undefined), 100)));
-  const gauge = (name: string, help: string, pick: (s: PublisherStats) => number) =>
+  const gauge = (name: string, help: string, pick: (s: PublisherStats) => number | undefined) =>
     new Gauge({
       name,
       help,
       registers,
       async collect() {
         const s = await stats();
-        if (s) this.set(pick(s));
+        const value = s && pick(s);
+        if (value !== undefined) this.set(value);
       },
     });
-  gauge('tusk_publisher_ledger_balance', 'Publisher wallet balance on the ledger (FROST)', (s) => s.ledgerBalance);
-  gauge('tusk_publisher_ledger_transactions', 'Transactions on the publisher ledger', (s) => s.ledgerTransactions);
-  gauge('tusk_publisher_blob_objects', 'Blob objects the publisher ledger has created (blobs stored)', (s) => s.blobObjects);
+  gauge('tusk_publisher_ledger_balance', "Publisher wallet balance: the embedded ledger's, or WAL on Walrus (FROST)", (s) => s.ledgerBalance);
+  gauge('tusk_publisher_ledger_transactions', 'Transactions on the publisher ledger (embedded network)', (s) => s.ledgerTransactions);
+  gauge('tusk_publisher_blob_objects', 'Blob objects the publisher ledger has created (blobs stored; embedded network)', (s) => s.blobObjects);
   gauge('tusk_publisher_codec_queue', 'RS2 tasks waiting for a worker thread', (s) => s.codecQueue);
   new Gauge({
     name: 'tusk_publisher_node_up',

@@ -5,17 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3Client } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
-import { startTusk } from './helpers/server.js';
-
-async function waitFor(output: () => string, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(output());
-    if (m) return m;
-    if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { startTusk, waitForOutput as waitFor } from './helpers/server.js';
 
 describe('tusk serve with the publisher on', () => {
   it('serves S3 and the publisher over one storage engine process, and stops cleanly', async () => {

@@ -4,14 +4,12 @@
 // slivers on the storage network and answers the nodes' confirmations as a certificate, which the
 // client then posts to certify the blob. GET /v1/tip-config says what the relay charges.
 //
-// On the embedded network the blob must be registered on Tusk's ledger (Walrus's nodes refuse
-// slivers of unregistered blobs; the embedded nodes leave that check to the relay), and the nodes
-// sign with Ed25519, not BLS: the certificate's `signature` is the signers' 64-byte Ed25519
-// signatures back to back, in signer order, instead of a BLS aggregate (README, "Upload relay").
+// On Walrus the nodes check the registration and the certificate is their BLS aggregate. On the
+// embedded network the blob must be registered on Tusk's ledger (the embedded nodes leave that
+// check to the relay), and the certificate's `signature` is the signers' 64-byte Ed25519
+// signatures back to back, in signer order (README, "Upload relay").
 
-import { isObjectId, isTxDigest, type BlobObjectView } from '../ledger/index.js';
-import { InsufficientConfirmationsError } from '../nodes/network.js';
-import type { BlobType } from '../nodes/types.js';
+import { isObjectId, isTxDigest } from '../ledger/index.js';
 import { parseBlobId } from '../service/aggregator.js';
 import type { PublisherContext } from '../service/context.js';
 import { PublisherError } from '../service/errors.js';
@@ -61,42 +59,13 @@ export async function relayBlob(ctx: PublisherContext, data: Buffer, query: Rela
   const encoded = await ctx.codec.encode(data, ctx.nShards);
   // controller.rs fan_out: the id the client registered must be the id of these bytes.
   if (encoded.blobIdText !== query.blobId) throw new PublisherError('BLOB_ID_MISMATCH', `the body encodes to ${encoded.blobIdText}`);
-  const blobType = registeredType(ctx, query);
-  const epoch = ctx.ledger.currentEpoch();
-  let stored;
-  try {
-    stored = await ctx.network.storeBlob(encoded.blobId, encoded.metadataBcs, (pair) => encoded.sliverPair(pair), blobType, epoch);
-  } catch (e) {
-    if (e instanceof InsufficientConfirmationsError) {
-      throw new PublisherError('INSUFFICIENT_CONFIRMATIONS', e.message, { confirmedShards: String(e.confirmedShards), quorumShards: String(e.neededShards) });
-    }
-    throw e;
-  }
-  const index = new Map(ctx.network.members.map((m, i) => [m.nodeId, i]));
-  const signed = stored.confirmations.map((c) => ({ signer: index.get(c.nodeId)!, ...c.confirmation })).sort((a, b) => a.signer - b.signer);
+  const certificate = await ctx.backend.relay(encoded, query.deletableBlobObject);
   return {
     blob_id: encoded.blobIdText,
     confirmation_certificate: {
-      signers: signed.map((s) => s.signer),
-      // Every node signs the same message: {intent, epoch, blob id, blob type} (walrus.md §12.2).
-      serialized_message: [...Buffer.from(signed[0]!.serializedMessage, 'base64')],
-      signature: Buffer.concat(signed.map((s) => Buffer.from(s.signature, 'base64'))).toString('base64url'),
+      signers: certificate.signers,
+      serialized_message: [...certificate.serializedMessage],
+      signature: Buffer.from(certificate.signature).toString('base64url'),
     },
   };
-}
-
-/** The blob type the nodes confirm, from the live registration on the ledger. */
-function registeredType(ctx: PublisherContext, query: RelayQuery): BlobType {
-  const live = (v: BlobObjectView) => !v.deleted && (v.state === 'registered' || v.state === 'certified');
-  if (query.deletableBlobObject) {
-    const view = ctx.ledger.getObject(query.deletableBlobObject);
-    if (view?.type !== 'Blob' || !live(view) || !view.object.deletable || view.object.blobId !== query.blobId) {
-      throw new PublisherError('BLOB_NOT_REGISTERED', `${query.deletableBlobObject} is not a live deletable Blob object of ${query.blobId}`);
-    }
-    return { kind: 'deletable', objectId: view.object.id };
-  }
-  if (!ctx.ledger.blobsById(query.blobId).some((v) => live(v) && !v.object.deletable)) {
-    throw new PublisherError('BLOB_NOT_REGISTERED', `no live permanent Blob object of ${query.blobId}`);
-  }
-  return { kind: 'permanent' };
 }

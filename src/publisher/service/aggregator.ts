@@ -38,7 +38,7 @@ export async function openBlob(ctx: PublisherContext, blobIdText: string): Promi
   let metadata: Buffer | undefined;
   try {
     // BlobMetadataWithId starts with the blob id (walrus.md §8.2); the codec checks the rest.
-    metadata = await ctx.network.getMetadata(blobId, (m) => m.subarray(0, 32).equals(blobId) && ctx.codec.verifyMetadata(m, nShards));
+    metadata = await ctx.backend.slivers.getMetadata(blobId, (m) => m.subarray(0, 32).equals(blobId) && ctx.codec.verifyMetadata(m, nShards));
   } catch (e) {
     if (isStorageNodeError(e, 'NODE_UNAVAILABLE')) throw new PublisherError('BLOB_UNAVAILABLE', 'no storage node answered');
     throw e;
@@ -53,7 +53,7 @@ export async function openBlob(ctx: PublisherContext, blobIdText: string): Promi
   const whole = async (): Promise<Buffer> => {
     let slivers: Map<number, Buffer>;
     try {
-      slivers = await ctx.network.readPrimarySlivers(blobId, params.nPrimary, accept);
+      slivers = await ctx.backend.slivers.readPrimarySlivers(blobId, params.nPrimary, accept);
     } catch (e) {
       if (e instanceof NotEnoughSliversError) throw new PublisherError('BLOB_UNAVAILABLE', e.message);
       throw e;
@@ -67,7 +67,7 @@ export async function openBlob(ctx: PublisherContext, blobIdText: string): Promi
     if (last - first + 1 >= params.nPrimary) return (await whole()).subarray(start, end);
     const rows: Array<Buffer | undefined> = new Array(last - first + 1);
     await runBounded([...rows.keys()], RANGE_READ_CONCURRENCY, async (i) => {
-      rows[i] = await ctx.network.readPrimarySliver(blobId, first + i, accept);
+      rows[i] = await ctx.backend.slivers.readPrimarySliver(blobId, first + i, accept);
     });
     if (rows.some((r) => r === undefined)) return (await whole()).subarray(start, end);
     const data = Buffer.concat(rows.map((r) => parseSliverData(r!).data));

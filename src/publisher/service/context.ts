@@ -1,9 +1,8 @@
-// What the publisher and aggregator handlers share: the ledger, the storage network, the RS2 codec.
+// What the publisher and aggregator handlers share: the storage network's backend, the RS2 codec.
 
 import type { Exchange } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
-import type { Ledger } from '../ledger/index.js';
-import type { StorageNetwork } from '../nodes/network.js';
+import type { BlobBackend } from './backend.js';
 import type { KeyedLock } from './keyed-lock.js';
 
 export type Logger = (line: string) => void;
@@ -16,8 +15,7 @@ export interface PublisherRequestObserver {
 }
 
 export interface PublisherContext {
-  ledger: Ledger;
-  network: StorageNetwork;
+  backend: BlobBackend;
   codec: BlobCodec;
   nShards: number;
   /** serializes stores and reclaims of one blob id */

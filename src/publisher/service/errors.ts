@@ -44,6 +44,10 @@ export const PUBLISHER_ERRORS = {
   // The byte-range route's own refusals: 400, same reason (a fourth entry overrides the reason).
   INVALID_BYTE_RANGE_QUERY: [400, 'INVALID_ARGUMENT', 'start and length must be unsigned integers, length above 0 and start inside the blob', 'INVALID_BYTE_RANGE'],
   INVALID_OBJECT_ID: [400, 'INVALID_ARGUMENT', 'an object id is 0x followed by 64 hexadecimal digits'],
+  // The publisher's wallet running dry is not the client's fault (walrus.md §15, walrus#2114).
+  INSUFFICIENT_WAL: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough WAL to pay for this blob', 'INSUFFICIENT_BALANCE'],
+  INSUFFICIENT_GAS: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough SUI to pay for the transactions of this blob'],
+  CHAIN_UNAVAILABLE: [503, 'UNAVAILABLE', 'the Sui network could not be reached, please try again later'],
   // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do
   STORAGE_FULL: [507, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
   // Upload relay (walrus-upload-relay error.rs: a mismatching id is a 400).

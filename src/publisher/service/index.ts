@@ -1,14 +1,19 @@
-// The publisher face as one call for the server start-up: opens the ledger, the storage network
-// (in-process nodes or remote `tusk storage-node`s) and the RS2 codec, then serves HTTP.
+// The publisher face as one call for the server start-up: opens the backend — the embedded network
+// (ledger and in-process nodes or remote `tusk storage-node`s) or Walrus on Sui — and the RS2
+// codec, then serves HTTP.
 
 import path from 'node:path';
 import { openBlobCodec } from '../codec.js';
 import type { TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
-import { openLedger, type Ledger } from '../ledger/index.js';
+import { openLedger } from '../ledger/index.js';
 import { RemoteNodeClient } from '../nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
+import type { NetworkConfig } from '../walrus/network-config.js';
+import { openWalrusBackend, WalrusBackend } from '../walrus/walrus-backend.js';
+import type { BlobBackend } from './backend.js';
+import { EmbeddedBackend } from './embedded-backend.js';
 import type { Logger, PublisherRequestObserver } from './context.js';
 import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
 import type { JwtConfig } from './jwt-auth.js';
@@ -28,6 +33,9 @@ export interface PublisherFaceConfig {
   port: number;
   /** empty → the key stored in `<dataDir>/publisher-endpoint-key`, generated on first start */
   endpointKeys: string[];
+  /** default embedded */
+  network?: NetworkConfig;
+  /** the embedded network's shard count (Walrus's comes from its committee) */
   nShards: number;
   /** remote storage nodes; absent → `nodeCount` in-process nodes under `<dataDir>/nodes` */
   nodeUrls?: string[];
@@ -55,8 +63,7 @@ export interface PublisherFace {
   /** http://host:port */
   url: string;
   endpointKeys: string[];
-  ledger: Ledger;
-  network: StorageNetwork;
+  backend: BlobBackend;
   reclaimNow: RunningPublisher['reclaimNow'];
   reloadTls: RunningPublisher['reloadTls'];
   /** ledger, worker pool and storage nodes, for metrics */
@@ -66,9 +73,12 @@ export interface PublisherFace {
 }
 
 export interface PublisherFaceStats {
+  /** the embedded ledger's balance, or the Walrus wallet's WAL (FROST) */
   ledgerBalance: number;
-  ledgerTransactions: number;
-  blobObjects: number;
+  /** embedded network only */
+  ledgerTransactions?: number;
+  /** embedded network only */
+  blobObjects?: number;
   codecQueue: number;
   /** node id → 1 when its health check answered within NODE_HEALTH_TIMEOUT_MS */
   nodesUp: Record<string, number>;
@@ -89,12 +99,8 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`));
   };
   try {
-    const ledger = await openLedger({ path: path.join(config.dataDir, LEDGER_DIR), epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS });
-    closers.push(() => ledger.close());
-    const network = config.nodeUrls?.length
-      ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))
-      : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability, diskReserve: config.diskReserve });
-    closers.push(() => network.close());
+    const backend = await openBackend(config, log);
+    closers.push(() => backend.close());
     const opened = config.codec ?? (await openBlobCodec());
     if (!config.codec) closers.push(() => opened.close());
     const codec = config.onEncode ? timedEncodes(opened, config.onEncode) : opened;
@@ -102,10 +108,9 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       host: config.host,
       port: config.port,
       endpointKeys,
-      nShards: config.nShards,
+      nShards: backend.nShards,
       maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      ledger,
-      network,
+      backend,
       codec,
       maxConcurrent: config.maxConcurrent,
       queue: config.queue,
@@ -117,24 +122,20 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     });
     const hostText = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${hostText}:${publisher.port}`;
-    const where = config.nodeUrls?.length ? `${config.nodeUrls.length} remote storage nodes` : `${network.members.length} in-process storage nodes`;
-    log(`tusk: publisher: ${config.nShards} shards on ${where}; ledger epoch ${ledger.currentEpoch()}, max ${ledger.maxEpochsAhead} epochs ahead`);
+    if (backend instanceof EmbeddedBackend) {
+      const where = config.nodeUrls?.length ? `${config.nodeUrls.length} remote storage nodes` : `${backend.network.members.length} in-process storage nodes`;
+      const ledger = backend.ledger;
+      log(`tusk: publisher: ${backend.nShards} shards on ${where}; ledger epoch ${ledger.currentEpoch()}, max ${ledger.maxEpochsAhead} epochs ahead`);
+    }
     log(`tusk: publisher listening on ${url}`);
     return {
       port: publisher.port,
       url,
       endpointKeys,
-      ledger,
-      network,
+      backend,
       reclaimNow: publisher.reclaimNow,
       reloadTls: publisher.reloadTls,
-      stats: async () => ({
-        ledgerBalance: Number(ledger.balance()),
-        ledgerTransactions: ledger.status().transactions,
-        blobObjects: ledger.blobObjectCount(),
-        codecQueue: opened.queued ?? 0,
-        nodesUp: await nodesUp(network),
-      }),
+      stats: () => backendStats(backend, opened.queued ?? 0),
       async close(graceMs) {
         await publisher.close(graceMs);
         await closeAll();
@@ -144,6 +145,35 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     await closeAll();
     throw e;
   }
+}
+
+async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<BlobBackend> {
+  if (config.network?.kind === 'walrus') return openWalrusBackend({ config: config.network, log });
+  const ledger = await openLedger({ path: path.join(config.dataDir, LEDGER_DIR), epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS });
+  try {
+    const network = config.nodeUrls?.length
+      ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))
+      : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability, diskReserve: config.diskReserve });
+    return new EmbeddedBackend(ledger, network, log, async () => {
+      await network.close();
+      await ledger.close();
+    });
+  } catch (e) {
+    await ledger.close();
+    throw e;
+  }
+}
+
+async function backendStats(backend: BlobBackend, codecQueue: number): Promise<PublisherFaceStats> {
+  if (backend instanceof WalrusBackend) return { ledgerBalance: Number((await backend.balances()).wal), codecQueue, nodesUp: {} };
+  const { ledger, network } = backend as EmbeddedBackend;
+  return {
+    ledgerBalance: Number(ledger.balance()),
+    ledgerTransactions: ledger.status().transactions,
+    blobObjects: ledger.blobObjectCount(),
+    codecQueue,
+    nodesUp: await nodesUp(network),
+  };
 }
 
 /** The codec with each encode timed (publisher encode-time metric). */

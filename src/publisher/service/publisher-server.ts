@@ -4,13 +4,14 @@
 
 import { AbortedError, listen, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
-import { isObjectId, parseLedgerRoute, runLedgerQuery, type Ledger } from '../ledger/index.js';
-import type { StorageNetwork } from '../nodes/network.js';
+import { parseLedgerRoute, runLedgerQuery } from '../ledger/index.js';
 import { AdmissionLimiter } from './admission.js';
 import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
+import type { BlobBackend } from './backend.js';
 import type { Logger, PublisherContext, PublisherRequestObserver } from './context.js';
+import { EmbeddedBackend } from './embedded-backend.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
@@ -61,8 +62,7 @@ export interface PublisherOptions {
   maxBodyBytes: number;
   /** default DEFAULT_MAX_QUILT_BODY_BYTES */
   maxQuiltBodyBytes?: number;
-  ledger: Ledger;
-  network: StorageNetwork;
+  backend: BlobBackend;
   codec: BlobCodec;
   maxConcurrent?: number;
   queue?: number;
@@ -78,19 +78,18 @@ export interface RunningPublisher {
   port: number;
   /** Switches new TLS handshakes to these checked files (SIGHUP; http/tls-snapshots.ts). */
   reloadTls(files: TlsFiles): void;
-  /** Runs one reclaim pass now (tests and operators). */
+  /** Runs one reclaim pass now (tests and operators); on Walrus the network reclaims, and this does nothing. */
   reclaimNow(): ReturnType<Reclaimer['runNow']>;
-  /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close ledger, network or codec. */
+  /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close the backend or the codec. */
   close(graceMs?: number): Promise<void>;
 }
 
 export async function startPublisher(opts: PublisherOptions): Promise<RunningPublisher> {
-  if (opts.network.nShards !== opts.nShards) throw new RangeError(`the storage network serves ${opts.network.nShards} shards, the publisher is configured for ${opts.nShards}`);
+  if (opts.backend.nShards !== opts.nShards) throw new RangeError(`the storage network serves ${opts.backend.nShards} shards, the publisher is configured for ${opts.nShards}`);
   if (!Number.isSafeInteger(opts.maxBodyBytes) || opts.maxBodyBytes < 0) throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${opts.maxBodyBytes}`);
   const keys = new EndpointKeys(opts.endpointKeys);
   const ctx: PublisherContext = {
-    ledger: opts.ledger,
-    network: opts.network,
+    backend: opts.backend,
     codec: opts.codec,
     nShards: opts.nShards,
     blobLocks: new KeyedLock(),
@@ -100,20 +99,20 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const reads = new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE);
   const jwt = opts.jwt ? new JwtAuthenticator(opts.jwt) : undefined;
   const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes, maxQuiltBodyBytes: opts.maxQuiltBodyBytes ?? DEFAULT_MAX_QUILT_BODY_BYTES };
-  const reclaimer = startReclaimer(ctx, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS);
+  const reclaimer = opts.backend instanceof EmbeddedBackend ? startReclaimer(ctx, opts.backend, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS) : undefined;
 
   const observer = opts.observer;
   const server = await listen(opts.host, opts.port, observer ? (ex) => observed(handler, ex, observer) : (ex) => handle(handler, ex), opts.tls);
   let closed = false;
   return {
     port: server.port,
-    reclaimNow: () => reclaimer.runNow(),
+    reclaimNow: async () => (reclaimer ? reclaimer.runNow() : { reclaimed: [], deletedBlobIds: [], keptBlobIds: [], retryBlobIds: [] }),
     reloadTls: (files) => server.reloadTls(files),
     async close(graceMs = 10_000) {
       if (closed) return;
       closed = true;
       await server.close(graceMs);
-      await reclaimer.stop();
+      await reclaimer?.stop();
     },
   };
 }
@@ -163,7 +162,7 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
         return await handleRead(h, ex, route.blobId, parseByteRangeQuery(ex.head.rawQuery));
       case 'readBlobByObject':
         parseReadQuery(ex.head.rawQuery);
-        return await handleRead(h, ex, blobIdOfObject(h.ctx.ledger, route.objectId));
+        return await handleRead(h, ex, await h.ctx.backend.blobIdOfObject(route.objectId));
       case 'readQuiltPatch':
         parseReadQuery(ex.head.rawQuery);
         return await handlePatchRead(h, ex, async () => {
@@ -190,8 +189,11 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
       }
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
+        const ledger = h.ctx.backend.ledger;
         if (!query) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}`);
-        answer(ex, 200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(h.ctx.ledger, query)));
+        // On Walrus the chain is the ledger: Sui's explorers and RPC answer these questions.
+        if (!ledger) throw new PublisherError('ROUTE_NOT_FOUND', `GET /v1/ledger/${route.rest}: the ${h.ctx.backend.name} network's ledger is Sui`);
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(await runLedgerQuery(ledger, query)));
         return;
       }
     }
@@ -204,7 +206,7 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
 /** PUT /v1/blobs (the body is the blob) or PUT /v1/quilts (the body is a multipart form of files). */
 async function handleStore(h: Handler, ex: Exchange, jwt: boolean, quilt: boolean): Promise<void> {
   // Everything a request can get wrong is checked before its body is read or encoded.
-  const query = parseStoreQuery(ex.head.rawQuery, h.ctx.ledger.maxEpochsAhead);
+  const query = parseStoreQuery(ex.head.rawQuery, h.ctx.backend.maxEpochsAhead);
   const maxBytes = quilt ? h.maxQuiltBodyBytes : h.maxBodyBytes;
   checkDeclaredLength(ex, maxBytes);
   const declared = declaredLength(ex);
@@ -326,18 +328,6 @@ export function readContentType(headers: Record<string, string | undefined>, fal
 function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: string, close = false): void {
   if (ex.head.method === 'HEAD') ex.sendHead(status, headers, Buffer.byteLength(body), close);
   else ex.send(status, headers, body, close);
-}
-
-/** The blob id a live Blob object on the ledger stands for (`/v1/blobs/by-object-id/{id}`). */
-function blobIdOfObject(ledger: Ledger, objectId: string): string {
-  if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
-  const found = ledger.getObject(objectId);
-  // walrus.md §11: the route resolves a Blob or a shared blob object.
-  const view = found?.type === 'SharedBlob' ? ledger.getObject(found.object.blobObjectId) : found;
-  if (view?.type !== 'Blob' || view.deleted || view.reclaimedEpoch !== null) {
-    throw new PublisherError('BLOB_NOT_FOUND', `no live Blob object ${objectId.toLowerCase()} on the ledger`);
-  }
-  return view.object.blobId;
 }
 
 /** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */

@@ -4,6 +4,7 @@
 
 import type { BlobObject } from '../ledger/index.js';
 import type { PublisherContext } from './context.js';
+import type { EmbeddedBackend } from './embedded-backend.js';
 
 export interface ReclaimReport {
   /** Blob objects marked reclaimed on the ledger */
@@ -19,10 +20,10 @@ export interface ReclaimReport {
 const LIVE_STATES = new Set(['registered', 'certified']);
 
 /** One pass over the ledger's due blobs. */
-export async function reclaimExpired(ctx: PublisherContext): Promise<ReclaimReport> {
+export async function reclaimExpired(ctx: PublisherContext, { ledger, network }: EmbeddedBackend): Promise<ReclaimReport> {
   const report: ReclaimReport = { reclaimed: [], deletedBlobIds: [], keptBlobIds: [], retryBlobIds: [] };
   const byBlobId = new Map<string, BlobObject[]>();
-  for (const blob of ctx.ledger.expiredBlobs()) {
+  for (const blob of ledger.expiredBlobs()) {
     const list = byBlobId.get(blob.blobId) ?? [];
     list.push(blob);
     byBlobId.set(blob.blobId, list);
@@ -30,11 +31,11 @@ export async function reclaimExpired(ctx: PublisherContext): Promise<ReclaimRepo
   for (const [blobId, objects] of byBlobId) {
     await ctx.blobLocks.run(blobId, async () => {
       const due = new Set(objects.map((o) => o.id));
-      const stillNeeded = ctx.ledger.blobsById(blobId).some((view) => !due.has(view.object.id) && LIVE_STATES.has(view.state));
+      const stillNeeded = ledger.blobsById(blobId).some((view) => !due.has(view.object.id) && LIVE_STATES.has(view.state));
       if (stillNeeded) {
         report.keptBlobIds.push(blobId);
       } else {
-        const { removed, failures } = await ctx.network.deleteBlob(Buffer.from(blobId, 'base64url'));
+        const { removed, failures } = await network.deleteBlob(Buffer.from(blobId, 'base64url'));
         if (failures.length > 0) {
           ctx.log(`publisher: reclaim ${blobId}: ${failures.map((f) => `${f.nodeId}: ${f.error.message}`).join('; ')}; will retry`);
           report.retryBlobIds.push(blobId);
@@ -43,7 +44,7 @@ export async function reclaimExpired(ctx: PublisherContext): Promise<ReclaimRepo
         ctx.log(`publisher: reclaimed ${blobId}: ${removed} stored items removed`);
         report.deletedBlobIds.push(blobId);
       }
-      await ctx.ledger.markReclaimed([...due]);
+      await ledger.markReclaimed([...due]);
       report.reclaimed.push(...due);
     });
   }
@@ -57,11 +58,11 @@ export interface Reclaimer {
 }
 
 /** Runs `reclaimExpired` every `intervalMs`, never two passes at once; errors are logged, not fatal. */
-export function startReclaimer(ctx: PublisherContext, intervalMs: number): Reclaimer {
+export function startReclaimer(ctx: PublisherContext, embedded: EmbeddedBackend, intervalMs: number): Reclaimer {
   let running: Promise<ReclaimReport> | undefined;
   let stopped = false;
   const pass = (): Promise<ReclaimReport> => {
-    running ??= reclaimExpired(ctx).finally(() => (running = undefined));
+    running ??= reclaimExpired(ctx, embedded).finally(() => (running = undefined));
     return running;
   };
   const timer = setInterval(() => {

@@ -36,6 +36,8 @@ export interface TuskOptions {
   publisherListen?: string;
   /** more `tusk serve` flags */
   extraArgs?: string[];
+  /** more environment variables for the process */
+  env?: NodeJS.ProcessEnv;
   /** Serve from a file system of this many bytes: a tmpfs mounted over the data dir in a mount
    * namespace of the server's own (unshare), so it goes away with the process. */
   tmpfsBytes?: number;
@@ -91,7 +93,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   if (options.domains?.length) args.push('--domain', options.domains.join(','));
 
   // '' counts as unset (config.ts), whatever the test runner's own environment holds
-  const env = { TUSK_ACCESS_KEY_ID: supplied?.accessKeyId ?? '', TUSK_SECRET_ACCESS_KEY: supplied?.secretAccessKey ?? '' };
+  const env = { ...options.env, TUSK_ACCESS_KEY_ID: supplied?.accessKeyId ?? '', TUSK_SECRET_ACCESS_KEY: supplied?.secretAccessKey ?? '' };
   const child = options.tmpfsBytes
     ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), READY_LINE, {
         command: 'unshare',
@@ -120,6 +122,17 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
       if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The first match of `pattern` in what a process printed, waiting for it to appear. */
+export async function waitForOutput(output: () => string, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = pattern.exec(output());
+    if (m) return m;
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** `unshare` arguments that mount a tmpfs of `bytes` over `dir`, then exec `command` (as root, or

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openLedger, type Ledger } from '../../../../src/publisher/ledger/index.js';
 import { openLocalNetwork, type StorageNetwork } from '../../../../src/publisher/nodes/network.js';
+import { EmbeddedBackend } from '../../../../src/publisher/service/embedded-backend.js';
 import { startPublisher, type PublisherOptions, type RunningPublisher } from '../../../../src/publisher/service/publisher-server.js';
 import { putBlob } from '../../../e2e/helpers/publisher-client.js';
 import { fakeCodec, type FakeCodec } from './fake-codec.js';
@@ -46,8 +47,7 @@ export async function startFixture(extra: Partial<PublisherOptions> = {}): Promi
     endpointKeys: [KEY],
     nShards: N_SHARDS,
     maxBodyBytes: 64 * 1024,
-    ledger,
-    network,
+    backend: new EmbeddedBackend(ledger, network, (line) => logs.push(line)),
     codec,
     reclaimIntervalMs: 3_600_000,
     log: (line) => logs.push(line),

@@ -1,0 +1,162 @@
+// The embedded storage network as a publisher backend: Tusk's ledger pays and certifies, Tusk's
+// storage nodes (in process or `tusk storage-node`) hold the slivers. The store follows the Walrus
+// client flow (walrus.md §10.6): already certified? → register and pay → upload and collect a
+// quorum of signed confirmations → certify.
+
+import type { EncodedBlob } from '../codec-types.js';
+import {
+  alreadyCertifiedJson,
+  isObjectId,
+  isQuorum,
+  LedgerError,
+  newlyCreatedJson,
+  type BlobObjectView,
+  type CertifyBlobResult,
+  type Ledger,
+  type RegisterBlobResult,
+} from '../ledger/index.js';
+import { InsufficientConfirmationsError, type StorageNetwork } from '../nodes/network.js';
+import type { BlobType } from '../nodes/types.js';
+import type { BlobBackend, RelayCertificate, StoreResult } from './backend.js';
+import type { Logger } from './context.js';
+import { PublisherError } from './errors.js';
+import type { StoreQuery } from './store-query.js';
+
+/** Confirmations are signed for one epoch; an epoch turning between upload and certify needs new ones. */
+const CERTIFY_ATTEMPTS = 3;
+
+export class EmbeddedBackend implements BlobBackend {
+  readonly name = 'embedded';
+
+  /** `onClose`: what closing the backend also closes (the ledger and network it was opened with). */
+  constructor(
+    readonly ledger: Ledger,
+    readonly network: StorageNetwork,
+    private readonly log: Logger,
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {}
+
+  get nShards(): number {
+    return this.network.nShards;
+  }
+
+  get maxEpochsAhead(): number {
+    return this.ledger.maxEpochsAhead;
+  }
+
+  get slivers(): StorageNetwork {
+    return this.network;
+  }
+
+  async publish(encoded: EncodedBlob, query: StoreQuery): Promise<StoreResult> {
+    const ledger = this.ledger;
+    // walrus.md §10.3 event variant: permanent requests only, unless `force`.
+    if (!query.deletable && !query.force) {
+      const match = ledger.findCertifiedPermanent(encoded.blobIdText, ledger.currentEpoch() + query.epochs);
+      if (match) return alreadyCertifiedJson(encoded.blobIdText, match);
+    }
+    const registration = await ledger.registerBlob({
+      blobId: encoded.blobIdText,
+      size: encoded.unencodedLength,
+      encodedLength: encoded.encodedLength,
+      epochs: query.epochs,
+      deletable: query.deletable,
+      owner: query.sendObjectTo,
+    });
+    // From here on a failure leaves the paid registration on the ledger, as on Walrus (walrus.md §15).
+    const certified = await this.uploadAndCertify(encoded, registration);
+    if (!query.share) return newlyCreatedJson({ ...registration, blobObject: certified.blobObject });
+    const shared = await ledger.shareBlob(certified.blobObject.id);
+    return newlyCreatedJson({ ...registration, blobObject: shared.blobObject, sharedBlobObject: shared.sharedBlobObjectId });
+  }
+
+  async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {
+    const blobType = this.registeredType(encoded.blobIdText, deletableBlobObject);
+    const stored = await this.store(encoded, blobType, this.ledger.currentEpoch());
+    const index = new Map(this.network.members.map((m, i) => [m.nodeId, i]));
+    const signed = stored.confirmations.map((c) => ({ signer: index.get(c.nodeId)!, ...c.confirmation })).sort((a, b) => a.signer - b.signer);
+    // The embedded nodes sign with Ed25519, not BLS: the signers' 64-byte signatures back to back,
+    // in signer order, instead of an aggregate (README, "Upload relay"). Every node signs the same
+    // message: {intent, epoch, blob id, blob type} (walrus.md §12.2).
+    return {
+      signers: signed.map((s) => s.signer),
+      serializedMessage: Buffer.from(signed[0]!.serializedMessage, 'base64'),
+      signature: Buffer.concat(signed.map((s) => Buffer.from(s.signature, 'base64'))),
+    };
+  }
+
+  async blobIdOfObject(objectId: string): Promise<string> {
+    if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
+    const found = this.ledger.getObject(objectId);
+    // walrus.md §11: the route resolves a Blob or a shared blob object.
+    const view = found?.type === 'SharedBlob' ? this.ledger.getObject(found.object.blobObjectId) : found;
+    if (view?.type !== 'Blob' || view.deleted || view.reclaimedEpoch !== null) {
+      throw new PublisherError('BLOB_NOT_FOUND', `no live Blob object ${objectId.toLowerCase()} on the ledger`);
+    }
+    return view.object.blobId;
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+
+  private async uploadAndCertify(encoded: EncodedBlob, registration: RegisterBlobResult): Promise<CertifyBlobResult> {
+    const blobObject = registration.blobObject;
+    const blobType: BlobType = blobObject.deletable ? { kind: 'deletable', objectId: blobObject.id } : { kind: 'permanent' };
+    for (let attempt = 1; ; attempt++) {
+      const epoch = this.ledger.currentEpoch();
+      const stored = await this.store(encoded, blobType, epoch);
+      try {
+        return await this.ledger.certifyBlob(blobObject.id, {
+          epoch,
+          signers: stored.confirmations.map((c) => c.nodeId),
+          shardsCovered: stored.confirmedShards,
+          nShards: this.nShards,
+          signatures: stored.confirmations.map((c) => c.confirmation.signature),
+        });
+      } catch (e) {
+        const epochTurned = e instanceof LedgerError && e.code === 'InvalidCertificate' && this.ledger.currentEpoch() !== epoch;
+        if (!epochTurned || attempt >= CERTIFY_ATTEMPTS) throw e;
+      }
+    }
+  }
+
+  private async store(encoded: EncodedBlob, blobType: BlobType, epoch: number) {
+    let stored;
+    try {
+      stored = await this.network.storeBlob(encoded.blobId, encoded.metadataBcs, (pair) => encoded.sliverPair(pair), blobType, epoch);
+    } catch (e) {
+      if (!(e instanceof InsufficientConfirmationsError)) throw e;
+      this.log(`publisher: blob ${encoded.blobIdText}: ${e.message}`);
+      throw insufficientConfirmations(e.confirmedShards, e.neededShards);
+    }
+    if (!isQuorum(stored.confirmedShards, this.nShards)) throw insufficientConfirmations(stored.confirmedShards, this.network.quorumShards);
+    for (const failure of stored.failures) {
+      this.log(`publisher: blob ${encoded.blobIdText}: ${failure.nodeId} (${failure.shards.length} shards) failed: ${failure.error.message}`);
+    }
+    return stored;
+  }
+
+  /** The blob type the nodes confirm, from the live registration on the ledger. */
+  private registeredType(blobId: string, deletableBlobObject: string | undefined): BlobType {
+    const live = (v: BlobObjectView) => !v.deleted && (v.state === 'registered' || v.state === 'certified');
+    if (deletableBlobObject) {
+      const view = this.ledger.getObject(deletableBlobObject);
+      if (view?.type !== 'Blob' || !live(view) || !view.object.deletable || view.object.blobId !== blobId) {
+        throw new PublisherError('BLOB_NOT_REGISTERED', `${deletableBlobObject} is not a live deletable Blob object of ${blobId}`);
+      }
+      return { kind: 'deletable', objectId: view.object.id };
+    }
+    if (!this.ledger.blobsById(blobId).some((v) => live(v) && !v.object.deletable)) {
+      throw new PublisherError('BLOB_NOT_REGISTERED', `no live permanent Blob object of ${blobId}`);
+    }
+    return { kind: 'permanent' };
+  }
+}
+
+export function insufficientConfirmations(confirmed: number, needed: number): PublisherError {
+  return new PublisherError('INSUFFICIENT_CONFIRMATIONS', `storage nodes holding ${confirmed} shards confirmed, a quorum needs ${needed}`, {
+    confirmedShards: String(confirmed),
+    quorumShards: String(needed),
+  });
+}

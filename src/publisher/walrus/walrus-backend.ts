@@ -1,0 +1,312 @@
+// Walrus itself as the publisher's network: blobs are paid for and certified on Sui and stored on the
+// committee's storage nodes, through Mysten's SDKs (@mysten/walrus step methods, @mysten/sui
+// transactions) with Tusk's native RS2 encoding instead of the SDK's wasm encoder. The store
+// follows the Walrus daemon (walrus-sdk client.rs `reserve_and_store_blobs`): blob status from the
+// nodes → wallet check → register (reserve space, pay) → write metadata and slivers to each node of
+// the committee → certify with the aggregated confirmations → share or send the Blob object.
+
+import { SuiClient } from '@mysten/sui/client';
+import type { Keypair } from '@mysten/sui/cryptography';
+import { Transaction } from '@mysten/sui/transactions';
+import { normalizeStructTag, parseStructTag } from '@mysten/sui/utils';
+import {
+  NoBlobStatusReceivedError,
+  NotEnoughBlobConfirmationsError,
+  NoVerifiedBlobStatusReceivedError,
+  RetryableWalrusClientError,
+  WalrusClient,
+  type SliversForNode,
+} from '@mysten/walrus';
+import type { EncodedBlob } from '../codec-types.js';
+import { isObjectId, newlyCreatedJson, type BlobObject } from '../ledger/index.js';
+import { shardToPair } from '../nodes/network.js';
+import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
+import type { Logger } from '../service/context.js';
+import { PublisherError } from '../service/errors.js';
+import type { StoreQuery } from '../service/store-query.js';
+import { loadCommittee, type Committee } from './committee.js';
+import { parseBlobObject } from './move-objects.js';
+import type { WalrusNetworkConfig } from './network-config.js';
+import { loadWallet } from './wallet.js';
+
+const SUI_TYPE = '0x2::sui::SUI';
+/** Gas the wallet must hold per transaction of a store before it starts (0.05 SUI; a register or certify costs a few thousandths). */
+export const GAS_PER_TRANSACTION_MIST = 50_000_000n;
+/** How long the committee and the system state are trusted before they are read again. */
+const STATE_TTL_MS = 60_000;
+
+export interface WalrusBackendOptions {
+  config: WalrusNetworkConfig;
+  log: Logger;
+}
+
+/** Connects to the network, reads its committee and checks the wallet; throws with a clear message when it cannot. */
+export async function openWalrusBackend({ config, log }: WalrusBackendOptions): Promise<WalrusBackend> {
+  const signer = loadWallet(config.walletPath, config.walletAddress);
+  const sui = new SuiClient({ url: config.rpcUrl });
+  const walrus = new WalrusClient({ packageConfig: { systemObjectId: config.systemObjectId, stakingPoolId: config.stakingPoolId }, suiClient: sui });
+  let state;
+  try {
+    state = await loadState(walrus, sui);
+  } catch (e) {
+    throw new Error(`network ${config.name}: cannot read the Walrus system at ${config.rpcUrl}: ${(e as Error).message}`);
+  }
+  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log);
+  const funds = await backend.balances();
+  log(
+    `tusk: publisher on Walrus ${config.name} (epoch ${state.committee.epoch}, ${state.committee.nodes.length} storage nodes, ${state.committee.nShards} shards); ` +
+      `wallet ${signer.toSuiAddress()}: ${funds.wal} FROST, ${funds.sui} MIST`,
+  );
+  return backend;
+}
+
+interface NetworkState {
+  committee: Committee;
+  maxEpochsAhead: number;
+  walrusPackageId: string;
+  walType: string;
+  loadedAt: number;
+}
+
+async function loadState(walrus: WalrusClient, sui: SuiClient): Promise<NetworkState> {
+  const [committee, system, systemObject] = await Promise.all([loadCommittee(walrus, sui), walrus.systemState(), walrus.systemObject()]);
+  return {
+    committee,
+    // storage_accounting.move: max_epochs_ahead is the ring buffer's length.
+    maxEpochsAhead: system.future_accounting.length,
+    walrusPackageId: systemObject.package_id,
+    walType: await walType(sui, systemObject.package_id),
+    loadedAt: Date.now(),
+  };
+}
+
+/** The WAL coin type, as the SDK finds it: the coin `staking::stake_with_pool` takes. */
+async function walType(sui: SuiClient, packageId: string): Promise<string> {
+  const { function: fn } = await sui.core.getMoveFunction({ packageId, moduleName: 'staking', name: 'stake_with_pool' });
+  const coin = fn.parameters[1]?.body;
+  const inner = coin?.$kind === 'datatype' ? coin.datatype.typeParameters[0] : undefined;
+  if (inner?.$kind !== 'datatype') throw new Error('the WAL coin type could not be found in the Walrus package');
+  return normalizeStructTag(inner.datatype.typeName);
+}
+
+export class WalrusBackend implements BlobBackend {
+  private readonly address: string;
+
+  constructor(
+    readonly name: string,
+    private readonly walrus: WalrusClient,
+    private readonly sui: SuiClient,
+    private readonly signer: Keypair,
+    private state: NetworkState,
+    private readonly log: Logger,
+  ) {
+    this.address = signer.toSuiAddress();
+  }
+
+  get nShards(): number {
+    return this.state.committee.nShards;
+  }
+
+  get maxEpochsAhead(): number {
+    return this.state.maxEpochsAhead;
+  }
+
+  get slivers() {
+    return this.state.committee.reader;
+  }
+
+  /** WAL (FROST) and SUI (MIST) the wallet holds. */
+  async balances(): Promise<{ wal: bigint; sui: bigint }> {
+    const [wal, sui] = await Promise.all([
+      this.sui.core.getBalance({ address: this.address, coinType: this.state.walType }),
+      this.sui.core.getBalance({ address: this.address, coinType: SUI_TYPE }),
+    ]);
+    return { wal: BigInt(wal.balance.balance), sui: BigInt(sui.balance.balance) };
+  }
+
+  async publish(encoded: EncodedBlob, query: StoreQuery): Promise<StoreResult> {
+    return this.onChain(async () => {
+      await this.refresh();
+      const epoch = this.state.committee.epoch;
+      if (!query.deletable && !query.force) {
+        const certified = await this.certifiedPermanent(encoded.blobIdText);
+        if (certified && certified.endEpoch >= epoch + query.epochs) {
+          return { alreadyCertified: { blobId: encoded.blobIdText, event: certified.statusEvent, endEpoch: certified.endEpoch } };
+        }
+      }
+      const { totalCost } = await this.walrus.storageCost(encoded.unencodedLength, query.epochs);
+      await this.checkFunds(totalCost, query.share || query.sendObjectTo ? 3 : 2);
+
+      const registered = await this.walrus.executeRegisterBlobTransaction({
+        signer: this.signer,
+        size: encoded.unencodedLength,
+        epochs: query.epochs,
+        blobId: encoded.blobIdText,
+        rootHash: encoded.rootHash,
+        deletable: query.deletable,
+        owner: this.address,
+      });
+      const objectId = registered.blob.id.id;
+      // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
+      const confirmations = await this.walrus.writeEncodedBlobToNodes({
+        blobId: encoded.blobIdText,
+        metadata: metadataOf(encoded),
+        sliversByNode: this.sliversByNode(encoded),
+        ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
+      });
+      await this.walrus.executeCertifyBlobTransaction({ signer: this.signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
+      // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
+      const blobObject = await this.blobObject(objectId);
+      let sharedBlobObject: string | undefined;
+      if (query.share) sharedBlobObject = await this.share(objectId);
+      else if (query.sendObjectTo) await this.transfer(objectId, query.sendObjectTo);
+      return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost: totalCost, sharedBlobObject });
+    });
+  }
+
+  async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {
+    return this.onChain(async () => {
+      await this.refresh();
+      const deletable = deletableBlobObject ? ({ deletable: true, objectId: deletableBlobObject } as const) : ({ deletable: false } as const);
+      // The nodes refuse slivers of a blob not registered on chain; the SDK retries them for a while.
+      const confirmations = await this.walrus.writeEncodedBlobToNodes({
+        blobId: encoded.blobIdText,
+        metadata: metadataOf(encoded),
+        sliversByNode: this.sliversByNode(encoded),
+        ...deletable,
+      });
+      const certificate = await this.walrus.certificateFromConfirmations({
+        confirmations,
+        blobId: encoded.blobIdText,
+        deletable: deletableBlobObject !== undefined,
+        // ignored for a permanent blob
+        blobObjectId: deletableBlobObject ?? '',
+      });
+      return { signers: certificate.signers, serializedMessage: certificate.serializedMessage, signature: certificate.signature };
+    });
+  }
+
+  async blobIdOfObject(objectId: string): Promise<string> {
+    if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
+    return this.onChain(async () => {
+      const { objects } = await this.sui.core.getObjects({ objectIds: [objectId.toLowerCase()] });
+      const object = objects[0];
+      if (!object || object instanceof Error) throw new PublisherError('BLOB_NOT_FOUND', `no object ${objectId.toLowerCase()} on ${this.name}`);
+      const type = parseStructTag(object.type);
+      const content = await object.content;
+      if (type.address === parseStructTag(`${this.state.walrusPackageId}::x::X`).address) {
+        // SharedBlob { id, blob: Blob, funds }: the Blob follows the 32-byte id.
+        if (type.module === 'shared_blob' && type.name === 'SharedBlob') return parseBlobObject(content.subarray(32), '').blobId;
+        if (type.module === 'blob' && type.name === 'Blob') return parseBlobObject(content, '').blobId;
+      }
+      throw new PublisherError('BLOB_NOT_FOUND', `${objectId.toLowerCase()} is a ${object.type}, not a Walrus Blob`);
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  /** The committee's slivers for each of its nodes, in committee order, from the native encoding. */
+  private sliversByNode(encoded: EncodedBlob): SliversForNode[] {
+    const n = this.nShards;
+    return this.state.committee.nodes.map((node) => {
+      const out: SliversForNode = { primary: [], secondary: [] };
+      for (const shardIndex of node.shards) {
+        const sliverPairIndex = shardToPair(shardIndex, encoded.blobId, n);
+        const pair = encoded.sliverPair(sliverPairIndex);
+        out.primary.push({ sliverIndex: sliverPairIndex, sliverPairIndex, shardIndex, sliver: pair.primary });
+        // the SDK's encodeBlob lists a secondary sliver under its pair index too
+        out.secondary.push({ sliverIndex: sliverPairIndex, sliverPairIndex, shardIndex, sliver: pair.secondary });
+      }
+      return out;
+    });
+  }
+
+  /** A certified permanent status the nodes agree on, or undefined. */
+  private async certifiedPermanent(blobId: string): Promise<{ endEpoch: number; statusEvent: { txDigest: string; eventSeq: string } } | undefined> {
+    let status;
+    try {
+      status = await this.walrus.getVerifiedBlobStatus({ blobId });
+    } catch (e) {
+      // nonexistent on a quorum, or no verified answer (nodes down): store it
+      if (e instanceof RetryableWalrusClientError || e instanceof NoVerifiedBlobStatusReceivedError || e instanceof NoBlobStatusReceivedError) return undefined;
+      throw e;
+    }
+    if (status.type !== 'permanent' || !status.isCertified) return undefined;
+    return { endEpoch: status.endEpoch, statusEvent: { txDigest: status.statusEvent.txDigest, eventSeq: String(status.statusEvent.eventSeq) } };
+  }
+
+  private async checkFunds(cost: bigint, transactions: number): Promise<void> {
+    const { wal, sui } = await this.balances();
+    if (wal < cost) throw new PublisherError('INSUFFICIENT_WAL', `wallet ${this.address} holds ${wal} FROST, this blob costs ${cost}`);
+    const gas = GAS_PER_TRANSACTION_MIST * BigInt(transactions);
+    if (sui < gas) throw new PublisherError('INSUFFICIENT_GAS', `wallet ${this.address} holds ${sui} MIST, ${transactions} transactions need ${gas}`);
+  }
+
+  private async blobObject(objectId: string): Promise<BlobObject> {
+    const { object } = await this.sui.core.getObject({ objectId });
+    return parseBlobObject(await object.content, this.address);
+  }
+
+  /** walrus shared_blob::new wraps the Blob in a shared SharedBlob anyone can extend. */
+  private async share(objectId: string): Promise<string> {
+    const tx = new Transaction();
+    tx.moveCall({ target: `${this.state.walrusPackageId}::shared_blob::new`, arguments: [tx.object(objectId)] });
+    const { effects } = await this.execute(tx, 'share the blob');
+    const created = effects.changedObjects.filter((o) => o.idOperation === 'Created').map((o) => o.id);
+    const { objects } = await this.sui.core.getObjects({ objectIds: created });
+    const shared = objects.find((o) => !(o instanceof Error) && o.type.endsWith('::shared_blob::SharedBlob'));
+    if (!shared || shared instanceof Error) throw new Error(`sharing ${objectId} created no SharedBlob`);
+    return shared.id;
+  }
+
+  private async transfer(objectId: string, to: string): Promise<void> {
+    const tx = new Transaction();
+    tx.transferObjects([tx.object(objectId)], to);
+    await this.execute(tx, `send the blob object to ${to}`);
+  }
+
+  private async execute(tx: Transaction, action: string) {
+    tx.setSenderIfNotSet(this.address);
+    const result = await this.signer.signAndExecuteTransaction({ transaction: tx, client: this.sui });
+    if (result.effects.status.error) throw new Error(`failed to ${action} (${result.digest}): ${result.effects.status.error}`);
+    await this.sui.core.waitForTransaction({ digest: result.digest });
+    return result;
+  }
+
+  /** Reads the committee and the system state again once they are STATE_TTL_MS old (epochs change). */
+  private async refresh(force = false): Promise<void> {
+    if (!force && Date.now() - this.state.loadedAt < STATE_TTL_MS) return;
+    this.walrus.reset();
+    const next = await loadState(this.walrus, this.sui);
+    if (next.committee.epoch !== this.state.committee.epoch) this.log(`publisher: Walrus ${this.name} is at epoch ${next.committee.epoch}`);
+    this.state = next;
+  }
+
+  /** Runs `work`, retrying once on a possible epoch change, and maps the SDK's and the network's failures. */
+  private async onChain<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      try {
+        return await work();
+      } catch (e) {
+        if (!(e instanceof RetryableWalrusClientError) || e instanceof NotEnoughBlobConfirmationsError) throw e;
+        await this.refresh(true);
+        return await work();
+      }
+    } catch (e) {
+      if (e instanceof NotEnoughBlobConfirmationsError) throw new PublisherError('INSUFFICIENT_CONFIRMATIONS', e.message);
+      if (isUnreachable(e)) throw new PublisherError('CHAIN_UNAVAILABLE', (e as Error).message);
+      throw e;
+    }
+  }
+}
+
+/** The SDK uploads BlobMetadata (without the id prefix of BlobMetadataWithId). */
+function metadataOf(encoded: EncodedBlob): Uint8Array {
+  return encoded.metadataBcs.subarray(32);
+}
+
+/** fetch failures (refused, reset, timed out) and the Sui transport's HTTP errors. */
+function isUnreachable(e: unknown): boolean {
+  const err = e as { name?: string; message?: string; cause?: { code?: string } };
+  return err?.name === 'SuiHTTPTransportError' || err?.name === 'SuiHTTPStatusError' || (err?.name === 'TypeError' && err.message === 'fetch failed') || err?.name === 'TimeoutError';
+}

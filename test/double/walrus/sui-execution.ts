@@ -1,0 +1,751 @@
+// Execution of signed programmable transactions against the double's ledger: decode the
+// TransactionData BCS, verify the sender's signature, check inputs and gas, run the commands
+// (SplitCoins, MergeCoins, TransferObjects, and Move calls through the table walrus-calls.ts
+// gives), charge gas in SUI, and produce TransactionEffects V2 (BCS), the JSON effects, events,
+// object changes and balance changes. Facts from MystenLabs/sui:
+// - crates/sui-types/src/effects/effects_v2.rs: changed objects sorted by id, input Exist/NotExist,
+//   output ObjectWrite/NotExist, IDOperation, Lamport version = 1 + max input version, the gas
+//   object's index, read-only shared inputs as ReadOnlyRoot; execution_status.rs: the failure
+//   kinds (MoveAbort with its MoveLocation, CommandArgumentError, InsufficientCoinBalance,
+//   UnusedValueWithoutDrop, InsufficientGas …) and their text "… in command N".
+// - crates/sui-adapter (temporary_store.rs, programmable_transactions): a failed transaction still
+//   writes its mutable inputs (new version) and pays gas; extra gas coins are smashed into the
+//   first; the gas coin is taken by value only by TransferObjects; values without drop cannot be
+//   left in the PTB.
+// - crates/sui-types/src/gas_model/gas_v2.rs: computation = price × units (min 1000 units), storage
+//   = metered bytes × 100 × 76 per written object, rebate 99 % of the replaced objects' rebates,
+//   and the storage cost net of the rebate must fit in what computation left of the budget.
+// - crates/sui-json-rpc-types: the JSON effects, ObjectChange and BalanceChange shapes; a dry run
+//   without gas payment runs on a mock gas coin holding the budget.
+
+import { bcs, pureBcsSchemaFromTypeName, type BcsType } from '@mysten/sui/bcs';
+import { TransactionDataBuilder } from '@mysten/sui/transactions';
+import { fromBase64, normalizeSuiAddress, toBase58 } from '@mysten/sui/utils';
+import { verifyTransactionSignature } from '@mysten/sui/verify';
+import { coinBalance, GAS, storageCost, type Chain, type EventRecord, type SuiObject, type TxRecord } from './chain.js';
+import { codecs, lookupFunction, substitute, walrusTypes, type World } from './genesis.js';
+import {
+  canonicalType,
+  Coin,
+  coinTypeOf,
+  DELETED_DIGEST,
+  deriveObjectId,
+  displayType,
+  hashTyped,
+  objectDigest,
+  ownerJson,
+  structTagOf,
+  TransactionEvents,
+  WRAPPED_DIGEST,
+  type Owner,
+} from './sui-formats.js';
+
+/** The transaction is refused before execution (a JSON-RPC error; nothing is written). */
+export class RejectedTransaction extends Error {}
+
+/** An execution failure: the ExecutionFailureStatus (BCS shape) and its text. */
+export class ExecutionFailure extends Error {
+  constructor(
+    readonly status: Record<string, unknown>,
+    text: string,
+  ) {
+    super(text);
+  }
+}
+
+/** A PTB value: pure bytes, an object (by id; its state is in Session.live), or a non-object Move
+ * value (a Metadata, a String). */
+export type Value = { k: 'pure'; bytes: Uint8Array } | { k: 'obj'; id: string } | { k: 'val'; type: string; value: any };
+interface Slot {
+  v: Value;
+  moved: boolean;
+}
+
+export interface Live {
+  id: string;
+  type: string;
+  value: any;
+  owner: Owner | null;
+  state: 'live' | 'wrapped' | 'deleted';
+  /** the object as it was before this transaction (inputs, gas coins, dynamic fields read) */
+  before?: SuiObject;
+  mutable: boolean;
+  input: boolean;
+  /** written by this transaction (dynamic fields borrowed mutably, objects mutated) */
+  written: boolean;
+}
+
+interface PendingEvent {
+  packageId: string;
+  module: string;
+  type: string;
+  bcs: Uint8Array;
+  json: Record<string, unknown>;
+}
+
+export const SUI_FRAMEWORK = normalizeSuiAddress('0x2');
+
+function hexNoPrefix(address: string): string {
+  return normalizeSuiAddress(address).slice(2);
+}
+
+export function moveAbort(address: string, module: string, fn: string, code: number): ExecutionFailure {
+  return new ExecutionFailure(
+    { MoveAbort: [{ module: { address, name: module }, function: 0, instruction: 0, functionName: fn }, code] },
+    `MoveAbort(MoveLocation { module: ModuleId { address: ${hexNoPrefix(address)}, name: Identifier("${module}") }, function: 0, instruction: 0, function_name: Some("${fn}") }, ${code})`,
+  );
+}
+
+function argError(argIdx: number, kind: string): ExecutionFailure {
+  return new ExecutionFailure({ CommandArgumentError: { argIdx, kind: { [kind]: true } } }, `CommandArgumentError { arg_idx: ${argIdx}, kind: ${kind} }`);
+}
+
+function simpleFailure(kind: string): ExecutionFailure {
+  return new ExecutionFailure({ [kind]: true }, kind);
+}
+
+const PURE_TYPES = new Set(['u8', 'u16', 'u32', 'u64', 'u128', 'u256', 'bool', 'address', 'vector<u8>']);
+export const STRING_TYPE = canonicalType('0x1::string::String');
+const ID_TYPE = canonicalType('0x2::object::ID');
+
+function pureSchema(type: string): BcsType<any, any> | null {
+  if (PURE_TYPES.has(type)) return pureBcsSchemaFromTypeName(type as 'u8');
+  if (type === STRING_TYPE) return bcs.string();
+  if (type === ID_TYPE) return bcs.Address;
+  return null;
+}
+
+/** A pure argument as the Move functions here take it: bigint for u64/u128/u256, bytes for vector<u8>. */
+function decodePure(type: string, bytes: Uint8Array, argIdx: number): any {
+  const schema = pureSchema(type)!;
+  let value: any;
+  try {
+    value = schema.parse(bytes);
+  } catch {
+    throw argError(argIdx, 'InvalidBCSBytes');
+  }
+  if (schema.serialize(value).toBytes().length !== bytes.length) throw argError(argIdx, 'InvalidBCSBytes');
+  if (type === 'u64' || type === 'u128' || type === 'u256') return BigInt(value);
+  if (type === 'vector<u8>') return new Uint8Array(value);
+  return value;
+}
+
+export function obj(live: Live): Value {
+  return { k: 'obj', id: live.id };
+}
+
+/** A Move function the double runs: its arguments are resolved per its signature (objects as
+ * Live, pure values decoded), it returns its results. */
+export type MoveFn = (s: Session, args: any[], typeArgs: string[]) => Value[];
+export type MoveCalls = (pkg: string, module: string, name: string) => MoveFn | undefined;
+
+/** One transaction's execution state. */
+export class Session {
+  readonly live = new Map<string, Live>();
+  readonly created = new Set<string>();
+  readonly events: PendingEvent[] = [];
+  /** payment coins after the first, smashed into it */
+  readonly gasExtras = new Set<string>();
+  readonly codecs: Map<string, BcsType<any, any>>;
+  readonly types: ReturnType<typeof walrusTypes>;
+  count = 0;
+  /** the (smashed) gas coin: by value only to TransferObjects */
+  gasId = '';
+  /** the version every written object gets (and objects shared here start at) */
+  lamport = 0n;
+  callPackage = '';
+  callModule = '';
+
+  constructor(
+    readonly chain: Chain,
+    readonly world: World,
+    readonly digest: string,
+    readonly sender: string,
+    readonly calls: MoveCalls,
+  ) {
+    this.codecs = codecs(world);
+    this.types = walrusTypes(world);
+  }
+
+  codec(type: string): BcsType<any, any> {
+    const codec = this.codecs.get(type) ?? (coinTypeOf(type) ? Coin : undefined);
+    if (!codec) throw new RejectedTransaction(`test double: objects of type ${type} are not doubled`);
+    return codec;
+  }
+
+  track(o: SuiObject, mutable: boolean, input: boolean): Live {
+    const live: Live = { id: o.id, type: o.type, value: this.codec(o.type).parse(o.contents), owner: o.owner, state: 'live', before: o, mutable, input, written: false };
+    this.live.set(o.id, live);
+    return live;
+  }
+
+  /** TxContext::fresh_id: the next derived object id. */
+  fresh(): string {
+    return deriveObjectId(this.digest, this.count++);
+  }
+
+  /** A new object (fresh id, or a dynamic field's derived id), held by the PTB until placed. */
+  create(type: string, value: any, id: string): Live {
+    const live: Live = { id, type: canonicalType(type), value, owner: null, state: 'live', mutable: true, input: false, written: true };
+    this.live.set(id, live);
+    this.created.add(id);
+    return live;
+  }
+
+  /** A dynamic field object of `parent`, if it exists. */
+  child(parent: string, id: string, mutable: boolean): Live | undefined {
+    let live = this.live.get(id);
+    if (!live) {
+      const o = this.chain.get(id);
+      if (!o || !('ObjectOwner' in o.owner) || o.owner.ObjectOwner !== parent) return undefined;
+      live = this.track(o, true, false);
+    }
+    if (live.state !== 'live') return undefined;
+    if (mutable) live.written = true;
+    return live;
+  }
+
+  emit(type: string, codec: BcsType<any, any>, value: any, json: Record<string, unknown>): void {
+    this.events.push({ packageId: this.callPackage, module: this.callModule, type: canonicalType(type), bcs: codec.serialize(value).toBytes(), json });
+  }
+
+  abort(module: string, fn: string, code: number): never {
+    throw moveAbort(this.world.walrusPackage, module, fn, code);
+  }
+}
+
+
+export interface ExecuteOptions {
+  dryRun: boolean;
+  signatures: string[];
+}
+
+type ChangeKind = 'created' | 'mutated' | 'unwrapped' | 'deleted' | 'wrapped' | 'unwrappedThenDeleted';
+const WRITES = new Set<ChangeKind>(['created', 'mutated', 'unwrapped']);
+
+interface Change {
+  id: string;
+  type: string;
+  kind: ChangeKind;
+  before?: SuiObject;
+  after?: SuiObject;
+}
+
+interface GasCharge {
+  computation: bigint;
+  storage: bigint;
+  rebate: bigint;
+  nonRefundable: bigint;
+}
+
+export async function runTransaction(chain: Chain, world: World, txBytes: Uint8Array, opts: ExecuteOptions, calls: MoveCalls): Promise<TxRecord> {
+  const data = bcs.TransactionData.parse(txBytes);
+  const v1 = data.V1;
+  if (!v1) throw new RejectedTransaction('unsupported TransactionData version');
+  const pt = v1.kind.ProgrammableTransaction;
+  if (!pt) throw new RejectedTransaction(`test double: transaction kind ${v1.kind.$kind} is not doubled`);
+  const digest = TransactionDataBuilder.getDigestFromBytes(txBytes);
+  const sender = normalizeSuiAddress(v1.sender);
+  if (!opts.dryRun) {
+    const known = chain.transactions.get(digest);
+    if (known) return known;
+    if (normalizeSuiAddress(v1.gasData.owner) !== sender) throw new RejectedTransaction('test double: sponsored transactions are not doubled');
+    if (opts.signatures.length !== 1) throw new RejectedTransaction(`Expected 1 signature, got ${opts.signatures.length}`);
+    try {
+      await verifyTransactionSignature(txBytes, opts.signatures[0]!, { address: sender });
+    } catch (error) {
+      throw new RejectedTransaction(`Invalid user signature: ${(error as Error).message}`);
+    }
+  }
+  // from here on nothing awaits: the transaction runs against one state of the ledger
+  if (v1.expiration.$kind === 'Epoch' && BigInt(v1.expiration.Epoch) < chain.suiEpoch) throw new RejectedTransaction('Transaction Expired');
+  const price = BigInt(v1.gasData.price);
+  const budget = BigInt(v1.gasData.budget);
+  if (price < GAS.referenceGasPrice) throw new RejectedTransaction(`Gas price ${price} under reference gas price (RGP) ${GAS.referenceGasPrice}`);
+  const computation = price * GAS.minComputationUnits;
+  if (budget < computation) throw new RejectedTransaction(`Gas budget: ${budget} is lower than min: ${computation}.`);
+  if (budget > GAS.maxGasBudget) throw new RejectedTransaction(`Gas budget: ${budget} is higher than max: ${GAS.maxGasBudget}.`);
+
+  const s = new Session(chain, world, digest, sender, calls);
+  const suiCoinType = s.types.suiCoin;
+
+  // gas coins; extra coins are smashed into the first
+  const seen = new Set<string>();
+  const gasCoins = v1.gasData.payment.map((ref) => {
+    const o = checkOwnedRef(chain, ref, sender, seen);
+    if (o.type !== suiCoinType) throw new RejectedTransaction(`Gas object ${o.id} is not a gas coin`);
+    return s.track(o, true, true);
+  });
+  if (gasCoins.length === 0) {
+    if (!opts.dryRun) throw new RejectedTransaction('Transaction needs at least one gas coin');
+    // a dry run without payment runs on a mock gas coin holding the budget
+    const id = deriveObjectId(digest, 0xffffffff);
+    const mock = { id, version: 0n, owner: { AddressOwner: sender }, type: suiCoinType, hasPublicTransfer: true, contents: Coin.serialize({ id, balance: { value: budget } }).toBytes(), previousTransaction: chain.genesisDigest, storageRebate: 0n };
+    gasCoins.push(s.track({ ...mock, digest: objectDigest(mock) }, true, true));
+  }
+  const gas = gasCoins[0]!;
+  s.gasId = gas.id;
+  const gasTotal = gasCoins.reduce((n, c) => n + BigInt(c.value.balance.value), 0n);
+  if (gasTotal < budget) throw new RejectedTransaction(`Balance of gas object ${gas.id} is lower than the needed amount: ${budget}`);
+  gas.value.balance.value = gasTotal;
+  for (const extra of gasCoins.slice(1)) {
+    extra.state = 'deleted';
+    s.gasExtras.add(extra.id);
+  }
+
+  // inputs
+  const inputs: Slot[] = [];
+  for (const arg of pt.inputs) {
+    if (arg.Pure) {
+      inputs.push({ v: { k: 'pure', bytes: fromBase64(arg.Pure.bytes) }, moved: false });
+      continue;
+    }
+    const ref = arg.Object!;
+    if (ref.ImmOrOwnedObject) {
+      const o = checkOwnedRef(chain, ref.ImmOrOwnedObject, sender, seen);
+      s.track(o, !('Immutable' in o.owner), true);
+      inputs.push({ v: { k: 'obj', id: o.id }, moved: false });
+    } else if (ref.SharedObject) {
+      const id = normalizeSuiAddress(ref.SharedObject.objectId);
+      const o = chain.get(id);
+      if (!o || !('Shared' in o.owner)) throw new RejectedTransaction(`Object ${id} is not a shared object`);
+      if (BigInt(o.owner.Shared.initialSharedVersion) !== BigInt(ref.SharedObject.initialSharedVersion))
+        throw new RejectedTransaction(`Shared object ${id} has initial shared version ${o.owner.Shared.initialSharedVersion}, not ${ref.SharedObject.initialSharedVersion}`);
+      if (seen.has(id)) throw new RejectedTransaction(`Duplicate object ref input ${id}`);
+      seen.add(id);
+      s.track(o, ref.SharedObject.mutable, true);
+      inputs.push({ v: { k: 'obj', id: o.id }, moved: false });
+    } else {
+      throw new RejectedTransaction('test double: receiving inputs are not doubled');
+    }
+  }
+  const inputObjects = [...s.live.values()].map((l) => l.before!);
+  const lamport = inputObjects.reduce((m, o) => (o.version > m ? o.version : m), 0n) + 1n;
+  s.lamport = lamport;
+
+  // run the commands
+  let failure: { error: ExecutionFailure; command: number | null } | null = null;
+  try {
+    runCommands(s, pt.commands, inputs, gas);
+  } catch (error) {
+    if (!(error instanceof ExecutionFailure)) throw error;
+    failure = { error, command: (error as ExecutionFailure & { command?: number }).command ?? null };
+  }
+
+  // gas: computation + storage of what is written − 99 % of the rebates of what it replaces
+  let changes = failure ? failedChanges(s, gas, gasTotal) : successChanges(s);
+  let charge = gasCharge(s, changes, computation);
+  // gas_v2.rs charge_storage_and_rebate: the storage cost net of the sender's rebate must fit in what
+  // computation left of the budget (and the gas coin must still hold it)
+  const over = (c: GasCharge) => c.computation + c.storage - c.rebate > budget || BigInt(gas.value.balance.value) < c.computation + c.storage - c.rebate;
+  if (!failure && over(charge)) {
+    failure = { error: simpleFailure('InsufficientGas'), command: null };
+    changes = failedChanges(s, gas, gasTotal);
+    charge = gasCharge(s, changes, computation);
+  }
+  let net = charge.computation + charge.storage - charge.rebate;
+  if (net > budget) net = budget;
+  gas.value.balance.value = BigInt(gas.value.balance.value) - net;
+
+  // the written objects, at the Lamport version
+  for (const c of changes) {
+    if (!WRITES.has(c.kind)) continue;
+    const live = s.live.get(c.id)!;
+    const contents = s.codec(live.type).serialize(live.value).toBytes();
+    const fields = {
+      id: live.id,
+      version: lamport,
+      owner: live.owner!,
+      type: live.type,
+      hasPublicTransfer: c.before?.hasPublicTransfer ?? !live.type.includes('::dynamic_field::Field<'),
+      contents,
+      previousTransaction: digest,
+      storageRebate: storageCost(live.type, contents),
+    };
+    c.after = { ...fields, digest: objectDigest(fields) };
+  }
+
+  const timestampMs = Date.now();
+  const events: EventRecord[] = failure
+    ? []
+    : s.events.map((e, i) => ({ txDigest: digest, eventSeq: i, packageId: e.packageId, module: e.module, sender, type: e.type, bcs: e.bcs, parsedJson: e.json, timestampMs }));
+  const eventsDigest = events.length
+    ? toBase58(hashTyped('TransactionEvents', TransactionEvents.serialize({ data: events.map((e) => ({ packageId: e.packageId, transactionModule: e.module, sender, type: structTagOf(e.type), contents: e.bcs })) }).toBytes()))
+    : null;
+  const sorted = [...changes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const gasChange = sorted.find((c) => c.id === gas.id)!;
+  const readOnlyShared = [...s.live.values()].filter((l) => l.input && !l.mutable && 'Shared' in l.before!.owner).map((l) => l.before!);
+  const dependencies = [...new Set(inputObjects.filter((o) => o.version > 0n).map((o) => o.previousTransaction))];
+  const gasUsed = { computationCost: charge.computation, storageCost: charge.storage, storageRebate: charge.rebate, nonRefundableStorageFee: charge.nonRefundable };
+
+  const effectsBcs = bcs.TransactionEffects.serialize({
+    V2: {
+      status: failure ? { Failed: { error: failure.error.status, command: failure.command } } : { Success: true },
+      executedEpoch: chain.suiEpoch,
+      gasUsed,
+      transactionDigest: digest,
+      gasObjectIndex: sorted.indexOf(gasChange),
+      eventsDigest,
+      dependencies,
+      lamportVersion: lamport,
+      changedObjects: sorted.map((c) => [c.id, effectsChange(c)]),
+      unchangedSharedObjects: readOnlyShared.map((o) => [o.id, { ReadOnlyRoot: [o.version, o.digest] }]),
+      auxDataDigest: null,
+    },
+  } as any).toBytes();
+
+  const statusJson = failure
+    ? { status: 'failure', error: `${failure.error.message}${failure.command !== null ? ` in command ${failure.command}` : ''}` }
+    : { status: 'success' };
+  const record: TxRecord = {
+    digest,
+    senderSignedData: senderSignedData(txBytes, opts.signatures),
+    effectsBcs,
+    effectsJson: jsonEffects(chain, digest, statusJson, gasUsed, sorted, gasChange, inputObjects, eventsDigest, dependencies, lamport),
+    events,
+    objectChanges: objectChanges(sorted, sender, lamport),
+    balanceChanges: balanceChanges(changes),
+    timestampMs,
+    checkpoint: chain.checkpoint + 1,
+    success: !failure,
+  };
+  if (!opts.dryRun) {
+    for (const c of changes) {
+      if (c.after) chain.write(c.after);
+      else if (c.before) chain.remove(c.id, lamport, c.kind === 'wrapped' ? WRAPPED_DIGEST : DELETED_DIGEST);
+    }
+    chain.checkpoint += 1;
+    chain.record(record);
+  }
+  return record;
+}
+
+function checkOwnedRef(chain: Chain, ref: { objectId: string; version: string | number | bigint; digest: string }, sender: string, seen: Set<string>): SuiObject {
+  const id = normalizeSuiAddress(ref.objectId);
+  if (seen.has(id)) throw new RejectedTransaction(`Duplicate object ref input ${id}`);
+  seen.add(id);
+  const o = chain.get(id);
+  if (!o) {
+    const gone = chain.removed.get(id);
+    throw new RejectedTransaction(gone ? `Object ${id} was deleted or wrapped at version ${gone.version}` : `Could not find the referenced object ${id}`);
+  }
+  if (o.version !== BigInt(ref.version) || o.digest !== ref.digest)
+    throw new RejectedTransaction(`Object ID ${id} Version ${ref.version} Digest ${ref.digest} is not available for consumption, current version: ${o.version}`);
+  if ('AddressOwner' in o.owner) {
+    if (o.owner.AddressOwner !== sender) throw new RejectedTransaction(`Object ${id} is owned by account address ${o.owner.AddressOwner}, but given owner/signer address is ${sender}`);
+  } else if (!('Immutable' in o.owner)) {
+    throw new RejectedTransaction(`Object ${id} is not an address-owned or immutable object`);
+  }
+  return o;
+}
+
+type SlotOf = (arg: any, argIdx: number) => Slot;
+type ObjectArg = (sl: Slot, argIdx: number, ref: '&' | '&mut' | null) => Live;
+type PureArg = (sl: Slot, argIdx: number, type: string, byRef: boolean) => any;
+
+function runCommands(s: Session, commands: any[], inputs: Slot[], gas: Live): void {
+  const results: Slot[][] = [];
+  const gasSlot: Slot = { v: { k: 'obj', id: gas.id }, moved: false };
+  const slot: SlotOf = (arg, argIdx) => {
+    switch (arg.$kind) {
+      case 'GasCoin':
+        return gasSlot;
+      case 'Input': {
+        const got = inputs[arg.Input];
+        if (!got) throw argError(argIdx, 'IndexOutOfBounds');
+        return got;
+      }
+      case 'Result': {
+        const got = results[arg.Result];
+        if (!got || got.length !== 1) throw argError(argIdx, got ? 'InvalidResultArity' : 'IndexOutOfBounds');
+        return got[0]!;
+      }
+      default: {
+        const [r, i] = arg.NestedResult as [number, number];
+        const got = results[r]?.[i];
+        if (!got) throw argError(argIdx, 'SecondaryIndexOutOfBounds');
+        return got;
+      }
+    }
+  };
+  const objectArg: ObjectArg = (sl, argIdx, ref) => {
+    if (sl.moved) throw argError(argIdx, 'InvalidValueUsage');
+    if (sl.v.k !== 'obj') throw argError(argIdx, 'TypeMismatch');
+    const live = s.live.get(sl.v.id)!;
+    if (live.state !== 'live') throw argError(argIdx, 'InvalidValueUsage');
+    if (ref === '&mut' && !live.mutable) throw argError(argIdx, 'InvalidObjectByMutRef');
+    if (ref === null) {
+      if (live.input && !('AddressOwner' in live.before!.owner)) throw argError(argIdx, 'InvalidObjectByValue');
+      sl.moved = true;
+    }
+    return live;
+  };
+  const pureArg: PureArg = (sl, argIdx, type, byRef) => {
+    if (sl.v.k === 'pure') return decodePure(type, sl.v.bytes, argIdx);
+    if (sl.v.k === 'val' && sl.v.type === type) {
+      if (sl.moved) throw argError(argIdx, 'InvalidValueUsage');
+      if (!byRef) sl.moved = true;
+      return sl.v.value;
+    }
+    throw argError(argIdx, 'TypeMismatch');
+  };
+
+  commands.forEach((command, index) => {
+    try {
+      results.push(runCommand(s, command, slot, objectArg, pureArg));
+    } catch (error) {
+      if (error instanceof ExecutionFailure) Object.assign(error, { command: index });
+      throw error;
+    }
+  });
+
+  // objects (no `drop`) left in the PTB: not transferred, wrapped or deleted
+  const unused = (resultIdx: number, secondaryIdx: number) =>
+    new ExecutionFailure({ UnusedValueWithoutDrop: { resultIdx, secondaryIdx } }, `UnusedValueWithoutDrop { result_idx: ${resultIdx}, secondary_idx: ${secondaryIdx} }`);
+  results.forEach((slots, resultIdx) =>
+    slots.forEach((sl, secondaryIdx) => {
+      if (sl.moved || sl.v.k !== 'obj') return;
+      const live = s.live.get(sl.v.id)!;
+      if (live.state === 'live' && live.owner === null) throw unused(resultIdx, secondaryIdx);
+    }),
+  );
+  for (const live of s.live.values()) if (live.state === 'live' && live.owner === null) throw unused(0, 0);
+}
+
+function runCommand(s: Session, command: any, slot: SlotOf, objectArg: ObjectArg, pureArg: PureArg): Slot[] {
+  const out = (values: Value[]): Slot[] => values.map((v) => ({ v, moved: false }));
+  switch (command.$kind) {
+    case 'SplitCoins': {
+      const coin = objectArg(slot(command.SplitCoins.coin, 0), 0, '&mut');
+      if (!coinTypeOf(coin.type)) throw argError(0, 'TypeMismatch');
+      coin.written = true;
+      return out(
+        command.SplitCoins.amounts.map((a: any, i: number) => {
+          const amount: bigint = pureArg(slot(a, i + 1), i + 1, 'u64', false);
+          const balance = BigInt(coin.value.balance.value);
+          if (balance < amount) throw simpleFailure('InsufficientCoinBalance');
+          coin.value.balance.value = balance - amount;
+          const id = s.fresh();
+          return obj(s.create(coin.type, { id, balance: { value: amount } }, id));
+        }),
+      );
+    }
+    case 'MergeCoins': {
+      const dest = objectArg(slot(command.MergeCoins.destination, 0), 0, '&mut');
+      if (!coinTypeOf(dest.type)) throw argError(0, 'TypeMismatch');
+      dest.written = true;
+      command.MergeCoins.sources.forEach((a: any, i: number) => {
+        const src = objectArg(slot(a, i + 1), i + 1, null);
+        if (src.id === s.gasId) throw argError(i + 1, 'InvalidGasCoinUsage');
+        if (src.type !== dest.type) throw argError(i + 1, 'TypeMismatch');
+        if (src === dest) throw argError(i + 1, 'InvalidValueUsage');
+        const sum = BigInt(dest.value.balance.value) + BigInt(src.value.balance.value);
+        if (sum >= 1n << 64n) throw simpleFailure('CoinBalanceOverflow');
+        dest.value.balance.value = sum;
+        src.state = 'deleted';
+      });
+      return [];
+    }
+    case 'TransferObjects': {
+      const n = command.TransferObjects.objects.length;
+      const address = normalizeSuiAddress(pureArg(slot(command.TransferObjects.address, n), n, 'address', false));
+      command.TransferObjects.objects.forEach((a: any, i: number) => {
+        const live = objectArg(slot(a, i), i, null);
+        live.owner = { AddressOwner: address };
+        live.written = true;
+      });
+      return [];
+    }
+    case 'MoveCall': {
+      const call = command.MoveCall;
+      const pkg = normalizeSuiAddress(call.package);
+      const sig = lookupFunction(s.world, pkg, call.module, call.function);
+      const fn = s.calls(pkg, call.module, call.function);
+      if (!sig || !fn) throw new RejectedTransaction(`test double: Move function ${pkg}::${call.module}::${call.function} is not doubled`);
+      const typeArgs = (call.typeArguments as string[]).map(canonicalType);
+      if (typeArgs.length !== (sig.typeParams ?? 0)) throw simpleFailure('TypeArityMismatch');
+      const params = sig.params.filter((p) => !p.endsWith('tx_context::TxContext'));
+      if (params.length !== call.arguments.length) throw simpleFailure('ArityMismatch');
+      s.callPackage = pkg;
+      s.callModule = call.module;
+      const metadataType = s.types.metadata;
+      const args = params.map((p, i) => {
+        const ref = p.startsWith('&mut ') ? '&mut' : p.startsWith('&') ? '&' : null;
+        const bare = substitute(s.world, p.replace(/^&(mut )?/, ''), typeArgs);
+        const type = bare.includes('::') ? canonicalType(bare) : bare;
+        const sl = slot(call.arguments[i], i);
+        if (pureSchema(type)) return pureArg(sl, i, type, ref !== null);
+        if (type === metadataType) {
+          if (sl.moved || sl.v.k !== 'val' || sl.v.type !== metadataType) throw argError(i, sl.moved ? 'InvalidValueUsage' : 'TypeMismatch');
+          sl.moved = true;
+          return sl.v.value;
+        }
+        const live = objectArg(sl, i, ref);
+        if (ref === null && live.id === s.gasId) throw argError(i, 'InvalidGasCoinUsage');
+        if (live.type !== type) throw argError(i, 'TypeMismatch');
+        if (ref === '&mut') live.written = true;
+        return live;
+      });
+      const values = fn(s, args, typeArgs);
+      return out(values.map((v) => (v.k === 'val' && v.type === '' ? { ...v, type: metadataType } : v)));
+    }
+    default:
+      throw new RejectedTransaction(`test double: command ${command.$kind} is not doubled`);
+  }
+}
+
+function successChanges(s: Session): Change[] {
+  const changes: Change[] = [];
+  for (const live of s.live.values()) {
+    const { id, type, before } = live;
+    if (before) {
+      if (live.state === 'deleted') changes.push({ id, type, before, kind: 'deleted' });
+      else if (live.state === 'wrapped') changes.push({ id, type, before, kind: 'wrapped' });
+      else if (live.mutable && (live.input || live.written)) changes.push({ id, type, before, kind: 'mutated' });
+    } else if (s.created.has(id)) {
+      if (live.state === 'live') changes.push({ id, type, kind: 'created' });
+    } else if (live.state === 'live') {
+      changes.push({ id, type, kind: 'unwrapped' });
+    } else if (live.state === 'deleted') {
+      changes.push({ id, type, kind: 'unwrappedThenDeleted' });
+    }
+  }
+  return changes;
+}
+
+/** A failed transaction: its mutable inputs are written unchanged (new version), the gas coins
+ * are smashed and pay. */
+function failedChanges(s: Session, gas: Live, gasTotal: bigint): Change[] {
+  const changes: Change[] = [];
+  for (const live of s.live.values()) {
+    const before = live.before;
+    if (!live.input || !before || !live.mutable) continue;
+    if (live === gas) {
+      Object.assign(live, { value: { id: gas.id, balance: { value: gasTotal } }, owner: before.owner, state: 'live' });
+    } else if (s.gasExtras.has(live.id)) {
+      changes.push({ id: live.id, type: live.type, before, kind: 'deleted' });
+      continue;
+    } else {
+      Object.assign(live, { value: s.codec(before.type).parse(before.contents), owner: before.owner, state: 'live' });
+    }
+    changes.push({ id: live.id, type: live.type, before, kind: 'mutated' });
+  }
+  return changes;
+}
+
+function gasCharge(s: Session, changes: Change[], computation: bigint): GasCharge {
+  let storage = 0n;
+  let rebateTotal = 0n;
+  for (const c of changes) {
+    if (c.before) rebateTotal += c.before.storageRebate;
+    if (WRITES.has(c.kind)) {
+      const live = s.live.get(c.id)!;
+      storage += storageCost(live.type, s.codec(live.type).serialize(live.value).toBytes());
+    }
+  }
+  const rebate = (rebateTotal * GAS.storageRebateRateBps) / 10_000n;
+  return { computation, storage, rebate, nonRefundable: rebateTotal - rebate };
+}
+
+function effectsChange(c: Change) {
+  return {
+    inputState: c.before ? { Exist: [[c.before.version, c.before.digest], c.before.owner] } : { NotExist: true },
+    outputState: c.after ? { ObjectWrite: [c.after.digest, c.after.owner] } : { NotExist: true },
+    idOperation: c.kind === 'created' ? { Created: true } : c.kind === 'deleted' || c.kind === 'unwrappedThenDeleted' ? { Deleted: true } : { None: true },
+  };
+}
+
+/** SenderSignedData: one SenderSignedTransaction { IntentMessage(TransactionData), signatures }. */
+function senderSignedData(txBytes: Uint8Array, signatures: string[]): Uint8Array {
+  const sigs = bcs.vector(bcs.byteVector()).serialize(signatures.map((sig) => fromBase64(sig))).toBytes();
+  const out = new Uint8Array(1 + 3 + txBytes.length + sigs.length);
+  out.set([1, 0, 0, 0]);
+  out.set(txBytes, 4);
+  out.set(sigs, 4 + txBytes.length);
+  return out;
+}
+
+function ref(o: SuiObject) {
+  return { objectId: o.id, version: Number(o.version), digest: o.digest };
+}
+
+function jsonEffects(
+  chain: Chain,
+  digest: string,
+  status: Record<string, unknown>,
+  gasUsed: Record<string, bigint>,
+  changes: Change[],
+  gasChange: Change,
+  inputObjects: SuiObject[],
+  eventsDigest: string | null,
+  dependencies: string[],
+  lamport: bigint,
+): Record<string, unknown> {
+  const written = (kind: ChangeKind) => changes.filter((c) => c.kind === kind).map((c) => ({ owner: ownerJson(c.after!.owner), reference: ref(c.after!) }));
+  const removed = (kind: ChangeKind, digestOf: string) => changes.filter((c) => c.kind === kind).map((c) => ({ objectId: c.id, version: Number(lamport), digest: digestOf }));
+  const effects: Record<string, unknown> = {
+    messageVersion: 'v1',
+    status,
+    executedEpoch: String(chain.suiEpoch),
+    gasUsed: Object.fromEntries(Object.entries(gasUsed).map(([k, v]) => [k, String(v)])),
+    modifiedAtVersions: changes.filter((c) => c.before && c.before.version > 0n).map((c) => ({ objectId: c.id, sequenceNumber: String(c.before!.version) })),
+    sharedObjects: inputObjects.filter((o) => 'Shared' in o.owner).map(ref),
+    transactionDigest: digest,
+    created: written('created'),
+    mutated: written('mutated'),
+    unwrapped: written('unwrapped'),
+    deleted: removed('deleted', DELETED_DIGEST),
+    unwrappedThenDeleted: removed('unwrappedThenDeleted', DELETED_DIGEST),
+    wrapped: removed('wrapped', WRAPPED_DIGEST),
+    gasObject: { owner: ownerJson(gasChange.after!.owner), reference: ref(gasChange.after!) },
+    eventsDigest: eventsDigest ?? undefined,
+    dependencies,
+  };
+  for (const key of Object.keys(effects)) {
+    const v = effects[key];
+    if (v === undefined || (Array.isArray(v) && v.length === 0 && key !== 'dependencies')) delete effects[key];
+  }
+  return effects;
+}
+
+function objectChanges(changes: Change[], sender: string, lamport: bigint): Record<string, unknown>[] {
+  return changes.map((c) => {
+    const base = { sender, objectType: displayType(c.type), objectId: c.id };
+    switch (c.kind) {
+      case 'created':
+      case 'unwrapped':
+        return { type: 'created', ...base, owner: ownerJson(c.after!.owner), version: String(c.after!.version), digest: c.after!.digest };
+      case 'mutated': {
+        const a = c.after!;
+        const b = c.before!;
+        if ('AddressOwner' in b.owner && JSON.stringify(a.owner) !== JSON.stringify(b.owner))
+          return { type: 'transferred', sender, recipient: ownerJson(a.owner), objectType: base.objectType, objectId: c.id, version: String(a.version), digest: a.digest };
+        return { type: 'mutated', ...base, owner: ownerJson(a.owner), version: String(a.version), previousVersion: String(b.version), digest: a.digest };
+      }
+      case 'wrapped':
+        return { type: 'wrapped', ...base, version: String(lamport) };
+      default:
+        return { type: 'deleted', ...base, version: String(lamport) };
+    }
+  });
+}
+
+function balanceChanges(changes: Change[]): Record<string, unknown>[] {
+  const deltas = new Map<string, bigint>();
+  const add = (o: SuiObject | undefined, sign: bigint) => {
+    const coinType = o && coinTypeOf(o.type);
+    if (!o || !coinType || !('AddressOwner' in o.owner)) return;
+    const key = `${o.owner.AddressOwner}|${coinType}`;
+    deltas.set(key, (deltas.get(key) ?? 0n) + sign * coinBalance(o));
+  };
+  for (const c of changes) {
+    add(c.before, -1n);
+    add(c.after, 1n);
+  }
+  return [...deltas]
+    .filter(([, amount]) => amount !== 0n)
+    .map(([key, amount]) => {
+      const [owner, coinType] = key.split('|') as [string, string];
+      return { owner: { AddressOwner: owner }, coinType: displayType(coinType), amount: String(amount) };
+    });
+}

@@ -1,0 +1,240 @@
+// The Walrus network backend end to end, without the internet: `tusk serve --network <client config>`
+// against the recorded-protocol double (test/double/walrus: Sui JSON-RPC and HTTPS storage nodes
+// with BLS keys). Tusk reads the Walrus client config file and the Sui wallet as the Walrus CLI
+// keeps them, trusts the nodes' CA through NODE_EXTRA_CA_CERTS, and publishes with the SDK's step
+// methods over its native encoding. Checked against the chain: the Blob object, the WAL paid, the
+// certify event; reads back through the aggregator with f shards' nodes down; the upload relay
+// driven by @mysten/walrus's own writeBlob; quilts; a wallet that cannot pay.
+//
+// The same test against testnet, by hand: see README "Walrus networks".
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { SuiClient } from '@mysten/sui/client';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { WalrusClient } from '@mysten/walrus';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWalrusDouble, type WalrusDouble } from '../double/walrus/index.js';
+import { Blob, blobIdFromInt, SharedBlob } from '../double/walrus/sdk.js';
+import { randomBytes } from '../unit/publisher/codec/vector-input.js';
+import { wasmBlobId } from '../unit/publisher/service/native-publisher.js';
+import { getBytes, putBlob } from './helpers/publisher-client.js';
+import { makeTempDir, startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+
+const SUI = 1_000_000_000n;
+const WAL = 1_000_000_000n;
+
+interface Publisher {
+  tusk: TuskServer;
+  url: string;
+  key: string;
+  address: string;
+}
+
+let double: WalrusDouble;
+let sui: SuiClient;
+let dir: string;
+let publisher: Publisher;
+const started: TuskServer[] = [];
+
+/** A Sui wallet as the Sui CLI keeps it (client.yaml + sui.keystore) and a Walrus client config naming it. */
+function writeWalrusConfig(name: string, key: Ed25519Keypair): string {
+  const home = path.join(dir, name);
+  fs.mkdirSync(home);
+  fs.writeFileSync(path.join(home, 'sui.keystore'), JSON.stringify([key.getSecretKey()]));
+  fs.writeFileSync(path.join(home, 'client.yaml'), `keystore:\n  File: sui.keystore\nenvs:\n  - alias: double\n    rpc: ${double.rpcUrl}\nactive_env: double\nactive_address: "${key.toSuiAddress()}"\n`);
+  const config = path.join(home, 'client_config.yaml');
+  // unquoted hex ids, as the Walrus CLI writes them
+  fs.writeFileSync(
+    config,
+    `contexts:\n  double:\n    system_object: ${double.packageConfig.systemObjectId}\n    staking_object: ${double.packageConfig.stakingPoolId}\n    wallet_config:\n      path: client.yaml\n      active_env: double\n    rpc_urls:\n      - ${double.rpcUrl}\ndefault_context: double\n`,
+  );
+  return config;
+}
+
+async function startPublisher(name: string, fund: { sui?: bigint; wal?: bigint }): Promise<Publisher> {
+  const key = Ed25519Keypair.generate();
+  if (fund.sui || fund.wal) await double.fund(key.toSuiAddress(), fund);
+  const tusk = await startTusk({
+    publisherListen: '127.0.0.1:0',
+    extraArgs: ['--network', writeWalrusConfig(name, key)],
+    env: { NODE_EXTRA_CA_CERTS: double.caCertFile },
+  });
+  started.push(tusk);
+  const [, url] = await waitForOutput(() => tusk.output(), /publisher listening on (http:\/\/[^\s"]+)/);
+  const [, endpointKey] = await waitForOutput(() => tusk.output(), /publisher endpoint key: ([^\s"]+)/);
+  return { tusk, url: url!, key: endpointKey!, address: key.toSuiAddress() };
+}
+
+async function walBalance(address: string): Promise<bigint> {
+  return BigInt((await sui.core.getBalance({ address, coinType: double.walType })).balance.balance);
+}
+
+async function chainObject(objectId: string): Promise<{ type: string; owner: unknown; content: Uint8Array }> {
+  const { object } = await sui.core.getObject({ objectId });
+  return { type: object.type, owner: object.owner, content: await object.content };
+}
+
+/** A fetch trusting the double's CA, for the SDK's storage-node client in this process. */
+function trustingFetch(): typeof fetch {
+  const dispatcher = new Agent({ connect: { ca: double.caCert } });
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, { ...init, dispatcher } as RequestInit)) as typeof fetch;
+}
+
+beforeAll(async () => {
+  dir = makeTempDir('tusk-walrus-network-');
+  double = await startWalrusDouble({ nodes: 11 });
+  sui = new SuiClient({ url: double.rpcUrl });
+  publisher = await startPublisher('publisher', { sui: 10n * SUI, wal: 1_000n * WAL });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(started.map((t) => t.dispose()));
+  await double?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('publisher on a Walrus network (recorded-protocol double)', () => {
+  it('says at start-up which network, epoch, committee and wallet it uses', () => {
+    expect(publisher.tusk.output()).toMatch(new RegExp(`publisher on Walrus double \\(epoch ${double.epoch}, 11 storage nodes, ${double.nShards} shards\\); wallet ${publisher.address}`));
+  });
+
+  it('stores a blob: newlyCreated with the Blob object, epochs and cost from the chain; again: alreadyCertified with the certify event', async () => {
+    const data = randomBytes(101, 150_000);
+    const before = await walBalance(publisher.address);
+    const put = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?epochs=3`, data);
+    expect(put.status, put.text).toBe(200);
+    const created = put.json.newlyCreated;
+    expect(created.blobObject.blobId).toBe(wasmBlobId(data, double.nShards));
+
+    const onChain = await chainObject(created.blobObject.id);
+    expect(onChain.type).toMatch(/::blob::Blob$/);
+    expect(onChain.owner).toMatchObject({ AddressOwner: publisher.address });
+    const blob = Blob.parse(onChain.content);
+    expect(created.blobObject).toEqual({
+      id: blob.id.id,
+      registeredEpoch: blob.registered_epoch,
+      blobId: blobIdFromInt(blob.blob_id),
+      size: Number(blob.size),
+      encodingType: 'RS2',
+      certifiedEpoch: double.epoch,
+      storage: { id: blob.storage.id.id, startEpoch: double.epoch, endEpoch: double.epoch + 3, storageSize: Number(blob.storage.storage_size) },
+      deletable: false,
+    });
+    expect(blob.certified_epoch).toBe(double.epoch);
+    expect(created.resourceOperation).toEqual({ registerFromScratch: { encodedLength: Number(blob.storage.storage_size), epochsAhead: 3 } });
+    // the WAL the wallet paid is the cost the publisher answered
+    expect(before - (await walBalance(publisher.address))).toBe(BigInt(created.cost));
+
+    const again = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?epochs=2`, data);
+    expect(again.status, again.text).toBe(200);
+    const walrus = new WalrusClient({ packageConfig: double.packageConfig, suiClient: sui, storageNodeClientOptions: { fetch: trustingFetch() } });
+    const status = await walrus.getVerifiedBlobStatus({ blobId: created.blobObject.blobId });
+    expect(status.type).toBe('permanent');
+    if (status.type !== 'permanent') return;
+    expect(again.json).toEqual({
+      alreadyCertified: { blobId: created.blobObject.blobId, event: { txDigest: status.statusEvent.txDigest, eventSeq: String(status.statusEvent.eventSeq) }, endEpoch: double.epoch + 3 },
+    });
+    // longer than the certified storage: a new registration
+    const longer = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?epochs=5`, data);
+    expect(longer.json.newlyCreated?.blobObject.storage.endEpoch).toBe(double.epoch + 5);
+  });
+
+  it('reads back through the aggregator, whole, by range and by object id, also with f shards down', async () => {
+    const data = randomBytes(102, 400_000);
+    const put = await putBlob(publisher.url, `/${publisher.key}/v1/blobs`, data);
+    expect(put.status, put.text).toBe(200);
+    const { blobId, id } = put.json.newlyCreated.blobObject;
+    expect((await getBytes(publisher.url, `/v1/blobs/${blobId}`)).body.equals(data)).toBe(true);
+    const ranged = await getBytes(publisher.url, `/v1/blobs/${blobId}`, { range: 'bytes=1000-250999' });
+    expect(ranged.status).toBe(206);
+    expect(ranged.body.equals(data.subarray(1000, 251_000))).toBe(true);
+    expect((await getBytes(publisher.url, `/v1/blobs/by-object-id/${id}`)).body.equals(data)).toBe(true);
+
+    // f = ⌊(n−1)/3⌋ shards; the double spreads 2 shards per node, so f/2 nodes hold f shards
+    const f = Math.floor((double.nShards - 1) / 3);
+    const down = double.nodes.filter((_, i) => i < Math.floor(f / 2));
+    await Promise.all(down.map((n) => n.stop()));
+    try {
+      expect((await getBytes(publisher.url, `/v1/blobs/${blobId}`)).body.equals(data)).toBe(true);
+      // writes still reach a quorum
+      const more = randomBytes(103, 50_000);
+      const stored = await putBlob(publisher.url, `/${publisher.key}/v1/blobs`, more);
+      expect(stored.status, stored.text).toBe(200);
+      expect((await getBytes(publisher.url, `/v1/blobs/${stored.json.newlyCreated.blobObject.blobId}`)).body.equals(more)).toBe(true);
+    } finally {
+      await Promise.all(down.map((n) => n.start()));
+    }
+    expect((await getBytes(publisher.url, `/v1/blobs/${'A'.repeat(43)}`)).status).toBe(404);
+  });
+
+  it('stores deletable blobs, shares a blob and sends one to another address, as the chain shows', async () => {
+    const deletable = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?deletable=true`, randomBytes(104, 20_000));
+    expect(deletable.status, deletable.text).toBe(200);
+    expect(deletable.json.newlyCreated.blobObject.deletable).toBe(true);
+    expect(Blob.parse((await chainObject(deletable.json.newlyCreated.blobObject.id)).content).deletable).toBe(true);
+
+    const sharedData = randomBytes(105, 30_000);
+    const shared = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?share=true`, sharedData);
+    expect(shared.status, shared.text).toBe(200);
+    const sharedId = shared.json.newlyCreated.sharedBlobObject as string;
+    const sharedObject = await chainObject(sharedId);
+    expect(sharedObject.type).toMatch(/::shared_blob::SharedBlob$/);
+    expect(sharedObject.owner).toHaveProperty('Shared');
+    expect(SharedBlob.parse(sharedObject.content).blob.id.id).toBe(shared.json.newlyCreated.blobObject.id);
+    expect((await getBytes(publisher.url, `/v1/blobs/by-object-id/${sharedId}`)).body.equals(sharedData)).toBe(true);
+
+    const to = Ed25519Keypair.generate().toSuiAddress();
+    const sent = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?send_object_to=${to}`, randomBytes(106, 10_000));
+    expect(sent.status, sent.text).toBe(200);
+    expect((await chainObject(sent.json.newlyCreated.blobObject.id)).owner).toMatchObject({ AddressOwner: to });
+  });
+
+  it('stores a quilt and reads each patch back by id and by identifier', async () => {
+    const form = new FormData();
+    const files = { 'a.txt': randomBytes(107, 3_000), 'b.bin': randomBytes(108, 9_000) };
+    for (const [name, bytes] of Object.entries(files)) form.append(name, new globalThis.Blob([bytes]), name);
+    const res = await fetch(`${publisher.url}/${publisher.key}/v1/quilts?epochs=1`, { method: 'PUT', body: form });
+    const json = (await res.json()) as any;
+    expect(res.status, JSON.stringify(json)).toBe(200);
+    const quiltId = json.blobStoreResult.newlyCreated.blobObject.blobId as string;
+    for (const patch of json.storedQuiltBlobs as Array<{ identifier: keyof typeof files; quiltPatchId: string }>) {
+      expect((await getBytes(publisher.url, `/v1/blobs/by-quilt-patch-id/${patch.quiltPatchId}`)).body.equals(files[patch.identifier])).toBe(true);
+      expect((await getBytes(publisher.url, `/v1/blobs/by-quilt-id/${quiltId}/${patch.identifier}`)).body.equals(files[patch.identifier])).toBe(true);
+    }
+  });
+
+  it('is an upload relay for @mysten/walrus writeBlob: the client registers and certifies, Tusk encodes and distributes', async () => {
+    const user = Ed25519Keypair.generate();
+    await double.fund(user.toSuiAddress(), { sui: 5n * SUI, wal: 100n * WAL });
+    const client = new WalrusClient({
+      packageConfig: double.packageConfig,
+      suiClient: sui,
+      storageNodeClientOptions: { fetch: trustingFetch() },
+      uploadRelay: { host: publisher.url },
+    });
+    const data = randomBytes(109, 70_000);
+    const { blobId, blobObject } = await client.writeBlob({ blob: data, deletable: false, epochs: 2, signer: user });
+    expect(blobId).toBe(wasmBlobId(data, double.nShards));
+    expect(blobObject.certified_epoch).toBe(double.epoch);
+    expect((await getBytes(publisher.url, `/v1/blobs/${blobId}`)).body.equals(data)).toBe(true);
+    // and any Walrus reader gets it from the nodes
+    const direct = new WalrusClient({ packageConfig: double.packageConfig, suiClient: sui, storageNodeClientOptions: { fetch: trustingFetch() } });
+    expect(Buffer.from(await direct.readBlob({ blobId })).equals(data)).toBe(true);
+  });
+
+  it('refuses with a clear JSON error, before any work, when the wallet cannot pay; the ledger routes say the ledger is Sui', async () => {
+    const poor = await startPublisher('poor', { sui: 1n * SUI });
+    const put = await putBlob(poor.url, `/${poor.key}/v1/blobs`, randomBytes(110, 1_000));
+    expect(put.status).toBe(503);
+    expect(put.json.error.details[0]).toMatchObject({ reason: 'INSUFFICIENT_BALANCE' });
+    expect(put.json.error.message).toMatch(new RegExp(`wallet ${poor.address} holds 0 FROST`));
+    const noGas = await startPublisher('no-gas', { wal: 10n * WAL });
+    const put2 = await putBlob(noGas.url, `/${noGas.key}/v1/blobs`, randomBytes(111, 1_000));
+    expect(put2.status).toBe(503);
+    expect(put2.json.error.details[0]).toMatchObject({ reason: 'INSUFFICIENT_GAS' });
+    const ledger = await fetch(`${publisher.url}/v1/ledger/status`);
+    expect(ledger.status).toBe(404);
+  });
+});
