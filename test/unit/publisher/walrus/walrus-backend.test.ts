@@ -1,0 +1,124 @@
+// WalrusBackend in process against the recorded-protocol double: what the chain says of the network
+// (shards, epochs ahead), the relay's BLS certificate (the SDK certifies with it on chain) also with
+// f shards' nodes down, and the failures a publisher must turn into clear errors: a chain that does
+// not answer at start-up, and one that stops answering.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SuiClient } from '@mysten/sui/client';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { WalrusClient } from '@mysten/walrus';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBlobCodec } from '../../../../src/publisher/codec.js';
+import type { BlobCodec } from '../../../../src/publisher/codec-types.js';
+import { PublisherError } from '../../../../src/publisher/service/errors.js';
+import { openWalrusBackend, type WalrusBackend } from '../../../../src/publisher/walrus/walrus-backend.js';
+import type { WalrusNetworkConfig } from '../../../../src/publisher/walrus/network-config.js';
+import { startWalrusDouble, type WalrusDouble } from '../../../double/walrus/index.js';
+import { randomBytes } from '../codec/vector-input.js';
+
+let double: WalrusDouble;
+let codec: BlobCodec;
+let dir: string;
+let previousDispatcher: Dispatcher;
+
+beforeAll(async () => {
+  double = await startWalrusDouble({ nodes: 11, maxEpochsAhead: 20 });
+  codec = await openBlobCodec();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tusk-walrus-backend-'));
+  // the backend reaches the nodes with global fetch, as Tusk does with NODE_EXTRA_CA_CERTS
+  previousDispatcher = getGlobalDispatcher();
+  setGlobalDispatcher(new Agent({ connect: { ca: double.caCert } }));
+}, 60_000);
+
+afterAll(async () => {
+  setGlobalDispatcher(previousDispatcher);
+  await codec?.close();
+  await double?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function wallet(fund: { sui?: bigint; wal?: bigint }): Promise<{ key: Ed25519Keypair; file: string }> {
+  const key = Ed25519Keypair.generate();
+  await double.fund(key.toSuiAddress(), fund);
+  const file = path.join(dir, `${key.toSuiAddress()}.keystore`);
+  fs.writeFileSync(file, JSON.stringify([key.getSecretKey()]));
+  return { key, file };
+}
+
+function config(walletPath: string, rpcUrl = double.rpcUrl): WalrusNetworkConfig {
+  return { kind: 'walrus', name: 'double', ...double.packageConfig, rpcUrl, walletPath };
+}
+
+describe('WalrusBackend', () => {
+  let backend: WalrusBackend;
+  const logs: string[] = [];
+
+  it('takes shards, epochs ahead and the committee from the chain, and says so', async () => {
+    const { file, key } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
+    backend = await openWalrusBackend({ config: config(file), log: (l) => logs.push(l) });
+    expect(backend.nShards).toBe(double.nShards);
+    expect(backend.maxEpochsAhead).toBe(20);
+    expect(logs.join('\n')).toContain(`wallet ${key.toSuiAddress()}: 1000000000000 FROST, 10000000000 MIST`);
+  });
+
+  it('relays a blob the client registered, with f shards down: the BLS certificate certifies it on chain', async () => {
+    const user = Ed25519Keypair.generate();
+    await double.fund(user.toSuiAddress(), { sui: 10n ** 10n, wal: 10n ** 12n });
+    const client = new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiClient({ url: double.rpcUrl }) });
+    const data = randomBytes(301, 40_000);
+    const encoded = await codec.encode(data, double.nShards);
+    const registered = await client.executeRegisterBlobTransaction({
+      signer: user,
+      size: data.length,
+      epochs: 2,
+      blobId: encoded.blobIdText,
+      rootHash: encoded.rootHash,
+      deletable: true,
+      owner: user.toSuiAddress(),
+    });
+    const down = double.nodes.slice(0, 3); // 6 of 22 shards, f = 7
+    await Promise.all(down.map((n) => n.stop()));
+    try {
+      const certificate = await backend.relay(encoded, registered.blob.id.id);
+      expect(certificate.signers).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+      await client.executeCertifyBlobTransaction({
+        signer: user,
+        blobId: encoded.blobIdText,
+        blobObjectId: registered.blob.id.id,
+        certificate,
+        deletable: true,
+      });
+    } finally {
+      await Promise.all(down.map((n) => n.start()));
+    }
+    // the nodes count it as a certified deletable blob
+    expect(await client.getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'deletable', deletableCounts: { count_deletable_certified: 1 } });
+  });
+
+  it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {
+    const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    await expect(openWalrusBackend({ config: config(file, dead), log: () => {} })).rejects.toThrow(`network double: cannot read the Walrus system at ${dead}`);
+
+    const encoded = await codec.encode(randomBytes(302, 5_000), double.nShards);
+    // the double has no switch for its RPC alone: the backend's own Sui client is pointed at a closed
+    // port (the SDK's keeps its cached system state, so the wallet check is the first call that fails)
+    (backend as unknown as { sui: SuiClient }).sui = new SuiClient({ url: dead });
+    const failure = await backend.publish(encoded, { epochs: 1, deletable: true, force: false, share: false }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PublisherError);
+    expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
+    expect((failure as PublisherError).httpStatus).toBe(503);
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const net = await import('node:net');
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
