@@ -17,6 +17,13 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(c.threads).toBe(availableParallelism());
   });
 
+  it('publishes on the embedded network unless --network or TUSK_NETWORK names a Walrus one', () => {
+    expect(loadConfig([], {}).publisher.network).toEqual({ kind: 'embedded' });
+    expect(loadConfig([], { TUSK_NETWORK: 'mainnet', TUSK_WALLET: '/w/sui.keystore' }).publisher.network).toMatchObject({ kind: 'walrus', name: 'mainnet', walletPath: '/w/sui.keystore' });
+    expect(loadConfig(['--network', 'testnet', '--sui-rpc', 'http://127.0.0.1:9'], { TUSK_NETWORK: 'mainnet' }).publisher.network).toMatchObject({ name: 'testnet', rpcUrl: 'http://127.0.0.1:9' });
+    expect(() => loadConfig(['--wallet', '/w'], {})).toThrow(/need --network/);
+  });
+
   it('serves S3 on one thread per core unless told, with TLS too', () => {
     expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).threads).toBe(availableParallelism());
     expect(loadConfig(['--threads', '3'], {}).threads).toBe(3);
