@@ -151,6 +151,9 @@ describe('publisher on a Walrus network (recorded-protocol double)', () => {
     expect(ranged.status).toBe(206);
     expect(ranged.body.equals(data.subarray(1000, 251_000))).toBe(true);
     expect((await getBytes(publisher.url, `/v1/blobs/by-object-id/${id}`)).body.equals(data)).toBe(true);
+    // objects that are no Blob: the System object, and an id nothing has
+    expect((await getBytes(publisher.url, `/v1/blobs/by-object-id/${double.packageConfig.systemObjectId}`)).status).toBe(404);
+    expect((await getBytes(publisher.url, `/v1/blobs/by-object-id/0x${'12'.repeat(32)}`)).status).toBe(404);
 
     // f = ⌊(n−1)/3⌋ shards; the double spreads 2 shards per node, so f/2 nodes hold f shards
     const f = Math.floor((double.nShards - 1) / 3);

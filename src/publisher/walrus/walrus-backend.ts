@@ -64,17 +64,20 @@ interface NetworkState {
   committee: Committee;
   maxEpochsAhead: number;
   walrusPackageId: string;
+  /** the package address in the Blob type (walrus's type origin) */
+  blobTypeOrigin: string;
   walType: string;
   loadedAt: number;
 }
 
 async function loadState(walrus: WalrusClient, sui: SuiClient): Promise<NetworkState> {
-  const [committee, system, systemObject] = await Promise.all([loadCommittee(walrus, sui), walrus.systemState(), walrus.systemObject()]);
+  const [committee, system, systemObject, blobType] = await Promise.all([loadCommittee(walrus, sui), walrus.systemState(), walrus.systemObject(), walrus.getBlobType()]);
   return {
     committee,
     // storage_accounting.move: max_epochs_ahead is the ring buffer's length.
     maxEpochsAhead: system.future_accounting.length,
     walrusPackageId: systemObject.package_id,
+    blobTypeOrigin: parseStructTag(blobType).address,
     walType: await walType(sui, systemObject.package_id),
     loadedAt: Date.now(),
   };
@@ -194,11 +197,11 @@ export class WalrusBackend implements BlobBackend {
       if (!object || object instanceof Error) throw new PublisherError('BLOB_NOT_FOUND', `no object ${objectId.toLowerCase()} on ${this.name}`);
       const type = parseStructTag(object.type);
       const content = await object.content;
-      if (type.address === parseStructTag(`${this.state.walrusPackageId}::x::X`).address) {
-        // SharedBlob { id, blob: Blob, funds }: the Blob follows the 32-byte id.
-        if (type.module === 'shared_blob' && type.name === 'SharedBlob') return parseBlobObject(content.subarray(32), '').blobId;
-        if (type.module === 'blob' && type.name === 'Blob') return parseBlobObject(content, '').blobId;
-      }
+      // Blob's type is defined by the package version that introduced it (the System's type origin,
+      // not the latest package_id); SharedBlob came with an upgrade, so its origin is another version.
+      if (type.module === 'blob' && type.name === 'Blob' && type.address === this.state.blobTypeOrigin) return parseBlobObject(content, '').blobId;
+      // SharedBlob { id, blob: Blob, funds }: the Blob follows the 32-byte id.
+      if (type.module === 'shared_blob' && type.name === 'SharedBlob') return parseBlobObject(content.subarray(32), '').blobId;
       throw new PublisherError('BLOB_NOT_FOUND', `${objectId.toLowerCase()} is a ${object.type}, not a Walrus Blob`);
     });
   }
