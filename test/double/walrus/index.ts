@@ -61,6 +61,8 @@ export interface WalrusDouble {
   walType: string;
   /** sends SUI (MIST) and/or WAL (FROST) from the faucet to `address`, in a real transaction; returns its digest */
   fund(address: string, amounts: { sui?: bigint; wal?: bigint }): Promise<string>;
+  /** the Sui full node goes away (connections refused from now on); the storage nodes keep serving */
+  stopRpc(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
     epoch,
     walType: world.walType,
     fund,
+    stopRpc: () => rpc.close(),
     async close() {
       await Promise.all([rpc.close(), ...servers.map((s) => s.stop())]);
       tls.remove();

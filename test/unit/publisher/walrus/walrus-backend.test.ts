@@ -104,9 +104,8 @@ describe('WalrusBackend', () => {
     await expect(openWalrusBackend({ config: config(file, dead), log: () => {} })).rejects.toThrow(`network double: cannot read the Walrus system at ${dead}`);
 
     const encoded = await codec.encode(randomBytes(302, 5_000), double.nShards);
-    // the double has no switch for its RPC alone: the backend's own Sui client is pointed at a closed
-    // port (the SDK's keeps its cached system state, so the wallet check is the first call that fails)
-    (backend as unknown as { sui: SuiClient }).sui = new SuiClient({ url: dead });
+    // the SDK keeps its cached system state, so the wallet check is the first call that fails
+    await double.stopRpc();
     const failure = await backend.publish(encoded, { epochs: 1, deletable: true, force: false, share: false }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(PublisherError);
     expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
