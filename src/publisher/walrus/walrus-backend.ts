@@ -277,30 +277,26 @@ export class WalrusBackend implements BlobBackend {
   }
 
   /** Reads the committee and the system state again once they are STATE_TTL_MS old (epochs change). */
-  private async refresh(force = false): Promise<void> {
-    if (!force && Date.now() - this.state.loadedAt < STATE_TTL_MS) return;
+  private async refresh(): Promise<void> {
+    if (Date.now() - this.state.loadedAt < STATE_TTL_MS) return;
     this.walrus.reset();
     const next = await loadState(this.walrus, this.sui);
     if (next.committee.epoch !== this.state.committee.epoch) this.log(`publisher: Walrus ${this.name} is at epoch ${next.committee.epoch}`);
     this.state = next;
   }
 
-  /** Runs `work`, retrying once on a possible epoch change, and maps the SDK's and the network's failures. */
+  /** Runs `work` and maps the SDK's and the network's failures to the publisher's errors. No retry:
+   * a store that fails after its register transaction must not register (and pay) again. */
   private async onChain<T>(work: () => Promise<T>): Promise<T> {
     try {
-      try {
-        return await work();
-      } catch (e) {
-        if (!(e instanceof RetryableWalrusClientError) || e instanceof NotEnoughBlobConfirmationsError) throw e;
-        await this.refresh(true);
-        return await work();
-      }
+      return await work();
     } catch (e) {
       if (e instanceof NotEnoughBlobConfirmationsError) throw new PublisherError('INSUFFICIENT_CONFIRMATIONS', e.message);
       if (isUnreachable(e)) throw new PublisherError('CHAIN_UNAVAILABLE', (e as Error).message);
       throw e;
     }
   }
+
 }
 
 /** The SDK uploads BlobMetadata (without the id prefix of BlobMetadataWithId). */
