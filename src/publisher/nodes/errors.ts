@@ -45,6 +45,12 @@ export function isStorageNodeError(e: unknown, code?: StorageNodeErrorCode): e i
   return e instanceof StorageNodeError && (code === undefined || e.code === code);
 }
 
+/** A request to a node that failed in transport (refused, reset, timed out): NODE_UNAVAILABLE, naming the cause. */
+export function unreachable(request: string, e: unknown): StorageNodeError {
+  const cause = (e as { cause?: { code?: string } }).cause?.code;
+  return new StorageNodeError('NODE_UNAVAILABLE', `${request}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+}
+
 /** The JSON error body (walrus.md §10.4). Internal errors are masked: domain `global`, no detail. */
 export function errorBody(error: StorageNodeError): string {
   const [status, aipStatus, message] = NODE_ERROR_TABLE[error.code];

@@ -1,7 +1,7 @@
 // A storage node in another process, reached over its REST API (walrus.md §12.2) with global fetch.
 // Transport failures and timeouts become NODE_UNAVAILABLE; JSON errors become the node's typed error.
 
-import { errorFromBody, StorageNodeError, type StorageNodeErrorCode } from './errors.js';
+import { errorFromBody, StorageNodeError, unreachable, type StorageNodeErrorCode } from './errors.js';
 import { routeTarget, type NodeRoute } from './http-routes.js';
 import type { BlobType, NodeHealth, NodeInfo, PutOutcome, SignedConfirmation, SliverAxis, StorageNodeClient } from './types.js';
 
@@ -91,8 +91,7 @@ export class RemoteNodeClient implements StorageNodeClient {
       });
       bytes = Buffer.from(await response.arrayBuffer());
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code;
-      throw new StorageNodeError('NODE_UNAVAILABLE', `${METHOD[route.op]} ${target}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+      throw unreachable(`${METHOD[route.op]} ${target}`, e);
     }
     if (response.status >= 200 && response.status < 300) return { status: response.status, body: bytes };
     throw errorFromBody(response.status, bytes.toString('utf8'));

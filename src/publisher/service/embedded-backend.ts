@@ -154,7 +154,7 @@ export class EmbeddedBackend implements BlobBackend {
   }
 }
 
-export function insufficientConfirmations(confirmed: number, needed: number): PublisherError {
+function insufficientConfirmations(confirmed: number, needed: number): PublisherError {
   return new PublisherError('INSUFFICIENT_CONFIRMATIONS', `storage nodes holding ${confirmed} shards confirmed, a quorum needs ${needed}`, {
     confirmedShards: String(confirmed),
     quorumShards: String(needed),

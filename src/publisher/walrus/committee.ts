@@ -5,7 +5,7 @@
 
 import type { SuiClient } from '@mysten/sui/client';
 import type { WalrusClient } from '@mysten/walrus';
-import { StorageNodeError } from '../nodes/errors.js';
+import { StorageNodeError, unreachable } from '../nodes/errors.js';
 import { SliverReader, type NodeReader } from '../nodes/sliver-reader.js';
 import type { SliverAxis } from '../nodes/types.js';
 import { stakingPoolNetworkAddress } from './move-objects.js';
@@ -67,8 +67,7 @@ export class WalrusNodeReader implements NodeReader {
       response = await fetch(target, { headers: { accept: 'application/octet-stream' }, signal: AbortSignal.timeout(NODE_TIMEOUT_MS) });
       body = Buffer.from(await response.arrayBuffer());
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code;
-      throw new StorageNodeError('NODE_UNAVAILABLE', `GET ${target}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+      throw unreachable(`GET ${target}`, e);
     }
     if (response.ok) return body;
     if (response.status === 404) return undefined;
