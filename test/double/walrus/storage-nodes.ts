@@ -23,7 +23,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { bls12_381 } from '@noble/curves/bls12-381';
-import { bcs } from '@mysten/sui/bcs';
+import { bcs, type BcsType } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, fromBase64, normalizeSuiAddress, toBase64 } from '@mysten/sui/utils';
 import type { Chain, TxRecord } from './chain.js';
 import { SYSTEM_VERSION, walrusTypes, type GenesisNode, type World } from './genesis.js';
@@ -322,13 +322,8 @@ export class StorageNodeDouble {
   }
 
   private putMetadata(blobId: string, body: Uint8Array, res: ServerResponse): void {
-    let metadata: ReturnType<typeof BlobMetadata.parse>;
-    try {
-      metadata = BlobMetadata.parse(body);
-      if (BlobMetadata.serialize(metadata).toBytes().length !== body.length) throw new Error('trailing bytes');
-    } catch {
-      return send(res, 400, 'text/plain', 'Failed to deserialize the BCS-encoded request body');
-    }
+    const metadata = parseWhole(BlobMetadata, body);
+    if (!metadata) return send(res, 400, 'text/plain', BAD_BODY);
     const v1 = metadata.V1;
     if (v1.encoding_type.$kind !== 'RS2') throw new HttpError(400, 'INVALID_ARGUMENT', 'UNSUPPORTED_ENCODING_TYPE', `unsupported encoding type ${v1.encoding_type.$kind}, supported types are: [RS2]`);
     if (v1.hashes.length !== this.nShards)
@@ -351,13 +346,8 @@ export class StorageNodeDouble {
 
   private putSliver(blobId: string, pair: number, type: 'primary' | 'secondary', body: Uint8Array, res: ServerResponse): void {
     this.checkIndex(pair);
-    let sliver: ReturnType<typeof SliverData.parse>;
-    try {
-      sliver = SliverData.parse(body);
-      if (SliverData.serialize(sliver).toBytes().length !== body.length) throw new Error('trailing bytes');
-    } catch {
-      return send(res, 400, 'text/plain', 'Failed to deserialize the BCS-encoded request body');
-    }
+    const sliver = parseWhole(SliverData, body);
+    if (!sliver) return send(res, 400, 'text/plain', BAD_BODY);
     const expectedPair = type === 'primary' ? sliver.index : this.nShards - 1 - sliver.index;
     if (expectedPair !== pair)
       throw new HttpError(400, 'INVALID_ARGUMENT', 'SLIVER_INDEX_MISMATCH', `sliver index ${sliver.index} is inconsistent with sliver pair index ${pair}`);
@@ -408,6 +398,19 @@ export class StorageNodeDouble {
     }).toBytes();
     const signature = bls12_381.sign(message, this.node!.blsSecretKey);
     ok(res, 200, { signed: { serializedMessage: toBase64(message), signature: toBase64(signature) } });
+  }
+}
+
+/** axum's Bcs extractor's answer to a body that does not deserialize. */
+const BAD_BODY = 'Failed to deserialize the BCS-encoded request body';
+
+/** The value `type` reads from the whole of `body` (no trailing bytes), or undefined. */
+function parseWhole<B extends BcsType<any, any>>(type: B, body: Uint8Array): B['$inferType'] | undefined {
+  try {
+    const value = type.parse(body);
+    return type.serialize(value).toBytes().length === body.length ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 
