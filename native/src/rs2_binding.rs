@@ -172,11 +172,13 @@ unsafe extern "C" fn rs2_blob_id(env: napi_env, info: napi_callback_info) -> nap
     })
 }
 
-/// rs2Encode(data, nShards): BlobIdInfo & { bytes: ArrayBuffer, metadataLength, primaryBcsLength,
-/// secondaryBcsLength } — `bytes` is the metadata BCS, then primary sliver 0..n BCS, then
-/// secondary sliver 0..n BCS (each sliver kind has one fixed length, so offsets follow).
+/// rs2Encode(data, nShards, out?): BlobIdInfo & { bytes?: ArrayBuffer, byteLength, metadataLength,
+/// primaryBcsLength, secondaryBcsLength } — the metadata BCS, then primary sliver 0..n BCS, then
+/// secondary sliver 0..n BCS (each sliver kind has one fixed length, so offsets follow), in the
+/// first `byteLength` bytes of `out` (a Uint8Array, reused memory: every byte of that range is
+/// written) or, without it, of a new ArrayBuffer returned as `bytes`.
 unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<2>(env, info, |env, [data, n]| {
+    callback::<3>(env, info, |env, [data, n, out_arg]| {
         let bytes = env.bytes(required(data, "data")?, "data")?;
         let n_shards = get_n_shards(env, n)?;
         let params = EncodingParams::new(n_shards, bytes.len() as u64).map_err(encode_error)?;
@@ -185,8 +187,23 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
         let (p_bcs, s_bcs) = (sliver_bcs_len(p_len), sliver_bcs_len(s_len));
         let metadata_len = tusk_rs2::metadata_bcs_len(n);
         let total = metadata_len + n * (p_bcs + s_bcs);
-        let (buffer, out) = array_buffer(env, total)?;
-        advise_huge_pages(out);
+        let (buffer, out) = match out_arg {
+            Some(v) if !is_nullish(env, v)? => {
+                let given = env.bytes_mut(v, "out")?;
+                if given.len() < total {
+                    return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("out holds {} bytes, the encoding needs {total}", given.len())));
+                }
+                if overlapping(given, bytes) {
+                    return Err(JsError::Range(c"ERR_INVALID_ARG_VALUE", "out overlaps data".into()));
+                }
+                (None, &mut given[..total])
+            }
+            _ => {
+                let (buffer, out) = array_buffer(env, total)?;
+                advise_huge_pages(out);
+                (Some(buffer), out)
+            }
+        };
         let (meta_out, slivers) = out.split_at_mut(metadata_len);
         let (p_out, s_out) = slivers.split_at_mut(n * p_bcs);
         let p_head = write_sliver_frames(p_out, n, p_len, params.symbol_size);
@@ -203,7 +220,10 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
 
         let o = env.object()?;
         set_info(env, o, &info)?;
-        env.set(o, c"bytes", buffer)?;
+        if let Some(buffer) = buffer {
+            env.set(o, c"bytes", buffer)?;
+        }
+        env.set(o, c"byteLength", number(env, total as f64)?)?;
         env.set(o, c"metadataLength", env.u32(metadata_len as u32)?)?;
         env.set(o, c"primaryBcsLength", number(env, p_bcs as f64)?)?;
         env.set(o, c"secondaryBcsLength", number(env, s_bcs as f64)?)?;
