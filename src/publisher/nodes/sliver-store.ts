@@ -61,7 +61,8 @@ export class SliverStore {
     try {
       // The chunks as they are, not concatenated: copying a node's share of a large blob on the
       // event loop stalled every other request (test/e2e/publisher-event-loop.test.ts).
-      for (const chunk of chunks) await writer.write(chunk);
+      // All chunks at once: each write takes its position when called, so they may land in any order.
+      await Promise.all(chunks.map((chunk) => writer.write(chunk)));
       // The condition is evaluated inside the index transaction, so concurrent puts of one key cannot both win.
       // A fresh etag per write names this body, so readers holding a parsed index notice a replacement.
       await writer.commit(SLIVER_BUCKET, key, internalObjectMeta(randomBytes(16).toString('hex')), { ifNoneMatchStar: true });
