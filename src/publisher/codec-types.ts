@@ -20,6 +20,12 @@ export interface EncodedBlob extends BlobIdInfo {
   metadataBcs: Buffer;
   /** BCS SliverData of pair p: primary sliver p and secondary sliver n−1−p (walrus.md §4, §8.1) */
   sliverPair(pair: number): { primary: Buffer; secondary: Buffer };
+  /**
+   * Gives the slivers' memory back to the codec for a later encode. Only once nothing reads any
+   * sliver view any more (every upload settled); afterwards sliverPair throws. Never calling it is
+   * safe: the memory is then collected as usual.
+   */
+  release(): void;
 }
 
 export interface BlobCodec {

@@ -2,13 +2,18 @@
 // a fraction of a millisecond runs in a piscina pool of worker threads (src/workers/rs2-worker.ts),
 // so the event loop never encodes, hashes or decodes a large blob. Inputs go to a worker in a
 // buffer of their own that is transferred, and results come back transferred, so each byte is
-// copied at most once on this thread.
+// copied at most once on this thread. Encodes work in shared buffers of the codec's pool instead
+// (buffer-pool.ts), reused once the caller releases the encoding.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
 import { keepLargeAllocations } from '../native.js';
+
+import { SharedBufferPool } from './buffer-pool.js';
+import { metadataLength, ulebLength } from './nodes/bcs.js';
+import { encodingParams, sliverDataLength, symbolSize } from './nodes/encoding-params.js';
 
 import type { BlobCodec, BlobIdInfo, EncodedBlob } from './codec-types.js';
 import { asBuffer, blobIdInfo, encodedBlob } from './encoded-blob.js';
@@ -22,7 +27,7 @@ import {
   type NativeEncoding,
   type SliverAxis,
 } from './rs2-native.js';
-import type { Rs2TaskName, TaskOutcome } from '../workers/rs2-tasks.js';
+import type { EncodeTask, Rs2TaskName, TaskOutcome } from '../workers/rs2-tasks.js';
 
 /** Blobs up to this size at up to INLINE_MAX_SHARDS shards are encoded on the calling thread (< 0.5 ms). */
 export const INLINE_MAX_BYTES = 64 * 1024;
@@ -79,6 +84,16 @@ function unwrap<T>(outcome: TaskOutcome<T>): T {
   throw new Error(outcome.message);
 }
 
+/** The bytes of a blob's encoding (metadata, then n primary and n secondary sliver BCS), or undefined when it cannot be encoded. */
+export function encodedByteLength(length: number, nShards: number): number | undefined {
+  if (!Number.isInteger(nShards) || nShards < 4 || nShards > 65_535) return undefined;
+  const params = encodingParams(nShards);
+  const symbol = symbolSize(length, params);
+  if (symbol === undefined) return undefined;
+  const bcs = (dataLength: number) => ulebLength(dataLength) + dataLength + 4;
+  return metadataLength(nShards) + nShards * (bcs(sliverDataLength('primary', symbol, params)) + bcs(sliverDataLength('secondary', symbol, params)));
+}
+
 function isSmallBlob(length: number, nShards: number): boolean {
   return length <= INLINE_MAX_BYTES && nShards <= INLINE_MAX_SHARDS;
 }
@@ -90,6 +105,8 @@ function primaryCount(nShards: number): number {
 export class NativeBlobCodec implements BlobCodec {
   readonly threads: number;
   readonly #pool: Piscina;
+  /** memory of large encodes, reused (buffer-pool.ts) */
+  readonly #buffers = new SharedBufferPool();
   #closed = false;
 
   private constructor(pool: Piscina, threads: number) {
@@ -129,11 +146,29 @@ export class NativeBlobCodec implements BlobCodec {
     return blobIdInfo(await this.#run('blobId', { data: own, nShards }, transferables(own)));
   }
 
+  /**
+   * The blob's encoding in memory of the codec's pool: the input's copy comes back to the pool at
+   * once, the encoding's own memory when the caller releases the result (EncodedBlob.release).
+   */
   async encode(data: Buffer, nShards: number): Promise<EncodedBlob> {
     if (isSmallBlob(data.length, nShards)) return encodedBlob(rs2Encode(data, nShards));
-    const own = ownCopy(data);
-    const native = await this.#run<NativeEncoding>('encode', { data: own, nShards }, transferables(own));
-    return encodedBlob({ ...native, bytes: reclaim(native.bytes) });
+    const size = encodedByteLength(data.length, nShards);
+    if (size === undefined) {
+      // not encodable: the worker throws the native error (DATA_TOO_LARGE, INVALID_SHARD_COUNT)
+      const own = ownCopy(data);
+      const native = await this.#run<NativeEncoding>('encode', { data: own, nShards }, transferables(own));
+      return encodedBlob({ ...native, bytes: reclaim(native.bytes as ArrayBuffer) });
+    }
+    const fromPool = !(data.buffer instanceof SharedArrayBuffer);
+    const input = fromPool ? new Uint8Array(this.#buffers.take(data.length), 0, data.length) : data;
+    if (fromPool) input.set(data);
+    const out = this.#buffers.take(size);
+    try {
+      const info = await this.#run<Omit<NativeEncoding, 'bytes'>>('encode', { data: input, nShards, out } satisfies EncodeTask);
+      return encodedBlob({ ...info, bytes: out }, () => this.#buffers.give(out));
+    } finally {
+      if (fromPool) this.#buffers.give(input.buffer as SharedArrayBuffer);
+    }
   }
 
   async decode(metadataBcs: Buffer, primarySlivers: ReadonlyMap<number, Buffer>, nShards: number): Promise<Buffer> {

@@ -8,6 +8,14 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * `bytes`, or a copy in memory of its own when it is a view of shared memory (the codec's pool,
+ * codec.ts): fetch does not send views of a SharedArrayBuffer.
+ */
+export function unshared(bytes: Buffer): Buffer {
+  return bytes.buffer instanceof SharedArrayBuffer ? Buffer.from(bytes) : bytes;
+}
+
 export function blobIdInfo(native: NativeBlobIdInfo): BlobIdInfo {
   const blobId = asBuffer(native.blobId);
   return {
@@ -21,17 +29,28 @@ export function blobIdInfo(native: NativeBlobIdInfo): BlobIdInfo {
   };
 }
 
-/** Layout of NativeEncoding.bytes: metadata, primary slivers 0..n−1, secondary slivers 0..n−1. */
-export function encodedBlob(native: NativeEncoding): EncodedBlob {
-  const all = Buffer.from(native.bytes);
+/**
+ * Layout of NativeEncoding.bytes: metadata, primary slivers 0..n−1, secondary slivers 0..n−1.
+ * `release` hands the memory back for reuse (EncodedBlob.release). The metadata is copied out of
+ * it, since nodes keep parsed metadata (views of it) past the store; only sliver views share it.
+ */
+export function encodedBlob(native: NativeEncoding, release?: () => void): EncodedBlob {
+  const all = Buffer.from(native.bytes, 0, native.byteLength);
   const n = native.nShards;
   const { metadataLength, primaryBcsLength, secondaryBcsLength } = native;
   const secondaryStart = metadataLength + n * primaryBcsLength;
   if (all.length !== secondaryStart + n * secondaryBcsLength) throw new Error('native encoding has an unexpected length');
+  let released = false;
   return {
     ...blobIdInfo(native),
-    metadataBcs: all.subarray(0, metadataLength),
+    metadataBcs: release ? Buffer.from(all.subarray(0, metadataLength)) : all.subarray(0, metadataLength),
+    release() {
+      if (released) return;
+      released = true;
+      release?.();
+    },
     sliverPair(pair: number) {
+      if (released) throw new Error('the encoding was released');
       if (!Number.isInteger(pair) || pair < 0 || pair >= n) throw new RangeError(`sliver pair ${pair} out of range 0..${n - 1}`);
       // Pair p holds primary sliver p and secondary sliver n − 1 − p (walrus.md §4).
       const p = metadataLength + pair * primaryBcsLength;

@@ -59,7 +59,9 @@ export interface NativeBlobIdInfo {
  * offsets table.
  */
 export interface NativeEncoding extends NativeBlobIdInfo {
-  bytes: ArrayBuffer;
+  /** the encoding is its first `byteLength` bytes */
+  bytes: ArrayBufferLike;
+  byteLength: number;
   metadataLength: number;
   primaryBcsLength: number;
   secondaryBcsLength: number;
@@ -67,7 +69,7 @@ export interface NativeEncoding extends NativeBlobIdInfo {
 
 interface Rs2Binding {
   rs2BlobId(data: Uint8Array, nShards: number): NativeBlobIdInfo;
-  rs2Encode(data: Uint8Array, nShards: number): NativeEncoding;
+  rs2Encode(data: Uint8Array, nShards: number, out?: Uint8Array): Omit<NativeEncoding, 'bytes'> & { bytes?: ArrayBufferLike };
   rs2Decode(nShards: number, unencodedLength: number, blobId: Uint8Array | null, slivers: Array<[number, Uint8Array]>): ArrayBuffer;
   rs2VerifyMetadata(bcs: Uint8Array, nShards?: number): string | null;
   rs2VerifySliver(metadataBcs: Uint8Array, pairIndex: number, axis: 0 | 1, sliverBcs: Uint8Array): string | null;
@@ -96,10 +98,15 @@ export function rs2BlobId(data: Uint8Array, nShards: number): NativeBlobIdInfo {
   }
 }
 
-/** Full RS2 encoding (walrus.md §4–8) in one buffer; see NativeEncoding for the layout. */
-export function rs2Encode(data: Uint8Array, nShards: number): NativeEncoding {
+/**
+ * Full RS2 encoding (walrus.md §4–8) in one buffer; see NativeEncoding for the layout. With `out`
+ * (at least encodedByteLength bytes, codec.ts; not overlapping `data`), the encoding is written at its
+ * start, overwriting every byte it covers, instead of into a new buffer.
+ */
+export function rs2Encode(data: Uint8Array, nShards: number, out?: ArrayBufferLike): NativeEncoding {
   try {
-    return binding().rs2Encode(data, nShards);
+    const encoding = binding().rs2Encode(data, nShards, out && new Uint8Array(out));
+    return { ...encoding, bytes: out ?? encoding.bytes! };
   } catch (e) {
     rethrow(e);
   }

@@ -12,6 +12,11 @@ export interface BlobTask {
   nShards: number;
 }
 
+export interface EncodeTask extends BlobTask {
+  /** shared memory to encode into (rs2Encode's `out`): the result then carries no `bytes` */
+  out?: SharedArrayBuffer;
+}
+
 export interface DecodeTask {
   nShards: number;
   unencodedLength: number;

@@ -6,7 +6,7 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 
 import { isRs2Error, rs2BlobId, rs2Decode, rs2Encode, rs2MetadataProblem, rs2SliverProblem } from '../publisher/rs2-native.js';
-import type { BlobTask, DecodeTask, TaskOutcome, VerifyMetadataTask, VerifySliverTask } from './rs2-tasks.js';
+import type { BlobTask, DecodeTask, EncodeTask, TaskOutcome, VerifyMetadataTask, VerifySliverTask } from './rs2-tasks.js';
 
 function outcome<T>(run: () => T): TaskOutcome<T> {
   try {
@@ -34,10 +34,17 @@ export function blobId(task: BlobTask) {
   return outcome(() => rs2BlobId(task.data, task.nShards));
 }
 
-export function encode(task: BlobTask) {
+export function encode(task: EncodeTask) {
+  if (task.out) {
+    // The encoding is in the caller's shared memory already: only the sizes and ids go back.
+    return outcome(() => {
+      const { bytes: _inOut, ...info } = rs2Encode(task.data, task.nShards, task.out);
+      return info;
+    });
+  }
   return moving(
     outcome(() => rs2Encode(task.data, task.nShards)),
-    (e) => e.bytes,
+    (e) => e.bytes as ArrayBuffer,
   );
 }
 

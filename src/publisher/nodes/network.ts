@@ -62,6 +62,8 @@ export interface StoreBlobResult {
   failures: NodeFailure[];
   /** nodes still uploading when the grace period after the quorum ran out */
   pending: string[];
+  /** resolves once every node's upload ended (the pending ones too): the slivers are no longer read */
+  settled: Promise<void>;
 }
 
 export class StorageNetwork {
@@ -131,7 +133,8 @@ export class StorageNetwork {
   /**
    * Uploads the metadata to every node and each sliver pair to the node of its shard, then asks each
    * node for its signed confirmation. Resolves once nodes holding a quorum of shards confirmed (and
-   * the others finished or the grace period ran out); throws InsufficientConfirmationsError otherwise.
+   * the others finished or the grace period ran out); throws InsufficientConfirmationsError otherwise,
+   * once every node's upload ended.
    */
   async storeBlob(
     blobId: Buffer,
@@ -170,7 +173,7 @@ export class StorageNetwork {
       throw new InsufficientConfirmationsError(confirmedShards, this.quorumShards, failures);
     }
     const pending = this.members.filter((m) => !settled.has(m)).map((m) => m.nodeId);
-    return { confirmations: [...confirmations], confirmedShards, failures: [...failures], pending };
+    return { confirmations: [...confirmations], confirmedShards, failures: [...failures], pending, settled: all.then(() => undefined) };
   }
 
   getMetadata(blobId: Buffer, accept?: (metadataBcs: Buffer) => boolean | Promise<boolean>): Promise<Buffer | undefined> {

@@ -48,7 +48,26 @@ export class EmbeddedBackend implements BlobBackend {
     return this.network;
   }
 
+  /** Releases the encoding once every upload that reads its slivers ended (EncodedBlob.release). */
   async publish(encoded: EncodedBlob, query: StoreQuery): Promise<StoreResult> {
+    const uploads: Promise<void>[] = [];
+    try {
+      return await this.publishEncoded(encoded, query, uploads);
+    } finally {
+      void Promise.all(uploads).then(() => encoded.release());
+    }
+  }
+
+  async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {
+    const uploads: Promise<void>[] = [];
+    try {
+      return await this.relayEncoded(encoded, deletableBlobObject, uploads);
+    } finally {
+      void Promise.all(uploads).then(() => encoded.release());
+    }
+  }
+
+  private async publishEncoded(encoded: EncodedBlob, query: StoreQuery, uploads: Promise<void>[]): Promise<StoreResult> {
     const ledger = this.ledger;
     // walrus.md §10.3 event variant: permanent requests only, unless `force`.
     if (!query.deletable && !query.force) {
@@ -64,15 +83,15 @@ export class EmbeddedBackend implements BlobBackend {
       owner: query.sendObjectTo,
     });
     // From here on a failure leaves the paid registration on the ledger, as on Walrus (walrus.md §15).
-    const certified = await this.uploadAndCertify(encoded, registration);
+    const certified = await this.uploadAndCertify(encoded, registration, uploads);
     if (!query.share) return newlyCreatedJson({ ...registration, blobObject: certified.blobObject });
     const shared = await ledger.shareBlob(certified.blobObject.id);
     return newlyCreatedJson({ ...registration, blobObject: shared.blobObject, sharedBlobObject: shared.sharedBlobObjectId });
   }
 
-  async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {
+  private async relayEncoded(encoded: EncodedBlob, deletableBlobObject: string | undefined, uploads: Promise<void>[]): Promise<RelayCertificate> {
     const blobType = this.registeredType(encoded.blobIdText, deletableBlobObject);
-    const stored = await this.store(encoded, blobType, this.ledger.currentEpoch());
+    const stored = await this.store(encoded, blobType, this.ledger.currentEpoch(), uploads);
     const index = new Map(this.network.members.map((m, i) => [m.nodeId, i]));
     const signed = stored.confirmations.map((c) => ({ signer: index.get(c.nodeId)!, ...c.confirmation })).sort((a, b) => a.signer - b.signer);
     // The embedded nodes sign with Ed25519, not BLS: the signers' 64-byte signatures back to back,
@@ -100,12 +119,12 @@ export class EmbeddedBackend implements BlobBackend {
     return this.onClose();
   }
 
-  private async uploadAndCertify(encoded: EncodedBlob, registration: RegisterBlobResult): Promise<CertifyBlobResult> {
+  private async uploadAndCertify(encoded: EncodedBlob, registration: RegisterBlobResult, uploads: Promise<void>[]): Promise<CertifyBlobResult> {
     const blobObject = registration.blobObject;
     const blobType: BlobType = blobObject.deletable ? { kind: 'deletable', objectId: blobObject.id } : { kind: 'permanent' };
     for (let attempt = 1; ; attempt++) {
       const epoch = this.ledger.currentEpoch();
-      const stored = await this.store(encoded, blobType, epoch);
+      const stored = await this.store(encoded, blobType, epoch, uploads);
       try {
         return await this.ledger.certifyBlob(blobObject.id, {
           epoch,
@@ -121,15 +140,18 @@ export class EmbeddedBackend implements BlobBackend {
     }
   }
 
-  private async store(encoded: EncodedBlob, blobType: BlobType, epoch: number) {
+  /** One upload to the nodes; `uploads` gets a promise of its end (stragglers past the quorum included). */
+  private async store(encoded: EncodedBlob, blobType: BlobType, epoch: number, uploads: Promise<void>[]) {
     let stored;
     try {
       stored = await this.network.storeBlob(encoded.blobId, encoded.metadataBcs, (pair) => encoded.sliverPair(pair), blobType, epoch);
     } catch (e) {
+      // Thrown once every node's upload ended.
       if (!(e instanceof InsufficientConfirmationsError)) throw e;
       this.log(`publisher: blob ${encoded.blobIdText}: ${e.message}`);
       throw insufficientConfirmations(e.confirmedShards, e.neededShards);
     }
+    uploads.push(stored.settled);
     if (!isQuorum(stored.confirmedShards, this.nShards)) throw insufficientConfirmations(stored.confirmedShards, this.network.quorumShards);
     for (const failure of stored.failures) {
       this.log(`publisher: blob ${encoded.blobIdText}: ${failure.nodeId} (${failure.shards.length} shards) failed: ${failure.error.message}`);

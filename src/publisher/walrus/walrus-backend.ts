@@ -18,6 +18,7 @@ import {
   type SliversForNode,
 } from '@mysten/walrus';
 import type { EncodedBlob } from '../codec-types.js';
+import { unshared } from '../encoded-blob.js';
 import { isObjectId, newlyCreatedJson, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
@@ -216,9 +217,10 @@ export class WalrusBackend implements BlobBackend {
       for (const shardIndex of node.shards) {
         const sliverPairIndex = shardToPair(shardIndex, encoded.blobId, n);
         const pair = encoded.sliverPair(sliverPairIndex);
-        out.primary.push({ sliverIndex: sliverPairIndex, sliverPairIndex, shardIndex, sliver: pair.primary });
+        // the SDK sends them with fetch: views of the codec's shared memory are copied out
+        out.primary.push({ sliverIndex: sliverPairIndex, sliverPairIndex, shardIndex, sliver: unshared(pair.primary) });
         // the SDK's encodeBlob lists a secondary sliver under its pair index too
-        out.secondary.push({ sliverIndex: sliverPairIndex, sliverPairIndex, shardIndex, sliver: pair.secondary });
+        out.secondary.push({ sliverIndex: sliverPairIndex, sliverPairIndex, shardIndex, sliver: unshared(pair.secondary) });
       }
       return out;
     });

@@ -2,9 +2,9 @@
 // EncodedBlob layout is the Walrus one (walrus.md §4, §8), errors keep their codes across threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { INLINE_MAX_BYTES, openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
+import { encodedByteLength, INLINE_MAX_BYTES, openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
 import { parseBlobMetadata, parseSliverData } from '../../../../src/publisher/nodes/bcs.js';
-import { isRs2Error, rs2BlobId } from '../../../../src/publisher/rs2-native.js';
+import { isRs2Error, rs2BlobId, rs2Encode } from '../../../../src/publisher/rs2-native.js';
 import { randomBytes } from './vector-input.js';
 
 let codec: NativeBlobCodec;
@@ -65,6 +65,35 @@ describe('blobId and encode', () => {
     expect(rows.subarray(data.length).every((b) => b === 0)).toBe(true);
     expect(() => e.sliverPair(n)).toThrow(RangeError);
     expect(() => e.sliverPair(-1)).toThrow(RangeError);
+  });
+
+  it('reuses released memory: an encoding into a used buffer is byte-identical to a fresh one', async () => {
+    const n = 100;
+    const size = 300_000;
+    // the native layout: metadata, primary slivers 0..n−1, secondary slivers 0..n−1 (pair p holds secondary n−1−p)
+    const all = (e: Awaited<ReturnType<typeof codec.encode>>) =>
+      Buffer.concat([
+        e.metadataBcs,
+        ...Array.from({ length: n }, (_, p) => e.sliverPair(p).primary),
+        ...Array.from({ length: n }, (_, s) => e.sliverPair(n - 1 - s).secondary),
+      ]);
+    const first = await codec.encode(randomBytes(1, size), n);
+    const firstMemory = first.sliverPair(0).primary.buffer;
+    const data = randomBytes(2, size);
+    const want = rs2Encode(data, n);
+    first.release();
+    expect(() => first.sliverPair(0), 'a released encoding').toThrow(/released/);
+    first.release(); // twice is harmless
+    const second = await codec.encode(data, n);
+    expect(second.sliverPair(0).primary.buffer, 'the released memory again').toBe(firstMemory);
+    expect(second.blobIdText).toBe(Buffer.from(want.blobId).toString('base64url'));
+    expect(all(second).equals(Buffer.from(want.bytes, 0, want.byteLength)), 'every byte rewritten').toBe(true);
+    expect(encodedByteLength(size, n)).toBe(want.byteLength);
+    const metadataBefore = Buffer.from(second.metadataBcs);
+    second.release();
+    const third = await codec.encode(randomBytes(3, size), n);
+    expect(third.sliverPair(0).primary.buffer).toBe(firstMemory);
+    expect(second.metadataBcs.equals(metadataBefore), 'metadata is a copy of its own, not a view of reused memory').toBe(true);
   });
 
   it('encodes the empty blob', async () => {

@@ -133,5 +133,6 @@ function encodeNow(data: Buffer, nShards: number): EncodedBlob & BlobIdInfo {
     nShards,
     metadataBcs: encodeBlobMetadata({ blobId, unencodedLength: data.length, hashes }),
     sliverPair: (p) => pairs[p]!,
+    release: () => undefined, // its slivers are separate buffers, collected as usual
   };
 }
