@@ -32,5 +32,12 @@ export {
   type LedgerOptions,
 } from './ledger.js';
 export { LEDGER_ROUTES, parseLedgerArgs, parseLedgerRoute, runLedgerQuery, type LedgerQuery } from './ledger-query.js';
-export { alreadyCertifiedJson, newlyCreatedJson, type AlreadyCertifiedJson, type NewlyCreatedJson } from './response-json.js';
+export {
+  alreadyCertifiedJson,
+  alreadyCertifiedObjectJson,
+  newlyCreatedJson,
+  type AlreadyCertifiedJson,
+  type NewlyCreatedJson,
+  type ResourceOperationJson,
+} from './response-json.js';
 export type * from './types.js';

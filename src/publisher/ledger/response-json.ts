@@ -4,22 +4,40 @@
 import type { CertifiedPermanentMatch } from './ledger.js';
 import type { BlobObject } from './types.js';
 
+/** walrus-sdk resource.rs RegisterBlobOp, as Tusk's ledgers take it: a fresh registration, or the publisher's own registration reused. */
+export type ResourceOperationJson =
+  | { registerFromScratch: { encodedLength: number; epochsAhead: number } }
+  | { reuseRegistration: { encodedLength: number } };
+
 export interface NewlyCreatedJson {
   newlyCreated: {
     blobObject: Omit<BlobObject, 'owner'>;
-    resourceOperation: { registerFromScratch: { encodedLength: number; epochsAhead: number } };
+    resourceOperation: ResourceOperationJson;
     cost: number;
     /** walrus-sdk responses.rs: the SharedBlob object, after `cost`, only when `share=true` */
     sharedBlobObject?: string;
   };
 }
 
+/** walrus-sdk responses.rs: the certifying event, or (`#[serde(flatten)]` EventOrObjectId) the publisher's own certified Blob object. */
 export interface AlreadyCertifiedJson {
-  alreadyCertified: { blobId: string; event: { txDigest: string; eventSeq: string }; endEpoch: number };
+  alreadyCertified:
+    | { blobId: string; event: { txDigest: string; eventSeq: string }; endEpoch: number }
+    | { blobId: string; object: string; endEpoch: number };
 }
 
-/** `blobObject` is the certified object (`certifyBlob(...).blobObject`); the rest comes from `registerBlob`. */
-export function newlyCreatedJson(result: { blobObject: BlobObject; encodedLength: number; epochsAhead: number; cost: bigint; sharedBlobObject?: string }): NewlyCreatedJson {
+/**
+ * `blobObject` is the certified object (`certifyBlob(...).blobObject`); the rest comes from
+ * `registerBlob`, or `resourceOperation` says what was done instead of a fresh registration.
+ */
+export function newlyCreatedJson(result: {
+  blobObject: BlobObject;
+  encodedLength: number;
+  epochsAhead: number;
+  cost: bigint;
+  sharedBlobObject?: string;
+  resourceOperation?: ResourceOperationJson;
+}): NewlyCreatedJson {
   const b = result.blobObject;
   return {
     newlyCreated: {
@@ -33,7 +51,7 @@ export function newlyCreatedJson(result: { blobObject: BlobObject; encodedLength
         storage: { id: b.storage.id, startEpoch: b.storage.startEpoch, endEpoch: b.storage.endEpoch, storageSize: b.storage.storageSize },
         deletable: b.deletable,
       },
-      resourceOperation: { registerFromScratch: { encodedLength: result.encodedLength, epochsAhead: result.epochsAhead } },
+      resourceOperation: result.resourceOperation ?? { registerFromScratch: { encodedLength: result.encodedLength, epochsAhead: result.epochsAhead } },
       cost: jsonInteger(result.cost),
       ...(result.sharedBlobObject === undefined ? {} : { sharedBlobObject: result.sharedBlobObject }),
     },
@@ -48,6 +66,11 @@ export function alreadyCertifiedJson(blobId: string, match: CertifiedPermanentMa
       endEpoch: match.endEpoch,
     },
   };
+}
+
+/** walrus.md §10.3 object variant: the publisher already owns this certified Blob object, stored long enough. */
+export function alreadyCertifiedObjectJson(blob: BlobObject): AlreadyCertifiedJson {
+  return { alreadyCertified: { blobId: blob.blobId, object: blob.id, endEpoch: blob.storage.endEpoch } };
 }
 
 /** FROST amounts are bigint; a JSON number is exact only up to 2^53 - 1. */

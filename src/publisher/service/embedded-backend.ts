@@ -6,14 +6,16 @@
 import type { EncodedBlob } from '../codec-types.js';
 import {
   alreadyCertifiedJson,
+  alreadyCertifiedObjectJson,
   isObjectId,
   isQuorum,
   LedgerError,
   newlyCreatedJson,
+  type BlobObject,
   type BlobObjectView,
   type CertifyBlobResult,
   type Ledger,
-  type RegisterBlobResult,
+  type ResourceOperationJson,
 } from '../ledger/index.js';
 import { InsufficientConfirmationsError, type StorageNetwork } from '../nodes/network.js';
 import type { BlobType } from '../nodes/types.js';
@@ -74,6 +76,15 @@ export class EmbeddedBackend implements BlobBackend {
       const match = ledger.findCertifiedPermanent(encoded.blobIdText, ledger.currentEpoch() + query.epochs);
       if (match) return alreadyCertifiedJson(encoded.blobIdText, match);
     }
+    const owned = query.reuseResources ? this.ownedRegistration(encoded.blobIdText, query) : undefined;
+    // walrus.md §10.3 object variant: the publisher's own certified Blob object, long enough.
+    if (owned?.certifiedEpoch != null) return alreadyCertifiedObjectJson(owned);
+    if (owned) {
+      // Its own registration, never certified (an earlier store failed after paying): upload and certify it, at no cost.
+      const certified = await this.uploadAndCertify(encoded, owned, uploads);
+      const reused = { blobObject: certified.blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost: 0n };
+      return this.created(reused, query, { reuseRegistration: { encodedLength: encoded.encodedLength } });
+    }
     const registration = await ledger.registerBlob({
       blobId: encoded.blobIdText,
       size: encoded.unencodedLength,
@@ -83,10 +94,38 @@ export class EmbeddedBackend implements BlobBackend {
       owner: query.sendObjectTo,
     });
     // From here on a failure leaves the paid registration on the ledger, as on Walrus (walrus.md §15).
-    const certified = await this.uploadAndCertify(encoded, registration, uploads);
-    if (!query.share) return newlyCreatedJson({ ...registration, blobObject: certified.blobObject });
-    const shared = await ledger.shareBlob(certified.blobObject.id);
-    return newlyCreatedJson({ ...registration, blobObject: shared.blobObject, sharedBlobObject: shared.sharedBlobObjectId });
+    const certified = await this.uploadAndCertify(encoded, registration.blobObject, uploads);
+    return this.created({ ...registration, blobObject: certified.blobObject }, query);
+  }
+
+  /** The newlyCreated answer for a blob just certified, shared first when the query asks (`share=true`). */
+  private async created(result: Parameters<typeof newlyCreatedJson>[0], query: StoreQuery, resourceOperation?: ResourceOperationJson): Promise<StoreResult> {
+    if (!query.share) return newlyCreatedJson({ ...result, resourceOperation });
+    const shared = await this.ledger.shareBlob(result.blobObject.id);
+    return newlyCreatedJson({ ...result, blobObject: shared.blobObject, sharedBlobObject: shared.sharedBlobObjectId, resourceOperation });
+  }
+
+  /**
+   * With `reuse_resources=true` (walrus-sdk StoreOptimizations::should_check_existing_resources):
+   * a live Blob object of this blob id that the publisher owns, with the query's persistence and
+   * storage until at least the epoch the query asks for: certified (unless `force`, which wants a
+   * new certification), else registered only. walrus-sdk owned_registration.rs
+   * find_blob_owned_by_wallet, without the extension of one that ends too early: that one is left
+   * alone and the blob registered anew. A registration the query would send to another address is
+   * not reused either (the ledger never moves a Blob object to a new owner).
+   */
+  private ownedRegistration(blobId: string, query: StoreQuery): BlobObject | undefined {
+    const ledger = this.ledger;
+    const publisher = ledger.publisherAddress;
+    const targetEpoch = ledger.currentEpoch() + query.epochs;
+    const candidates = ledger
+      .blobsById(blobId)
+      .filter((v) => (v.state === 'registered' || v.state === 'certified') && v.object.owner === publisher)
+      .map((v) => v.object)
+      .filter((b) => b.deletable === query.deletable && b.storage.endEpoch >= targetEpoch);
+    const certified = query.force ? undefined : candidates.find((b) => b.certifiedEpoch !== null);
+    const sendsAway = query.sendObjectTo !== undefined && query.sendObjectTo !== publisher;
+    return certified ?? (sendsAway ? undefined : candidates.find((b) => b.certifiedEpoch === null));
   }
 
   private async relayEncoded(encoded: EncodedBlob, deletableBlobObject: string | undefined, uploads: Promise<void>[]): Promise<RelayCertificate> {
@@ -119,8 +158,7 @@ export class EmbeddedBackend implements BlobBackend {
     return this.onClose();
   }
 
-  private async uploadAndCertify(encoded: EncodedBlob, registration: RegisterBlobResult, uploads: Promise<void>[]): Promise<CertifyBlobResult> {
-    const blobObject = registration.blobObject;
+  private async uploadAndCertify(encoded: EncodedBlob, blobObject: BlobObject, uploads: Promise<void>[]): Promise<CertifyBlobResult> {
     const blobType: BlobType = blobObject.deletable ? { kind: 'deletable', objectId: blobObject.id } : { kind: 'permanent' };
     for (let attempt = 1; ; attempt++) {
       const epoch = this.ledger.currentEpoch();

@@ -21,6 +21,8 @@ export interface StoreQuery {
   force: boolean;
   /** wrap the certified Blob object in a shared object (exclusive with sendObjectTo) */
   share: boolean;
+  /** `reuse_resources` (default false): look for a Blob object the publisher owns first (walrus.md §10.2) */
+  reuseResources: boolean;
 }
 
 /** Parameters Walrus knows (walrus.md §10.2); anything else is denied as there. */
@@ -43,8 +45,7 @@ export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): Store
   if (share && params.has('send_object_to')) {
     throw new PublisherError('MALFORMED_REQUEST', 'share and send_object_to exclude each other', { parameter: 'share' });
   }
-  // Tusk never holds reusable Storage objects: "try to reuse" always falls back to a fresh registration.
-  parseBool(params, 'reuse_resources');
+  const reuseResources = parseBool(params, 'reuse_resources') ?? false;
   const encoding = params.get('encoding_type');
   if (encoding !== undefined && encoding !== 'RS2') {
     throw new PublisherError('MALFORMED_REQUEST', `encoding_type must be RS2, got '${encoding}'`, { parameter: 'encoding_type' });
@@ -57,7 +58,7 @@ export function parseStoreQuery(rawQuery: string, maxEpochsAhead: number): Store
   if (target !== undefined && !ADDRESS_PATTERN.test(target)) {
     throw new PublisherError('MALFORMED_REQUEST', 'send_object_to must be 0x followed by 64 hexadecimal digits', { parameter: 'send_object_to' });
   }
-  return { epochs, deletable, sendObjectTo: target?.toLowerCase(), force, share };
+  return { epochs, deletable, sendObjectTo: target?.toLowerCase(), force, share, reuseResources };
 }
 
 function parseEpochs(value: string | undefined, maxEpochsAhead: number): number {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { alreadyCertifiedJson, newlyCreatedJson } from '../../../../src/publisher/ledger/index.js';
+import { alreadyCertifiedJson, alreadyCertifiedObjectJson, newlyCreatedJson } from '../../../../src/publisher/ledger/index.js';
 import { BLOB_A, makeFixture, QUORUM_1000, SMALL, type Fixture } from './ledger-fixture.js';
 
 let fx: Fixture;
@@ -22,6 +22,22 @@ describe('publisher response bodies (walrus.md §10.3)', () => {
         `"storage":{"id":"${reg.storage.id}","startEpoch":34,"endEpoch":35,"storageSize":66034000},` +
         `"deletable":false},"resourceOperation":{"registerFromScratch":{"encodedLength":66034000,"epochsAhead":1}},` +
         `"cost":132300}}`,
+    );
+  });
+
+  it('newlyCreated after reusing a registration: reuseRegistration with the encoded length, cost 0', async () => {
+    const reg = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 1, deletable: true });
+    const cert = await fx.ledger.certifyBlob(reg.blobObject.id, QUORUM_1000);
+    const body = JSON.stringify(newlyCreatedJson({ ...reg, blobObject: cert.blobObject, cost: 0n, resourceOperation: { reuseRegistration: { encodedLength: 66034000 } } }));
+    expect(body).toContain(`"deletable":true},"resourceOperation":{"reuseRegistration":{"encodedLength":66034000}},"cost":0}}`);
+  });
+
+  it('alreadyCertified, object variant: the Blob object in place of the event (walrus-sdk EventOrObjectId, flattened)', async () => {
+    fx.toEpoch(34);
+    const reg = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 2, deletable: true });
+    const cert = await fx.ledger.certifyBlob(reg.blobObject.id, QUORUM_1000);
+    expect(JSON.stringify(alreadyCertifiedObjectJson(cert.blobObject))).toBe(
+      `{"alreadyCertified":{"blobId":"${BLOB_A}","object":"${reg.blobObject.id}","endEpoch":36}}`,
     );
   });
 

@@ -51,9 +51,65 @@ describe('PUT /<key>/v1/blobs (walrus.md §10.3, seed interface B)', () => {
     expect(deletable.json.newlyCreated.blobObject).toMatchObject({ blobId, deletable: true, certifiedEpoch: 34 });
     expect(deletable.json.newlyCreated.blobObject.id).not.toBe(created.blobObject.id);
 
+    // A deletable blob never takes the event variant: stored again, registered again (the daemon's default).
+    const deletableId = deletable.json.newlyCreated.blobObject.id;
+    const deletableAgain = await fx.put('deletable=true', BLOB);
+    expect(deletableAgain.json.newlyCreated.blobObject.id).not.toBe(deletableId);
     const sent = await fx.put(`send_object_to=${ADDRESS}&deletable=true`, BLOB);
     const owned = fx.ledger.getObject(sent.json.newlyCreated.blobObject.id)!;
     expect(owned.type === 'Blob' && owned.object.owner).toBe(ADDRESS);
+  });
+
+  it('with reuse_resources=true, answers alreadyCertified with a certified Blob object the publisher owns (object variant)', async () => {
+    fx = await startFixture();
+    const deletable = (await fx.put('deletable=true', BLOB)).json.newlyCreated.blobObject;
+    const blobId = deletable.blobId;
+    const again = await fx.put('deletable=true&reuse_resources=true', BLOB);
+    expect(again.text).toBe(`{"alreadyCertified":{"blobId":"${blobId}","object":"${deletable.id}","endEpoch":2}}`);
+    // Even when a new object would go elsewhere: an already certified blob is not moved (walrus-sdk resource.rs).
+    expect((await fx.put(`send_object_to=${ADDRESS}&deletable=true&reuse_resources=true`, BLOB)).json.alreadyCertified).toMatchObject({ object: deletable.id });
+    // Storage to a later epoch than the owned object has: registered anew (Tusk does not extend it), for its new owner.
+    const sent = await fx.put(`send_object_to=${ADDRESS}&deletable=true&epochs=2&reuse_resources=true`, BLOB);
+    expect(sent.json.newlyCreated.resourceOperation).toHaveProperty('registerFromScratch');
+    const owned = fx.ledger.getObject(sent.json.newlyCreated.blobObject.id)!;
+    expect(owned.type === 'Blob' && owned.object.owner).toBe(ADDRESS);
+    // ADDRESS's object is not the publisher's to offer; its own still is.
+    expect((await fx.put('deletable=true&reuse_resources=true', BLOB)).json.alreadyCertified).toMatchObject({ object: deletable.id });
+    // A permanent request does not take a deletable object, and `force` wants a new certification.
+    expect((await fx.put('reuse_resources=true', BLOB)).json.newlyCreated.blobObject.deletable).toBe(false);
+    expect((await fx.put('deletable=true&force=true&reuse_resources=true', BLOB)).json.newlyCreated.resourceOperation).toHaveProperty('registerFromScratch');
+  });
+
+  it("with reuse_resources=true, certifies the publisher's own uncertified registration instead of paying again (reuseRegistration)", async () => {
+    fx = await startFixture();
+    const info = await fx.codec.blobId(BLOB, N_SHARDS);
+    // What a store leaves behind when it paid but could not reach a quorum (see the storage-node failures below).
+    const input = { blobId: info.blobIdText, size: BLOB.length, encodedLength: info.encodedLength, deletable: false };
+    const registered = (await fx.ledger.registerBlob({ ...input, epochs: 3 })).blobObject;
+    const short = (await fx.ledger.registerBlob({ ...input, epochs: 1 })).blobObject;
+    const balance = fx.ledger.balance();
+
+    // Too short for 2 epochs; long enough, but the answer's object would go elsewhere: neither is reused.
+    const elsewhere = await fx.put(`epochs=2&send_object_to=${ADDRESS}&reuse_resources=true`, BLOB);
+    expect(elsewhere.json.newlyCreated.resourceOperation).toHaveProperty('registerFromScratch');
+    expect(fx.ledger.balance()).toBeLessThan(balance);
+    const [registeredNow, shortNow] = [fx.ledger.getObject(registered.id)!, fx.ledger.getObject(short.id)!];
+    expect([registeredNow.type === 'Blob' && registeredNow.state, shortNow.type === 'Blob' && shortNow.state]).toEqual(['registered', 'registered']);
+
+    const paid = fx.ledger.balance();
+    // `force`: past the certified copy just sent to ADDRESS (the event variant would answer), to the owned registrations.
+    expect((await fx.put('epochs=2&force=true', BLOB)).json.newlyCreated.resourceOperation, 'not without reuse_resources').toHaveProperty('registerFromScratch');
+    const paidAgain = fx.ledger.balance();
+    const reused = await fx.put('epochs=2&force=true&reuse_resources=true', BLOB);
+    expect(reused.status).toBe(200);
+    expect(reused.json.newlyCreated).toMatchObject({
+      blobObject: { id: registered.id, certifiedEpoch: 1, storage: { endEpoch: 4 } },
+      resourceOperation: { reuseRegistration: { encodedLength: info.encodedLength } },
+      cost: 0,
+    });
+    expect(paidAgain).toBeLessThan(paid);
+    expect(fx.ledger.balance(), 'nothing paid').toBe(paidAgain);
+    expect(await fx.nodesHolding(info.blobId)).toBe(10);
   });
 
   it('looks up the returned transaction, event and objects under /v1/ledger', async () => {

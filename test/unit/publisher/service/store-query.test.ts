@@ -16,7 +16,7 @@ function reasonOf(raw: string): string {
 
 describe('PUT /v1/blobs query (walrus.md §10.2, seed interface B)', () => {
   it('seed defaults: epochs 1, permanent, publisher keeps the object', () => {
-    expect(parseStoreQuery('', 53)).toEqual({ epochs: 1, deletable: false, sendObjectTo: undefined, force: false, share: false });
+    expect(parseStoreQuery('', 53)).toEqual({ epochs: 1, deletable: false, sendObjectTo: undefined, force: false, share: false, reuseResources: false });
   });
 
   it('reads every supported parameter', () => {
@@ -26,8 +26,10 @@ describe('PUT /v1/blobs query (walrus.md §10.2, seed interface B)', () => {
       sendObjectTo: ADDRESS.toLowerCase(),
       force: true,
       share: false,
+      reuseResources: false,
     });
     expect(parseStoreQuery('share=true', 53).share).toBe(true);
+    expect(parseStoreQuery('reuse_resources=true', 53).reuseResources).toBe(true);
     expect(parseStoreQuery('share=false&quilt_version=1', 53).share).toBe(false);
     expect(parseStoreQuery('permanent=true&deletable=false', 53).deletable).toBe(false);
     // permanent=false is honoured: a deletable blob, as on Walrus since v1.33.

@@ -106,7 +106,7 @@ describe('WalrusBackend', () => {
     const encoded = await codec.encode(randomBytes(302, 5_000), double.nShards);
     // the SDK keeps its cached system state, so the wallet check is the first call that fails
     await double.stopRpc();
-    const failure = await backend.publish(encoded, { epochs: 1, deletable: true, force: false, share: false }).catch((e: unknown) => e);
+    const failure = await backend.publish(encoded, { epochs: 1, deletable: true, force: false, share: false, reuseResources: false }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(PublisherError);
     expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
     expect((failure as PublisherError).httpStatus).toBe(503);
