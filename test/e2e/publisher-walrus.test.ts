@@ -177,6 +177,12 @@ describe('publisher on a Walrus network (recorded-protocol double)', () => {
     expect(deletable.status, deletable.text).toBe(200);
     expect(deletable.json.newlyCreated.blobObject.deletable).toBe(true);
     expect(Blob.parse((await chainObject(deletable.json.newlyCreated.blobObject.id)).content).deletable).toBe(true);
+    // reuse_resources=true: the wallet's own certified Blob object answers (the object variant); without it, a new one
+    const again = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?deletable=true&reuse_resources=true`, randomBytes(104, 20_000));
+    const { id, blobId, storage } = deletable.json.newlyCreated.blobObject;
+    expect(again.text).toBe(`{"alreadyCertified":{"blobId":"${blobId}","object":"${id}","endEpoch":${storage.endEpoch}}}`);
+    const anew = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?deletable=true`, randomBytes(104, 20_000));
+    expect(anew.json.newlyCreated.blobObject.id).not.toBe(id);
 
     const sharedData = randomBytes(105, 30_000);
     const shared = await putBlob(publisher.url, `/${publisher.key}/v1/blobs?share=true`, sharedData);

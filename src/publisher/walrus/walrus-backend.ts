@@ -19,7 +19,7 @@ import {
 } from '@mysten/walrus';
 import type { EncodedBlob } from '../codec-types.js';
 import { unshared } from '../encoded-blob.js';
-import { isObjectId, newlyCreatedJson, type BlobObject } from '../ledger/index.js';
+import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
 import type { Logger } from '../service/context.js';
@@ -138,19 +138,29 @@ export class WalrusBackend implements BlobBackend {
           return { alreadyCertified: { blobId: encoded.blobIdText, event: certified.statusEvent, endEpoch: certified.endEpoch } };
         }
       }
-      const { totalCost } = await this.walrus.storageCost(encoded.unencodedLength, query.epochs);
-      await this.checkFunds(totalCost, query.share || query.sendObjectTo ? 3 : 2);
-
-      const registered = await this.walrus.executeRegisterBlobTransaction({
-        signer: this.signer,
-        size: encoded.unencodedLength,
-        epochs: query.epochs,
-        blobId: encoded.blobIdText,
-        rootHash: encoded.rootHash,
-        deletable: query.deletable,
-        owner: this.address,
-      });
-      const objectId = registered.blob.id.id;
+      const owned = query.reuseResources ? await this.ownedRegistration(encoded.blobIdText, query, epoch) : undefined;
+      // walrus.md §10.3 object variant: a certified Blob object the wallet owns, long enough.
+      if (owned?.certifiedEpoch != null) return alreadyCertifiedObjectJson(owned);
+      const transactions = (owned ? 1 : 2) + (query.share || query.sendObjectTo ? 1 : 0);
+      let objectId: string;
+      let cost = 0n;
+      if (owned) {
+        await this.checkFunds(0n, transactions);
+        objectId = owned.id;
+      } else {
+        cost = (await this.walrus.storageCost(encoded.unencodedLength, query.epochs)).totalCost;
+        await this.checkFunds(cost, transactions);
+        const registered = await this.walrus.executeRegisterBlobTransaction({
+          signer: this.signer,
+          size: encoded.unencodedLength,
+          epochs: query.epochs,
+          blobId: encoded.blobIdText,
+          rootHash: encoded.rootHash,
+          deletable: query.deletable,
+          owner: this.address,
+        });
+        objectId = registered.blob.id.id;
+      }
       // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
       const confirmations = await this.walrus.writeEncodedBlobToNodes({
         blobId: encoded.blobIdText,
@@ -164,8 +174,30 @@ export class WalrusBackend implements BlobBackend {
       let sharedBlobObject: string | undefined;
       if (query.share) sharedBlobObject = await this.share(objectId);
       else if (query.sendObjectTo) await this.transfer(objectId, query.sendObjectTo);
-      return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost: totalCost, sharedBlobObject });
+      const resourceOperation = owned ? { reuseRegistration: { encodedLength: encoded.encodedLength } } : undefined;
+      return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
     });
+  }
+
+  /**
+   * With `reuse_resources=true`: a Blob object of this blob id the wallet owns, with the query's
+   * persistence and storage until at least the epoch asked for, certified (unless `force`) or
+   * registered only; as the embedded backend's ownedRegistration (walrus-sdk owned_registration.rs,
+   * without extending one that ends too early).
+   */
+  private async ownedRegistration(blobId: string, query: StoreQuery, epoch: number): Promise<BlobObject | undefined> {
+    const candidates: BlobObject[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.sui.core.getOwnedObjects({ address: this.address, type: `${this.state.blobTypeOrigin}::blob::Blob`, cursor, limit: 50 });
+      for (const object of page.objects) {
+        const blob = parseBlobObject(await object.content, this.address);
+        if (blob.blobId === blobId && blob.deletable === query.deletable && blob.storage.endEpoch >= epoch + query.epochs) candidates.push(blob);
+      }
+      cursor = page.hasNextPage ? page.cursor : null;
+    } while (cursor);
+    const certified = query.force ? undefined : candidates.find((b) => b.certifiedEpoch !== null);
+    return certified ?? candidates.find((b) => b.certifiedEpoch === null);
   }
 
   async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {

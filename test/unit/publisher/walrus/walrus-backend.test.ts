@@ -54,10 +54,12 @@ function config(walletPath: string, rpcUrl = double.rpcUrl): WalrusNetworkConfig
 
 describe('WalrusBackend', () => {
   let backend: WalrusBackend;
+  let backendKey: Ed25519Keypair;
   const logs: string[] = [];
 
   it('takes shards, epochs ahead and the committee from the chain, and says so', async () => {
     const { file, key } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
+    backendKey = key;
     backend = await openWalrusBackend({ config: config(file), log: (l) => logs.push(l) });
     expect(backend.nShards).toBe(double.nShards);
     expect(backend.maxEpochsAhead).toBe(20);
@@ -96,6 +98,33 @@ describe('WalrusBackend', () => {
     }
     // the nodes count it as a certified deletable blob
     expect(await client.getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'deletable', deletableCounts: { count_deletable_certified: 1 } });
+  });
+
+  it("with reuse_resources=true, certifies the wallet's own uncertified registration at no cost (reuseRegistration)", async () => {
+    const client = new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiClient({ url: double.rpcUrl }) });
+    const data = randomBytes(303, 30_000);
+    const encoded = await codec.encode(data, double.nShards);
+    // what a store that paid but reached no quorum leaves in the wallet
+    const registered = await client.executeRegisterBlobTransaction({
+      signer: backendKey,
+      size: data.length,
+      epochs: 3,
+      blobId: encoded.blobIdText,
+      rootHash: encoded.rootHash,
+      deletable: false,
+      owner: backendKey.toSuiAddress(),
+    });
+    const query = { epochs: 2, deletable: false, force: false, share: false, reuseResources: true };
+    const stored = await backend.publish(encoded, query);
+    expect(stored).toMatchObject({
+      newlyCreated: {
+        blobObject: { id: registered.blob.id.id, certifiedEpoch: double.epoch, storage: { endEpoch: double.epoch + 3 } },
+        resourceOperation: { reuseRegistration: { encodedLength: encoded.encodedLength } },
+        cost: 0,
+      },
+    });
+    // certified now: the event variant answers a permanent store
+    expect(await backend.publish(encoded, query)).toHaveProperty('alreadyCertified.event');
   });
 
   it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {
