@@ -69,18 +69,8 @@ describe('WalrusBackend', () => {
   it('relays a blob the client registered, with f shards down: the BLS certificate certifies it on chain', async () => {
     const user = Ed25519Keypair.generate();
     await double.fund(user.toSuiAddress(), { sui: 10n ** 10n, wal: 10n ** 12n });
-    const client = new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiClient({ url: double.rpcUrl }) });
-    const data = randomBytes(301, 40_000);
-    const encoded = await codec.encode(data, double.nShards);
-    const registered = await client.executeRegisterBlobTransaction({
-      signer: user,
-      size: data.length,
-      epochs: 2,
-      blobId: encoded.blobIdText,
-      rootHash: encoded.rootHash,
-      deletable: true,
-      owner: user.toSuiAddress(),
-    });
+    const client = walrusClient();
+    const { encoded, registered } = await encodeAndRegister(client, user, randomBytes(301, 40_000), { epochs: 2, deletable: true });
     const down = double.nodes.slice(0, 3); // 6 of 22 shards, f = 7
     await Promise.all(down.map((n) => n.stop()));
     try {
@@ -101,19 +91,8 @@ describe('WalrusBackend', () => {
   });
 
   it("with reuse_resources=true, certifies the wallet's own uncertified registration at no cost (reuseRegistration)", async () => {
-    const client = new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiClient({ url: double.rpcUrl }) });
-    const data = randomBytes(303, 30_000);
-    const encoded = await codec.encode(data, double.nShards);
     // what a store that paid but reached no quorum leaves in the wallet
-    const registered = await client.executeRegisterBlobTransaction({
-      signer: backendKey,
-      size: data.length,
-      epochs: 3,
-      blobId: encoded.blobIdText,
-      rootHash: encoded.rootHash,
-      deletable: false,
-      owner: backendKey.toSuiAddress(),
-    });
+    const { encoded, registered } = await encodeAndRegister(walrusClient(), backendKey, randomBytes(303, 30_000), { epochs: 3, deletable: false });
     const query = { epochs: 2, deletable: false, force: false, share: false, reuseResources: true };
     const stored = await backend.publish(encoded, query);
     expect(stored).toMatchObject({
@@ -141,6 +120,24 @@ describe('WalrusBackend', () => {
     expect((failure as PublisherError).httpStatus).toBe(503);
   });
 });
+
+function walrusClient(): WalrusClient {
+  return new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiClient({ url: double.rpcUrl }) });
+}
+
+/** Encodes `data` and registers it on chain for `owner`, who signs and pays (the SDK's register step). */
+async function encodeAndRegister(client: WalrusClient, owner: Ed25519Keypair, data: Buffer, options: { epochs: number; deletable: boolean }) {
+  const encoded = await codec.encode(data, double.nShards);
+  const registered = await client.executeRegisterBlobTransaction({
+    signer: owner,
+    size: data.length,
+    blobId: encoded.blobIdText,
+    rootHash: encoded.rootHash,
+    owner: owner.toSuiAddress(),
+    ...options,
+  });
+  return { encoded, registered };
+}
 
 async function closedPort(): Promise<number> {
   const net = await import('node:net');
