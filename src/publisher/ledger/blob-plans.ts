@@ -61,6 +61,14 @@ export interface ShareBlobResult {
   blobObject: BlobObject;
 }
 
+export interface ExtendBlobResult {
+  txDigest: string;
+  eventSeq: string;
+  /** FROST paid: the storage fee of the added epochs (no write fee) */
+  cost: bigint;
+  blobObject: BlobObject;
+}
+
 export interface DeleteBlobResult {
   txDigest: string;
   eventSeq: string;
@@ -206,6 +214,90 @@ export function planCertifyBlob(blobObjectId: string, cert: BlobCertificate, ctx
           if (!blob.deletable) tx.db.certifiedIndex.put([blob.blobId, storage.endEpoch, blob.id], 1);
         },
         result: { ...certifiedBy, certifiedEpoch: epoch, blobObject: blobObjectOf(next, storage) },
+      };
+    },
+  };
+}
+
+/**
+ * Walrus's `system::extend_blob`: a certified, unexpired Blob object the publisher owns keeps its
+ * storage `epochsExtended` epochs longer (at most max epochs ahead of now), paying the storage fee
+ * of those epochs; a `BlobCertified` event with `isExtension` says so, as the contract emits it
+ * (its `epoch` stays the certification's).
+ */
+export function planExtendBlob(blobObjectId: string, epochsExtended: number, ctx: PlanContext): Plan<ExtendBlobResult> {
+  const { blob, storage } = liveBlob(ctx.db, blobObjectId);
+  const { state, epoch } = ctx;
+  if (blob.certifiedEpoch === null) throw new LedgerError('InvalidArgument', { blobObjectId }, 'only a certified blob can be extended');
+  if (epoch >= storage.endEpoch) throw new LedgerError('BlobExpired', { blobObjectId, endEpoch: storage.endEpoch, epoch });
+  if (blob.owner !== state.publisherAddress) throw new LedgerError('InvalidArgument', { blobObjectId, owner: blob.owner }, 'only a blob the publisher owns can be extended');
+  const endEpoch = storage.endEpoch + epochsExtended;
+  if (!Number.isInteger(epochsExtended) || epochsExtended < 1 || endEpoch - epoch > state.maxEpochsAhead) {
+    throw new LedgerError('InvalidEpochsAhead', { epochs: endEpoch - epoch, maxEpochsAhead: state.maxEpochsAhead });
+  }
+  const prices = { storagePricePerUnit: BigInt(state.storagePricePerUnit), writePricePerUnit: 0n };
+  const cost = registrationCost(storage.storageSize, epochsExtended, prices);
+
+  return {
+    kind: 'ExtendBlob',
+    inputs: { blobObjectId: blob.id, epochsExtended },
+    balanceChange: -cost,
+    apply(tx) {
+      const nextStorage: StoredStorage = { ...storage, endEpoch, previousTransaction: tx.digest };
+      const certifiedBy = { txDigest: tx.digest, eventSeq: '0' };
+      const next: StoredBlob = { ...blob, certifiedBy, previousTransaction: tx.digest };
+      return {
+        created: [],
+        mutated: [blob.id, storage.id],
+        events: [
+          {
+            type: 'BlobCertified',
+            data: { epoch: blob.certifiedEpoch!, blobId: blob.blobId, endEpoch, deletable: blob.deletable, objectId: blob.id, isExtension: true },
+          },
+        ],
+        write() {
+          tx.db.objects.put(storage.id, nextStorage);
+          tx.db.objects.put(blob.id, next);
+          tx.db.reclaimIndex.remove([storage.endEpoch, blob.id]);
+          tx.db.reclaimIndex.put([endEpoch, blob.id], 1);
+          if (!blob.deletable) {
+            tx.db.certifiedIndex.remove([blob.blobId, storage.endEpoch, blob.id]);
+            tx.db.certifiedIndex.put([blob.blobId, endEpoch, blob.id], 1);
+          }
+        },
+        result: { ...certifiedBy, cost, blobObject: blobObjectOf(next, nextStorage) },
+      };
+    },
+  };
+}
+
+export interface TransferBlobResult {
+  txDigest: string;
+  blobObject: BlobObject;
+}
+
+/** A Sui transfer of a Blob object the publisher owns (with its Storage inside) to `to` (`send_object_to` after a reuse). */
+export function planTransferBlob(blobObjectId: string, to: string, ctx: PlanContext): Plan<TransferBlobResult> {
+  const { blob, storage } = liveBlob(ctx.db, blobObjectId);
+  if (blob.owner !== ctx.state.publisherAddress) throw new LedgerError('InvalidArgument', { blobObjectId, owner: blob.owner }, 'only a blob the publisher owns can be sent');
+  const owner = normalizeAddress(to);
+
+  return {
+    kind: 'TransferBlob',
+    inputs: { blobObjectId: blob.id, to: owner },
+    balanceChange: 0n,
+    apply(tx) {
+      const next: StoredBlob = { ...blob, owner, previousTransaction: tx.digest };
+      const nextStorage: StoredStorage = { ...storage, owner, previousTransaction: tx.digest };
+      return {
+        created: [],
+        mutated: [blob.id, storage.id],
+        events: [],
+        write() {
+          tx.db.objects.put(blob.id, next);
+          tx.db.objects.put(storage.id, nextStorage);
+        },
+        result: { txDigest: tx.digest, blobObject: blobObjectOf(next, nextStorage) },
       };
     },
   };

@@ -1,7 +1,7 @@
 // The publisher's embedded ledger (walrus.md §9, architecture.md "Ledger").
 
 export { base58Decode, base58Encode } from './base58.js';
-export type { BlobCertificate, CertifyBlobResult, DeleteBlobResult, ReclaimResult, RegisterBlobInput, RegisterBlobResult, ShareBlobResult } from './blob-plans.js';
+export type { BlobCertificate, CertifyBlobResult, DeleteBlobResult, ExtendBlobResult, ReclaimResult, RegisterBlobInput, RegisterBlobResult, ShareBlobResult, TransferBlobResult } from './blob-plans.js';
 export { isQuorum } from './blob-plans.js';
 export { runLedgerCli, LEDGER_USAGE } from './cli.js';
 export {
@@ -36,6 +36,7 @@ export {
   alreadyCertifiedJson,
   alreadyCertifiedObjectJson,
   newlyCreatedJson,
+  reuseOperation,
   type AlreadyCertifiedJson,
   type NewlyCreatedJson,
   type ResourceOperationJson,

@@ -4,14 +4,18 @@
 import fs from 'node:fs';
 import {
   planCertifyBlob,
+  planExtendBlob,
   planShareBlob,
+  planTransferBlob,
   type ShareBlobResult,
+  type TransferBlobResult,
   planDeleteBlob,
   planReclaim,
   planRegisterBlob,
   type BlobCertificate,
   type CertifyBlobResult,
   type DeleteBlobResult,
+  type ExtendBlobResult,
   type ReclaimResult,
   type RegisterBlobInput,
   type RegisterBlobResult,
@@ -164,6 +168,16 @@ export class Ledger {
 
   certifyBlob(blobObjectId: string, certificate: BlobCertificate): Promise<CertifyBlobResult> {
     return this.append((ctx) => planCertifyBlob(blobObjectId, certificate, ctx));
+  }
+
+  /** Extends a certified Blob object the publisher owns by `epochsExtended` epochs, paying their storage fee. */
+  extendBlob(blobObjectId: string, epochsExtended: number): Promise<ExtendBlobResult> {
+    return this.append((ctx) => planExtendBlob(blobObjectId, epochsExtended, ctx));
+  }
+
+  /** Sends a Blob object the publisher owns to another address. */
+  transferBlob(blobObjectId: string, to: string): Promise<TransferBlobResult> {
+    return this.append((ctx) => planTransferBlob(blobObjectId, to, ctx));
   }
 
   /** Wraps a certified Blob object into a new SharedBlob object (`share=true`). */

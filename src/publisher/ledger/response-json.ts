@@ -4,10 +4,18 @@
 import type { CertifiedPermanentMatch } from './ledger.js';
 import type { BlobObject } from './types.js';
 
-/** walrus-sdk resource.rs RegisterBlobOp, as Tusk's ledgers take it: a fresh registration, or the publisher's own registration reused. */
+/** walrus-sdk resource.rs RegisterBlobOp: a fresh registration, or a Blob object of the publisher's reused (and extended). */
 export type ResourceOperationJson =
   | { registerFromScratch: { encodedLength: number; epochsAhead: number } }
-  | { reuseRegistration: { encodedLength: number } };
+  | { reuseRegistration: { encodedLength: number } }
+  | { reuseAndExtend: { encodedLength: number; epochsExtended: number } }
+  | { reuseAndExtendNonCertified: { encodedLength: number; epochsExtended: number } };
+
+/** The operation that reused `owned` (certified or not) for a blob of `encodedLength`, extended by `epochsExtended` (0: not). */
+export function reuseOperation(owned: BlobObject, encodedLength: number, epochsExtended: number): ResourceOperationJson {
+  if (epochsExtended === 0) return { reuseRegistration: { encodedLength } };
+  return owned.certifiedEpoch === null ? { reuseAndExtendNonCertified: { encodedLength, epochsExtended } } : { reuseAndExtend: { encodedLength, epochsExtended } };
+}
 
 export interface NewlyCreatedJson {
   newlyCreated: {

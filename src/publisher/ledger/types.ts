@@ -78,7 +78,7 @@ export interface SharedBlobObjectView {
 
 export type LedgerObjectView = BlobObjectView | StorageObjectView | SharedBlobObjectView;
 
-export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'ShareBlob' | 'DeleteBlob' | 'ReclaimBlobs';
+export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'ExtendBlob' | 'TransferBlob' | 'ShareBlob' | 'DeleteBlob' | 'ReclaimBlobs';
 
 export type LedgerEventBody =
   | { type: 'LedgerCreated'; data: JsonObject }
@@ -101,7 +101,10 @@ export type LedgerEventBody =
     }
   | {
       type: 'BlobCertified';
-      data: { epoch: number; blobId: string; endEpoch: number; deletable: boolean; objectId: string; shardsCovered: number; nShards: number };
+      data:
+        | { epoch: number; blobId: string; endEpoch: number; deletable: boolean; objectId: string; shardsCovered: number; nShards: number }
+        /** an extension (`extend_blob`): `epoch` is the certification's, `endEpoch` the new one */
+        | { epoch: number; blobId: string; endEpoch: number; deletable: boolean; objectId: string; isExtension: true };
     }
   | { type: 'BlobDeleted'; data: { epoch: number; blobId: string; endEpoch: number; objectId: string; wasCertified: boolean } }
   | { type: 'BlobReclaimed'; data: { epoch: number; blobId: string; endEpoch: number; objectId: string; reason: 'expired' | 'deleted' } };

@@ -11,6 +11,7 @@ import {
   isQuorum,
   LedgerError,
   newlyCreatedJson,
+  reuseOperation,
   type BlobObject,
   type BlobObjectView,
   type CertifyBlobResult,
@@ -22,6 +23,7 @@ import type { BlobType } from '../nodes/types.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from './backend.js';
 import type { Logger } from './context.js';
 import { PublisherError } from './errors.js';
+import { epochsToExtend, ownedBlobToReuse } from './owned-blob.js';
 import type { StoreQuery } from './store-query.js';
 
 /** Confirmations are signed for one epoch; an epoch turning between upload and certify needs new ones. */
@@ -77,14 +79,7 @@ export class EmbeddedBackend implements BlobBackend {
       if (match) return alreadyCertifiedJson(encoded.blobIdText, match);
     }
     const owned = query.reuseResources ? this.ownedRegistration(encoded.blobIdText, query) : undefined;
-    // walrus.md §10.3 object variant: the publisher's own certified Blob object, long enough.
-    if (owned?.certifiedEpoch != null) return alreadyCertifiedObjectJson(owned);
-    if (owned) {
-      // Its own registration, never certified (an earlier store failed after paying): upload and certify it, at no cost.
-      const certified = await this.uploadAndCertify(encoded, owned, uploads);
-      const reused = { blobObject: certified.blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost: 0n };
-      return this.created(reused, query, { reuseRegistration: { encodedLength: encoded.encodedLength } });
-    }
+    if (owned) return this.reuse(encoded, owned, query, uploads);
     const registration = await ledger.registerBlob({
       blobId: encoded.blobIdText,
       size: encoded.unencodedLength,
@@ -105,27 +100,36 @@ export class EmbeddedBackend implements BlobBackend {
     return newlyCreatedJson({ ...result, blobObject: shared.blobObject, sharedBlobObject: shared.sharedBlobObjectId, resourceOperation });
   }
 
-  /**
-   * With `reuse_resources=true` (walrus-sdk StoreOptimizations::should_check_existing_resources):
-   * a live Blob object of this blob id that the publisher owns, with the query's persistence and
-   * storage until at least the epoch the query asks for: certified (unless `force`, which wants a
-   * new certification), else registered only. walrus-sdk owned_registration.rs
-   * find_blob_owned_by_wallet, without the extension of one that ends too early: that one is left
-   * alone and the blob registered anew. A registration the query would send to another address is
-   * not reused either (the ledger never moves a Blob object to a new owner).
-   */
+  /** With `reuse_resources=true`: the publisher's own live Blob object to store with (owned-blob.ts). */
   private ownedRegistration(blobId: string, query: StoreQuery): BlobObject | undefined {
     const ledger = this.ledger;
-    const publisher = ledger.publisherAddress;
-    const targetEpoch = ledger.currentEpoch() + query.epochs;
-    const candidates = ledger
+    const mine = ledger
       .blobsById(blobId)
-      .filter((v) => (v.state === 'registered' || v.state === 'certified') && v.object.owner === publisher)
-      .map((v) => v.object)
-      .filter((b) => b.deletable === query.deletable && b.storage.endEpoch >= targetEpoch);
-    const certified = query.force ? undefined : candidates.find((b) => b.certifiedEpoch !== null);
-    const sendsAway = query.sendObjectTo !== undefined && query.sendObjectTo !== publisher;
-    return certified ?? (sendsAway ? undefined : candidates.find((b) => b.certifiedEpoch === null));
+      .filter((v) => (v.state === 'registered' || v.state === 'certified') && v.object.owner === ledger.publisherAddress)
+      .map((v) => v.object);
+    return ownedBlobToReuse(mine, blobId, query, ledger.currentEpoch());
+  }
+
+  /**
+   * Stores with the publisher's own Blob object (walrus-sdk resource.rs StoreOp): certified and long
+   * enough, it answers alreadyCertified with the object (walrus.md §10.3 object variant); else the
+   * slivers are uploaded and it is certified if it was not, its storage extended to the epoch asked
+   * for if it ends before (paying the storage of the added epochs only), and, as a new object would
+   * be, sent or shared.
+   */
+  private async reuse(encoded: EncodedBlob, owned: BlobObject, query: StoreQuery, uploads: Promise<void>[]): Promise<StoreResult> {
+    const ledger = this.ledger;
+    const epochsExtended = epochsToExtend(owned, query, ledger.currentEpoch());
+    if (owned.certifiedEpoch !== null && epochsExtended === 0) return alreadyCertifiedObjectJson(owned);
+    let blobObject = owned;
+    if (owned.certifiedEpoch === null) blobObject = (await this.uploadAndCertify(encoded, owned, uploads)).blobObject;
+    let cost = 0n;
+    if (epochsExtended > 0) ({ blobObject, cost } = await ledger.extendBlob(owned.id, epochsExtended));
+    if (query.sendObjectTo !== undefined && query.sendObjectTo !== ledger.publisherAddress) {
+      blobObject = (await ledger.transferBlob(owned.id, query.sendObjectTo)).blobObject;
+    }
+    const result = { blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost };
+    return this.created(result, query, reuseOperation(owned, encoded.encodedLength, epochsExtended));
   }
 
   private async relayEncoded(encoded: EncodedBlob, deletableBlobObject: string | undefined, uploads: Promise<void>[]): Promise<RelayCertificate> {

@@ -19,11 +19,12 @@ import {
 } from '@mysten/walrus';
 import type { EncodedBlob } from '../codec-types.js';
 import { unshared } from '../encoded-blob.js';
-import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, type BlobObject } from '../ledger/index.js';
+import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, reuseOperation, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
 import type { Logger } from '../service/context.js';
 import { PublisherError } from '../service/errors.js';
+import { epochsToExtend, ownedBlobToReuse } from '../service/owned-blob.js';
 import type { StoreQuery } from '../service/store-query.js';
 import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
@@ -139,65 +140,61 @@ export class WalrusBackend implements BlobBackend {
         }
       }
       const owned = query.reuseResources ? await this.ownedRegistration(encoded.blobIdText, query, epoch) : undefined;
+      const epochsExtended = owned ? epochsToExtend(owned, query, epoch) : 0;
       // walrus.md §10.3 object variant: a certified Blob object the wallet owns, long enough.
-      if (owned?.certifiedEpoch != null) return alreadyCertifiedObjectJson(owned);
-      const transactions = (owned ? 1 : 2) + (query.share || query.sendObjectTo ? 1 : 0);
-      let objectId: string;
-      let cost = 0n;
-      if (owned) {
-        await this.checkFunds(0n, transactions);
-        objectId = owned.id;
-      } else {
-        cost = (await this.walrus.storageCost(encoded.unencodedLength, query.epochs)).totalCost;
-        await this.checkFunds(cost, transactions);
-        const registered = await this.walrus.executeRegisterBlobTransaction({
-          signer: this.signer,
-          size: encoded.unencodedLength,
-          epochs: query.epochs,
-          blobId: encoded.blobIdText,
-          rootHash: encoded.rootHash,
-          deletable: query.deletable,
-          owner: this.address,
-        });
-        objectId = registered.blob.id.id;
-      }
+      if (owned?.certifiedEpoch != null && epochsExtended === 0) return alreadyCertifiedObjectJson(owned);
+      const certify = owned?.certifiedEpoch == null;
+      const cost = !owned
+        ? (await this.walrus.storageCost(encoded.unencodedLength, query.epochs)).totalCost
+        : epochsExtended > 0
+          ? (await this.walrus.storageCost(encoded.unencodedLength, epochsExtended)).storageCost
+          : 0n;
+      const transactions = (owned ? 0 : 1) + (certify ? 1 : 0) + (epochsExtended > 0 ? 1 : 0) + (query.share || query.sendObjectTo ? 1 : 0);
+      await this.checkFunds(cost, transactions);
+      const objectId = owned
+        ? owned.id
+        : (
+            await this.walrus.executeRegisterBlobTransaction({
+              signer: this.signer,
+              size: encoded.unencodedLength,
+              epochs: query.epochs,
+              blobId: encoded.blobIdText,
+              rootHash: encoded.rootHash,
+              deletable: query.deletable,
+              owner: this.address,
+            })
+          ).blob.id.id;
       // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
-      const confirmations = await this.walrus.writeEncodedBlobToNodes({
-        blobId: encoded.blobIdText,
-        metadata: metadataOf(encoded),
-        sliversByNode: this.sliversByNode(encoded),
-        ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
-      });
-      await this.walrus.executeCertifyBlobTransaction({ signer: this.signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
+      if (certify) {
+        const confirmations = await this.walrus.writeEncodedBlobToNodes({
+          blobId: encoded.blobIdText,
+          metadata: metadataOf(encoded),
+          sliversByNode: this.sliversByNode(encoded),
+          ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
+        });
+        await this.walrus.executeCertifyBlobTransaction({ signer: this.signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
+      }
+      if (epochsExtended > 0) await this.walrus.executeExtendBlobTransaction({ signer: this.signer, blobObjectId: objectId, epochs: epochsExtended });
       // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
       const blobObject = await this.blobObject(objectId);
       let sharedBlobObject: string | undefined;
       if (query.share) sharedBlobObject = await this.share(objectId);
       else if (query.sendObjectTo) await this.transfer(objectId, query.sendObjectTo);
-      const resourceOperation = owned ? { reuseRegistration: { encodedLength: encoded.encodedLength } } : undefined;
+      const resourceOperation = owned && reuseOperation(owned, encoded.encodedLength, epochsExtended);
       return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
     });
   }
 
-  /**
-   * With `reuse_resources=true`: a Blob object of this blob id the wallet owns, with the query's
-   * persistence and storage until at least the epoch asked for, certified (unless `force`) or
-   * registered only; as the embedded backend's ownedRegistration (walrus-sdk owned_registration.rs,
-   * without extending one that ends too early).
-   */
+  /** With `reuse_resources=true`: the wallet's own Blob object to store with (owned-blob.ts), from the chain. */
   private async ownedRegistration(blobId: string, query: StoreQuery, epoch: number): Promise<BlobObject | undefined> {
-    const candidates: BlobObject[] = [];
+    const mine: BlobObject[] = [];
     let cursor: string | null = null;
     do {
       const page = await this.sui.core.getOwnedObjects({ address: this.address, type: `${this.state.blobTypeOrigin}::blob::Blob`, cursor, limit: 50 });
-      for (const object of page.objects) {
-        const blob = parseBlobObject(await object.content, this.address);
-        if (blob.blobId === blobId && blob.deletable === query.deletable && blob.storage.endEpoch >= epoch + query.epochs) candidates.push(blob);
-      }
+      for (const object of page.objects) mine.push(parseBlobObject(await object.content, this.address));
       cursor = page.hasNextPage ? page.cursor : null;
     } while (cursor);
-    const certified = query.force ? undefined : candidates.find((b) => b.certifiedEpoch !== null);
-    return certified ?? candidates.find((b) => b.certifiedEpoch === null);
+    return ownedBlobToReuse(mine, blobId, query, epoch);
   }
 
   async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {

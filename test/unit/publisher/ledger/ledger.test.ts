@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LedgerError, isObjectId, isTxDigest, type BlobObjectView, type StorageObjectView } from '../../../../src/publisher/ledger/index.js';
+import { LedgerError, isObjectId, isTxDigest, registrationCost, type BlobObjectView, type StorageObjectView } from '../../../../src/publisher/ledger/index.js';
 import { BLOB_A, BLOB_B, makeFixture, PUBLISHER, QUORUM_1000, SMALL, type Fixture } from './ledger-fixture.js';
 
 let fx: Fixture;
@@ -233,6 +233,46 @@ describe('shareBlob', () => {
     const tx = fx.ledger.getTransaction(shared.txDigest)!;
     expect(tx).toMatchObject({ kind: 'ShareBlob', effects: { created: [shared.sharedBlobObjectId], mutated: [r.blobObject.id], balanceChange: '0' } });
     await rejectsWith(fx.ledger.shareBlob(r.blobObject.id), 'InvalidArgument'); // already shared
+    expect(await fx.ledger.verifyChain()).toMatchObject({ ok: true });
+  });
+});
+
+describe('extendBlob and transferBlob', () => {
+  it('extends a certified blob the publisher owns, paying the storage of the added epochs; moves its expiry and event lookups', async () => {
+    const r = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 2, deletable: false });
+    await rejectsWith(fx.ledger.extendBlob(r.blobObject.id, 1), 'InvalidArgument'); // not certified yet
+    await fx.ledger.certifyBlob(r.blobObject.id, QUORUM_1000);
+    await rejectsWith(fx.ledger.extendBlob(r.blobObject.id, 0), 'InvalidEpochsAhead');
+    await rejectsWith(fx.ledger.extendBlob(r.blobObject.id, fx.ledger.maxEpochsAhead), 'InvalidEpochsAhead'); // past max epochs ahead of now
+    const balance = fx.ledger.balance();
+    const extended = await fx.ledger.extendBlob(r.blobObject.id, 3);
+    const storageFee = registrationCost(SMALL.encodedLength, 3, { ...fx.ledger.prices(), writePricePerUnit: 0n });
+    expect(extended.cost).toBe(storageFee);
+    expect(fx.ledger.balance()).toBe(balance - storageFee);
+    expect(extended.blobObject).toMatchObject({ id: r.blobObject.id, certifiedEpoch: 1, storage: { id: r.storage.id, startEpoch: 1, endEpoch: 6 } });
+    expect(fx.ledger.getEvent(extended.txDigest, '0')).toMatchObject({
+      type: 'BlobCertified',
+      data: { epoch: 1, blobId: BLOB_A, endEpoch: 6, deletable: false, objectId: r.blobObject.id, isExtension: true },
+    });
+    // the §10.3 event lookup answers with the new end epoch and the extension's event; expiry moved with it
+    expect(fx.ledger.findCertifiedPermanent(BLOB_A, 6)).toEqual({ blobObjectId: r.blobObject.id, event: { txDigest: extended.txDigest, eventSeq: '0' }, endEpoch: 6 });
+    fx.toEpoch(3);
+    expect(fx.ledger.expiredBlobs()).toEqual([]);
+    fx.toEpoch(6);
+    expect(fx.ledger.expiredBlobs().map((b) => b.id)).toEqual([r.blobObject.id]);
+    await rejectsWith(fx.ledger.extendBlob(r.blobObject.id, 1), 'BlobExpired');
+    expect(await fx.ledger.verifyChain()).toMatchObject({ ok: true });
+  });
+
+  it('sends a blob the publisher owns to another address, which the publisher can then neither extend nor send', async () => {
+    const r = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 2, deletable: true });
+    await fx.ledger.certifyBlob(r.blobObject.id, QUORUM_1000);
+    const to = `0x${'CD'.repeat(32)}`;
+    const sent = await fx.ledger.transferBlob(r.blobObject.id, to);
+    expect(sent.blobObject.owner).toBe(to.toLowerCase());
+    expect(fx.ledger.getTransaction(sent.txDigest)).toMatchObject({ kind: 'TransferBlob', effects: { mutated: [r.blobObject.id, r.storage.id], balanceChange: '0' } });
+    await rejectsWith(fx.ledger.extendBlob(r.blobObject.id, 1), 'InvalidArgument');
+    await rejectsWith(fx.ledger.transferBlob(r.blobObject.id, PUBLISHER), 'InvalidArgument');
     expect(await fx.ledger.verifyChain()).toMatchObject({ ok: true });
   });
 });

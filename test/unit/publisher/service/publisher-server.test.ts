@@ -60,46 +60,54 @@ describe('PUT /<key>/v1/blobs (walrus.md §10.3, seed interface B)', () => {
     expect(owned.type === 'Blob' && owned.object.owner).toBe(ADDRESS);
   });
 
-  it('with reuse_resources=true, answers alreadyCertified with a certified Blob object the publisher owns (object variant)', async () => {
+  it('with reuse_resources=true, reuses a certified Blob object the publisher owns: alreadyCertified (object variant), or extended', async () => {
     fx = await startFixture();
+    const storagePerEpoch = registrationCost(encodedLength(BLOB.length, N_SHARDS)!, 1, { ...fx.ledger.prices(), writePricePerUnit: 0n });
     const deletable = (await fx.put('deletable=true', BLOB)).json.newlyCreated.blobObject;
     const blobId = deletable.blobId;
     const again = await fx.put('deletable=true&reuse_resources=true', BLOB);
     expect(again.text).toBe(`{"alreadyCertified":{"blobId":"${blobId}","object":"${deletable.id}","endEpoch":2}}`);
-    // Even when a new object would go elsewhere: an already certified blob is not moved (walrus-sdk resource.rs).
-    expect((await fx.put(`send_object_to=${ADDRESS}&deletable=true&reuse_resources=true`, BLOB)).json.alreadyCertified).toMatchObject({ object: deletable.id });
-    // Storage to a later epoch than the owned object has: registered anew (Tusk does not extend it), for its new owner.
-    const sent = await fx.put(`send_object_to=${ADDRESS}&deletable=true&epochs=2&reuse_resources=true`, BLOB);
-    expect(sent.json.newlyCreated.resourceOperation).toHaveProperty('registerFromScratch');
-    const owned = fx.ledger.getObject(sent.json.newlyCreated.blobObject.id)!;
+
+    // Longer than it is stored: extended (walrus-sdk reuseAndExtend), paying only the added epochs' storage.
+    const balance = fx.ledger.balance();
+    const extended = await fx.put('deletable=true&reuse_resources=true&epochs=3', BLOB);
+    expect(extended.json.newlyCreated).toMatchObject({
+      blobObject: { id: deletable.id, certifiedEpoch: 1, storage: { endEpoch: 4 } },
+      resourceOperation: { reuseAndExtend: { encodedLength: deletable.storage.storageSize, epochsExtended: 2 } },
+      cost: Number(2n * storagePerEpoch),
+    });
+    expect(fx.ledger.balance()).toBe(balance - 2n * storagePerEpoch);
+    const event = fx.ledger.getEvent(fx.ledger.getObject(deletable.id)!.previousTransaction, '0')!;
+    expect(event).toMatchObject({ type: 'BlobCertified', data: { epoch: 1, endEpoch: 4, objectId: deletable.id, isExtension: true } });
+
+    // Long enough: answered, not moved, even for another owner (walrus-sdk resource.rs: only new objects are sent).
+    expect((await fx.put(`send_object_to=${ADDRESS}&deletable=true&reuse_resources=true&epochs=3`, BLOB)).json.alreadyCertified).toMatchObject({ object: deletable.id });
+    // Extended, then sent as a new object would be.
+    const sent = await fx.put(`send_object_to=${ADDRESS}&deletable=true&epochs=5&reuse_resources=true`, BLOB);
+    expect(sent.json.newlyCreated).toMatchObject({ blobObject: { id: deletable.id, storage: { endEpoch: 6 } }, resourceOperation: { reuseAndExtend: { epochsExtended: 2 } } });
+    const owned = fx.ledger.getObject(deletable.id)!;
     expect(owned.type === 'Blob' && owned.object.owner).toBe(ADDRESS);
-    // ADDRESS's object is not the publisher's to offer; its own still is.
-    expect((await fx.put('deletable=true&reuse_resources=true', BLOB)).json.alreadyCertified).toMatchObject({ object: deletable.id });
-    // A permanent request does not take a deletable object, and `force` wants a new certification.
+    // No longer the publisher's to reuse; a permanent request never takes a deletable object; `force` wants a new certification.
+    const fresh = (await fx.put('deletable=true&reuse_resources=true', BLOB)).json.newlyCreated;
+    expect(fresh.resourceOperation).toHaveProperty('registerFromScratch');
     expect((await fx.put('reuse_resources=true', BLOB)).json.newlyCreated.blobObject.deletable).toBe(false);
-    expect((await fx.put('deletable=true&force=true&reuse_resources=true', BLOB)).json.newlyCreated.resourceOperation).toHaveProperty('registerFromScratch');
+    const forced = (await fx.put('deletable=true&force=true&reuse_resources=true', BLOB)).json.newlyCreated;
+    expect(forced.resourceOperation).toHaveProperty('registerFromScratch');
+    expect(forced.blobObject.id).not.toBe(fresh.blobObject.id);
   });
 
-  it("with reuse_resources=true, certifies the publisher's own uncertified registration instead of paying again (reuseRegistration)", async () => {
+  it("with reuse_resources=true, certifies the publisher's own uncertified registration instead of paying again", async () => {
     fx = await startFixture();
     const info = await fx.codec.blobId(BLOB, N_SHARDS);
+    const storagePerEpoch = registrationCost(info.encodedLength, 1, { ...fx.ledger.prices(), writePricePerUnit: 0n });
     // What a store leaves behind when it paid but could not reach a quorum (see the storage-node failures below).
     const input = { blobId: info.blobIdText, size: BLOB.length, encodedLength: info.encodedLength, deletable: false };
     const registered = (await fx.ledger.registerBlob({ ...input, epochs: 3 })).blobObject;
     const short = (await fx.ledger.registerBlob({ ...input, epochs: 1 })).blobObject;
-    const balance = fx.ledger.balance();
 
-    // Too short for 2 epochs; long enough, but the answer's object would go elsewhere: neither is reused.
-    const elsewhere = await fx.put(`epochs=2&send_object_to=${ADDRESS}&reuse_resources=true`, BLOB);
-    expect(elsewhere.json.newlyCreated.resourceOperation).toHaveProperty('registerFromScratch');
-    expect(fx.ledger.balance()).toBeLessThan(balance);
-    const [registeredNow, shortNow] = [fx.ledger.getObject(registered.id)!, fx.ledger.getObject(short.id)!];
-    expect([registeredNow.type === 'Blob' && registeredNow.state, shortNow.type === 'Blob' && shortNow.state]).toEqual(['registered', 'registered']);
-
-    const paid = fx.ledger.balance();
-    // `force`: past the certified copy just sent to ADDRESS (the event variant would answer), to the owned registrations.
+    // `force` throughout: past the certified copy the first store makes (the event variant would answer).
     expect((await fx.put('epochs=2&force=true', BLOB)).json.newlyCreated.resourceOperation, 'not without reuse_resources').toHaveProperty('registerFromScratch');
-    const paidAgain = fx.ledger.balance();
+    const paid = fx.ledger.balance();
     const reused = await fx.put('epochs=2&force=true&reuse_resources=true', BLOB);
     expect(reused.status).toBe(200);
     expect(reused.json.newlyCreated).toMatchObject({
@@ -107,9 +115,20 @@ describe('PUT /<key>/v1/blobs (walrus.md §10.3, seed interface B)', () => {
       resourceOperation: { reuseRegistration: { encodedLength: info.encodedLength } },
       cost: 0,
     });
-    expect(paidAgain).toBeLessThan(paid);
-    expect(fx.ledger.balance(), 'nothing paid').toBe(paidAgain);
+    expect(fx.ledger.balance(), 'nothing paid').toBe(paid);
     expect(await fx.nodesHolding(info.blobId)).toBe(10);
+
+    // The short one next: certified, extended by the missing epoch, and sent.
+    const extended = await fx.put(`epochs=2&force=true&reuse_resources=true&send_object_to=${ADDRESS}`, BLOB);
+    expect(extended.json.newlyCreated).toMatchObject({
+      blobObject: { id: short.id, certifiedEpoch: 1, storage: { endEpoch: 3 } },
+      resourceOperation: { reuseAndExtendNonCertified: { encodedLength: info.encodedLength, epochsExtended: 1 } },
+      cost: Number(storagePerEpoch),
+    });
+    expect(fx.ledger.balance()).toBe(paid - storagePerEpoch);
+    const sent = fx.ledger.getObject(short.id)!;
+    expect(sent.type === 'Blob' && sent.object.owner).toBe(ADDRESS);
+    await expect(fx.ledger.verifyChain()).resolves.toMatchObject({ ok: true });
   });
 
   it('looks up the returned transaction, event and objects under /v1/ledger', async () => {

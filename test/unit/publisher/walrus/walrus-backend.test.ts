@@ -90,7 +90,7 @@ describe('WalrusBackend', () => {
     expect(await client.getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'deletable', deletableCounts: { count_deletable_certified: 1 } });
   });
 
-  it("with reuse_resources=true, certifies the wallet's own uncertified registration at no cost (reuseRegistration)", async () => {
+  it("with reuse_resources=true, certifies the wallet's own uncertified registration at no cost, and extends it (reuseAndExtend)", async () => {
     // what a store that paid but reached no quorum leaves in the wallet
     const { encoded, registered } = await encodeAndRegister(walrusClient(), backendKey, randomBytes(303, 30_000), { epochs: 3, deletable: false });
     const query = { epochs: 2, deletable: false, force: false, share: false, reuseResources: true };
@@ -104,6 +104,16 @@ describe('WalrusBackend', () => {
     });
     // certified now: the event variant answers a permanent store
     expect(await backend.publish(encoded, query)).toHaveProperty('alreadyCertified.event');
+    // longer than it is stored: extended on chain (extend_blob), paying the two added epochs' storage
+    const { storageCost } = await walrusClient().storageCost(encoded.unencodedLength, 2);
+    const extended = await backend.publish(encoded, { ...query, epochs: 5 });
+    expect(extended).toMatchObject({
+      newlyCreated: {
+        blobObject: { id: registered.blob.id.id, storage: { endEpoch: double.epoch + 5 } },
+        resourceOperation: { reuseAndExtend: { encodedLength: encoded.encodedLength, epochsExtended: 2 } },
+        cost: Number(storageCost),
+      },
+    });
   });
 
   it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {

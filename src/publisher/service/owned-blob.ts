@@ -1,0 +1,26 @@
+// `reuse_resources=true` (walrus-sdk StoreOptimizations::should_check_existing_resources): which of
+// the Blob objects the publisher owns a store uses instead of registering anew, and how far it must
+// be extended. One choice for both backends (walrus-sdk owned_registration.rs).
+
+import type { BlobObject } from '../ledger/index.js';
+import type { StoreQuery } from './store-query.js';
+
+/**
+ * Of the publisher's Blob objects, one of blob `blobId` still stored (end epoch after the current
+ * one) with the query's persistence, and not a certified one when `force` asks for a new
+ * certification (find_blob_owned_by_wallet). Of several, the cheapest to use: certified and long
+ * enough (nothing to do), registered and long enough (upload and certify), certified (extend),
+ * registered (all three).
+ */
+export function ownedBlobToReuse(owned: readonly BlobObject[], blobId: string, query: StoreQuery, currentEpoch: number): BlobObject | undefined {
+  const targetEpoch = currentEpoch + query.epochs;
+  const rank = (b: BlobObject) => (b.storage.endEpoch >= targetEpoch ? 0 : 2) + (b.certifiedEpoch !== null ? 0 : 1);
+  return owned
+    .filter((b) => b.blobId === blobId && b.storage.endEpoch > currentEpoch && b.deletable === query.deletable && !(query.force && b.certifiedEpoch !== null))
+    .sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** Epochs `owned` must be extended by to last the epochs the query asks for (0: long enough). */
+export function epochsToExtend(owned: BlobObject, query: StoreQuery, currentEpoch: number): number {
+  return Math.max(0, currentEpoch + query.epochs - owned.storage.endEpoch);
+}
