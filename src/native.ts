@@ -6,7 +6,7 @@
 // x-amz-content-sha256, base64 for Content-MD5 / x-amz-checksum-sha256); CRC32 and CRC32C are
 // unsigned 32-bit numbers and CRC64NVME a bigint; `checksumBytes` turns those into the
 // big-endian bytes whose base64 S3 sends in x-amz-checksum-crc32/crc32c/crc64nvme.
-import { createCipheriv } from 'node:crypto';
+import { createCipheriv, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -63,6 +63,7 @@ interface Binding {
   /** What differs between the multi-lane kernels and stream-by-stream hashing, if anything. */
   checkLanes(): string | undefined;
   algorithms(): Record<string, number>;
+  hmacSha256Hex(key: Uint8Array, data: string): string;
   gcmSealBlocks(key: Uint8Array, noncePrefix: Uint8Array, firstBlock: number, aad: Uint8Array, blockSize: number, plain: Uint8Array, sealed: Uint8Array): void;
   gcmOpenBlocks(key: Uint8Array, noncePrefix: Uint8Array, firstBlock: number, aad: Uint8Array, blockSize: number, sealed: Uint8Array, plain: Uint8Array): number;
   /** Linux only (native/src/lock_binding.rs) */
@@ -373,6 +374,11 @@ export function crc32c(data: Uint8Array, seed = 0): number {
   return binding().crc32c(data, seed);
 }
 
+/** HMAC-SHA256 of `data` (UTF-8) under `key`, lower-case hex: SigV4's signature, ~4× cheaper than a node:crypto Hmac object. */
+export function hmacSha256Hex(key: Uint8Array, data: string): string {
+  return binding().hmacSha256Hex(key, data);
+}
+
 /** The SIMD kernel each algorithm uses on this CPU (for the start-up log). */
 export function simdPaths(): SimdPaths {
   return binding().simdPaths();
@@ -539,7 +545,18 @@ export function selfTest(): void {
   }
   const lanes = native.checkLanes();
   if (lanes !== undefined) throw new Error(`native self-test failed: multi-buffer hashing: ${lanes}`);
+  checkHmac(native);
   checkGcmBlocks();
+}
+
+/** The native HMAC against node:crypto: keys shorter than, as long as and longer than a block, and non-ASCII data. */
+function checkHmac(native: Binding): void {
+  for (const [keyLength, data] of [[32, 'AWS4-HMAC-SHA256\n20261125T000000Z'], [64, ''], [100, 'ü€ '.repeat(50)]] as const) {
+    const key = Buffer.alloc(keyLength, keyLength);
+    const want = createHmac('sha256', key).update(data).digest('hex');
+    const got = native.hmacSha256Hex(key, data);
+    if (got !== want) mismatch(`hmac-sha256 with a ${keyLength}-byte key`, got, want);
+  }
 }
 
 /**

@@ -340,8 +340,34 @@ unsafe extern "C" fn check_lanes(env: napi_env, info: napi_callback_info) -> nap
     })
 }
 
+/// hmacSha256Hex(key, data: string): string — HMAC-SHA256 of `data`'s UTF-8 under `key`, as 64
+/// lower-case hex digits (node:crypto's `createHmac('sha256', key).update(data).digest('hex')`).
+unsafe extern "C" fn hmac_sha256_hex(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<2>(env, info, |env, [key, data]| {
+        let key = env.bytes(required(key, "key")?, "key")?;
+        let data = required(data, "data")?;
+        let not_string = || JsError::Type(c"ERR_INVALID_ARG_TYPE", "data must be a string".into());
+        // A string-to-sign is a few hundred bytes: measured first, then copied out once.
+        let mut len = 0usize;
+        if napi_get_value_string_utf8(env.0, data, ptr::null_mut(), 0, &mut len) != NAPI_OK {
+            return Err(not_string());
+        }
+        let mut utf8 = vec![0u8; len + 1];
+        check(napi_get_value_string_utf8(env.0, data, utf8.as_mut_ptr().cast(), utf8.len(), &mut len))?;
+        let mac = digest::hmac_sha256(key, &utf8[..len]);
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = [0u8; 64];
+        for (i, b) in mac.iter().enumerate() {
+            hex[2 * i] = HEX[(b >> 4) as usize];
+            hex[2 * i + 1] = HEX[(b & 15) as usize];
+        }
+        env.string(std::str::from_utf8(&hex).expect("hex digits are ASCII"))
+    })
+}
+
 pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
-    let functions: [(&std::ffi::CStr, napi_callback); 10] = [
+    let functions: [(&std::ffi::CStr, napi_callback); 11] = [
+        (c"hmacSha256Hex", hmac_sha256_hex),
         (c"createHasher", create_hasher),
         (c"hasherUpdate", hasher_update),
         (c"hashersUpdateManyAsync", hashers_update_many_async),

@@ -148,6 +148,8 @@ extern "C" {
     pub fn napi_get_boolean(env: napi_env, value: bool, result: *mut napi_value) -> napi_status;
     pub fn napi_create_double(env: napi_env, value: f64, result: *mut napi_value) -> napi_status;
     pub fn napi_get_value_double(env: napi_env, value: napi_value, result: *mut f64) -> napi_status;
+    // Used by hmacSha256Hex (digest_binding.rs).
+    pub fn napi_get_value_string_utf8(env: napi_env, value: napi_value, buf: *mut c_char, bufsize: usize, result: *mut usize) -> napi_status;
     pub fn napi_create_arraybuffer(
         env: napi_env,
         byte_length: usize,

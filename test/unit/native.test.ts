@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { crc32c as awsCrc32c } from '@aws-crypto/crc32c';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,6 +9,7 @@ import {
   crc32c,
   digestAsync,
   digestSync,
+  hmacSha256Hex,
   keepLargeAllocations,
   selfTest,
   simdPaths,
@@ -151,6 +152,26 @@ describe('native digests', () => {
     expect(checksumBytes(0xae8b14860a799888n).toString('hex')).toBe('ae8b14860a799888');
     // x-amz-checksum-crc32c of "123456789"
     expect(checksumBytes(crc32c(Buffer.from('123456789'))).toString('base64')).toBe('4waSgw==');
+  });
+});
+
+describe('native HMAC-SHA256', () => {
+  it('agrees with RFC 4231 and node:crypto for keys below, at and above a block, and any UTF-8 data', () => {
+    // RFC 4231 test case 2 and 6 (a key longer than the 64-byte block is hashed first)
+    expect(hmacSha256Hex(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(hmacSha256Hex(Buffer.alloc(131, 0xaa), 'Test Using Larger Than Block-Size Key - Hash Key First')).toBe(
+      '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
+    );
+    const rand = mulberry32(4231);
+    for (const keyLength of [0, 1, 32, 63, 64, 65, 200]) {
+      for (const dataLength of [0, 1, 55, 56, 64, 200, 5000]) {
+        const key = Buffer.from(Array.from({ length: keyLength }, () => Math.floor(rand() * 256)));
+        const data = Array.from({ length: dataLength }, () => String.fromCharCode(32 + Math.floor(rand() * 0x2000))).join('');
+        expect(hmacSha256Hex(key, data), `key ${keyLength} B, data ${dataLength} chars`).toBe(createHmac('sha256', key).update(data).digest('hex'));
+      }
+    }
+    expect(() => hmacSha256Hex(Buffer.alloc(32), 42 as unknown as string)).toThrow(/data must be a string/);
+    expect(() => hmacSha256Hex('key' as unknown as Buffer, 'x')).toThrow(/key must be a Buffer/);
   });
 });
 

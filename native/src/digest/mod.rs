@@ -196,6 +196,27 @@ impl CrcKernels {
 }
 
 /// CRC32C of `data` continuing from `seed`, the CRC32C of the bytes before it (0 for none).
+/// HMAC-SHA256 (RFC 2104) of `data` under `key`: SigV4's per-request signature, without the
+/// allocation of a Node `Hmac` object.
+pub fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        let mut h = Sha256::new();
+        h.update(key);
+        block[..32].copy_from_slice(&h.finalize());
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let mut inner = Sha256::new();
+    inner.update(&pad(0x36));
+    inner.update(data);
+    let mut outer = Sha256::new();
+    outer.update(&pad(0x5c));
+    outer.update(&inner.finalize());
+    outer.finalize()
+}
+
 pub fn crc32c_continue(seed: u32, data: &[u8]) -> u32 {
     !crc32c::update_with(crc32c::detect(), !seed, data)
 }
