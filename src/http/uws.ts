@@ -2,6 +2,7 @@
 // silent pure-JS fallback), copies each request into a plain RequestHead, streams request bodies
 // with pause/resume, and writes responses corked, with tryEnd/onWritable back-pressure.
 
+import { isFieldName, safeFieldValue } from './header-fields.js';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:net';
@@ -332,10 +333,11 @@ export class UwsExchange implements Exchange {
     this.res.endWithoutBody();
   }
 
+  /** A field whose name is not a token is left out; control characters in a value become spaces (header-fields.ts). */
   private writeHead(status: number, headers: ResponseHeaders): void {
     this.status = status;
     this.res.writeStatus(statusLine(status));
-    for (const [k, v] of headers) this.res.writeHeader(k, v);
+    for (const [k, v] of headers) if (isFieldName(k)) this.res.writeHeader(k, safeFieldValue(v));
   }
 }
 

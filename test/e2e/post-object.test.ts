@@ -55,6 +55,26 @@ describe('signed POST forms', () => {
     expect(got.headers['x-amz-meta-who']).toBe('form');
   });
 
+  it('stores form fields with CR LF as they came, but answers them with spaces instead: no header of their own', async () => {
+    const b = await newBucket();
+    const who = 'form\r\nX-Injected: yes';
+    const type = 'text/plain\r\nSet-Cookie: stolen=1';
+    const fields = signPostPolicy(ctx.server, [{ bucket: b }, { key: 'crlf.txt' }, { 'x-amz-meta-who': who }, { 'Content-Type': type }], [
+      ['key', 'crlf.txt'],
+      ['x-amz-meta-who', who],
+      ['Content-Type', type],
+    ]);
+    const res = await postForm(ctx.server, b, fields, { name: 'crlf.txt', body: Buffer.from('body') });
+    expect(res.status, await res.text()).toBe(204);
+    const got = await stored(b, 'crlf.txt');
+    expect(got.status).toBe(200);
+    expect(got.body.toString()).toBe('body');
+    expect(got.headers['x-injected']).toBeUndefined();
+    expect(got.headers['set-cookie']).toBeUndefined();
+    expect(got.headers['x-amz-meta-who']).toBe('form  X-Injected: yes');
+    expect(got.headers['content-type']).toBe('text/plain  Set-Cookie: stolen=1');
+  });
+
   it('204 by default, 303 to success_action_redirect with bucket, key and etag', async () => {
     const b = await newBucket();
     const plain = await postForm(ctx.server, b, signPostPolicy(ctx.server, [{ bucket: b }, { key: 'a.txt' }], [['key', 'a.txt']]), { name: 'a.txt', body: Buffer.from('aaa') });

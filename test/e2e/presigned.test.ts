@@ -50,6 +50,20 @@ describe('SDK presigned URLs with fetch', () => {
     await res.arrayBuffer();
   });
 
+  it('GET refuses a response-* override that would write a header of its own (CR LF): 400 InvalidArgument', async () => {
+    const url = await getSignedUrl(
+      s3Client(ctx.server),
+      new GetObjectCommand({ Bucket: bucket, Key: KEY, ResponseContentType: 'text/plain\r\nX-Injected: yes' }),
+      { expiresIn: 300 },
+    );
+    const res = await fetch(url);
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text).toContain('<Code>InvalidArgument</Code>');
+    expect(text).toContain('<ArgumentName>response-content-type</ArgumentName>');
+    expect(res.headers.get('x-injected')).toBeNull();
+  });
+
   it('PUT stores the body (checksum calculation only when required, §2.9 note)', async () => {
     const s3 = s3Client(ctx.server, { requestChecksumCalculation: 'WHEN_REQUIRED' });
     const data = randomBody(123_457);

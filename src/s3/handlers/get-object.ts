@@ -1,6 +1,7 @@
 // GetObject and HeadObject (s3.md §3.14–3.15): version id, partNumber, conditionals, Range, response
 // overrides, stored headers and checksums; the body is streamed from its extent with back-pressure.
 
+import { isSafeFieldValue } from '../../http/header-fields.js';
 import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
@@ -101,6 +102,12 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
     throw new S3Error('InvalidRequest', {}, {
       message: 'Request specific response headers cannot be used for anonymous GET requests.',
     });
+  }
+  for (const [param] of RESPONSE_OVERRIDES) {
+    const value = ctx.query.get(param);
+    if (value !== undefined && !isSafeFieldValue(value)) {
+      throw new S3Error('InvalidArgument', { ArgumentName: param }, { message: `${param} must not contain control characters such as CR or LF.` });
+    }
   }
   if (evaluateReadConditions(ctx.headers, found.etag, found.lastModified, Date.now()) === 'not-modified') {
     return send(ctx, 304, [
