@@ -160,6 +160,32 @@ export class LocalNode implements StorageNodeClient {
     });
   }
 
+  /**
+   * The bundled ones as views of one read spanning them (a node's primaries, or secondaries, lie
+   * side by side in its bundle: blob-bundle.ts), so the blocks under them are read and checked
+   * once, not once per sliver; any others one by one.
+   */
+  getSlivers(blobId: Buffer, pairIndexes: readonly number[], axis: SliverAxis): Promise<Map<number, Buffer>> {
+    return this.run(async () => {
+      for (const pair of pairIndexes) this.checkPair(blobId, pair);
+      const out = new Map<number, Buffer>();
+      const bundle = await this.openBundle(blobId);
+      const parts = bundle ? pairIndexes.flatMap((pair) => (bundle.index.sliver(pair, axis) ? [[pair, bundle.index.sliver(pair, axis)!] as const] : [])) : [];
+      if (bundle && parts.length > 0) {
+        const start = Math.min(...parts.map(([, at]) => at.offset));
+        const end = Math.max(...parts.map(([, at]) => at.offset + at.length));
+        const span = await this.store.getRange(bundleKey(blobId), start, end, bundle.identity);
+        for (const [pair, at] of span ? parts : []) out.set(pair, span!.subarray(at.offset - start, at.offset - start + at.length));
+      }
+      for (const pair of pairIndexes) {
+        if (out.has(pair)) continue;
+        const sliver = await this.store.get(sliverKey(blobId, pair, axis));
+        if (sliver) out.set(pair, sliver);
+      }
+      return out;
+    });
+  }
+
   getConfirmation(blobId: Buffer, blobType: BlobType, epoch: number): Promise<SignedConfirmation> {
     return this.run(async () => {
       assertBlobId(blobId);

@@ -5,9 +5,10 @@
 import { isStorageNodeError, StorageNodeError } from './errors.js';
 import { NotEnoughSliversError } from './network-errors.js';
 import { pairToShard } from './rotation.js';
+import { runBounded } from './run-bounded.js';
 import type { StorageNodeClient } from './types.js';
 
-export type NodeReader = Pick<StorageNodeClient, 'getMetadata' | 'getSliver'>;
+export type NodeReader = Pick<StorageNodeClient, 'getMetadata' | 'getSliver' | 'getSlivers'>;
 
 export class SliverReader {
   /**
@@ -57,20 +58,40 @@ export class SliverReader {
     const found = new Map<number, Buffer>();
     const down = new Set<NodeReader>();
     let next = 0;
-    const worker = async (): Promise<void> => {
-      while (found.size < wanted && next < this.nShards) {
+    const take = async (pair: number, sliver: Buffer | undefined): Promise<void> => {
+      if (sliver && found.size < wanted && (!accept || (await accept(pair, sliver)))) found.set(pair, sliver);
+    };
+    // Rounds: as many pairs as are still missing, in order (systematic ones first), asked of their
+    // nodes together: one call for a node that reads several at once, one per sliver otherwise.
+    while (found.size < wanted && next < this.nShards) {
+      const byNode = new Map<NodeReader, number[]>();
+      for (let missing = wanted - found.size; missing > 0 && next < this.nShards; ) {
         const pair = next++;
         const node = this.nodeForPair(blobId, pair);
         if (down.has(node)) continue;
+        const pairs = byNode.get(node);
+        if (pairs) pairs.push(pair);
+        else byNode.set(node, [pair]);
+        missing--;
+      }
+      const calls = [...byNode].flatMap(([node, pairs]) =>
+        node.getSlivers
+          ? [{ node, run: async () => {
+              const slivers = await node.getSlivers!(blobId, pairs, 'primary');
+              for (const pair of pairs) await take(pair, slivers.get(pair));
+            } }]
+          : pairs.map((pair) => ({ node, run: async () => take(pair, await node.getSliver(blobId, pair, 'primary')) })),
+      );
+      await runBounded(calls, this.readConcurrency, async ({ node, run }) => {
+        if (down.has(node)) return;
         try {
-          const sliver = await node.getSliver(blobId, pair, 'primary');
-          if (sliver && found.size < wanted && (!accept || (await accept(pair, sliver)))) found.set(pair, sliver);
+          await run();
         } catch (e) {
+          // an unreachable node is not asked again; any other failure only loses that sliver
           if (isStorageNodeError(e, 'NODE_UNAVAILABLE')) down.add(node);
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.readConcurrency, wanted)) }, worker));
+      });
+    }
     if (found.size < wanted) throw new NotEnoughSliversError(found.size, wanted);
     return new Map([...found].sort(([a], [b]) => a - b).slice(0, wanted));
   }

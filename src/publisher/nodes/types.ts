@@ -48,6 +48,8 @@ export interface StorageNodeClient {
   /** Checks and stores one BCS SliverData (walrus.md §8.1); refuses pairs whose shard the node does not hold. */
   putSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis, sliverBcs: Buffer): Promise<PutOutcome>;
   getSliver(blobId: Buffer, pairIndex: number, axis: SliverAxis): Promise<Buffer | undefined>;
+  /** Optional: several slivers of this node's pairs in one read (an in-process node: one range of its bundle); the ones it lacks are left out. */
+  getSlivers?(blobId: Buffer, pairIndexes: readonly number[], axis: SliverAxis): Promise<Map<number, Buffer>>;
   /**
    * Optional: checks and stores the metadata and both slivers of the pair of every shard this node
    * holds, all at once (an in-process node writes them as one record). 'already-stored' when the

@@ -1,7 +1,8 @@
 // The aggregator's read path (walrus.md §11 "Reading = decoding"): metadata from the first node
-// whose copy verifies, n_primary verified primary slivers (systematic ones first), RS2 decode,
-// and the codec's check of the rebuilt blob against its blob id. A byte range reads only the
-// systematic slivers (rows) it covers, each verified against its hash, when they are all there.
+// whose copy verifies, n_primary primary slivers (systematic ones first), RS2 decode, and the
+// codec's check of the rebuilt blob against its blob id (each sliver verified when that fails). A
+// byte range reads only the systematic slivers (rows) it covers, each verified against its hash,
+// when they are all there.
 
 import { parseBlobMetadata, parseSliverData } from '../nodes/bcs.js';
 import { encodingParams, symbolSize } from '../nodes/encoding-params.js';
@@ -9,6 +10,7 @@ import { isStorageNodeError } from '../nodes/errors.js';
 import { NotEnoughSliversError } from '../nodes/network.js';
 import { runBounded } from '../nodes/run-bounded.js';
 import type { PublisherContext } from './context.js';
+import { isRs2Error } from '../rs2-native.js';
 import { PublisherError } from './errors.js';
 
 const BLOB_ID_TEXT = /^[A-Za-z0-9_-]{43}$/;
@@ -50,15 +52,26 @@ export async function openBlob(ctx: PublisherContext, blobIdText: string): Promi
   const rowLength = params.nSecondary * (symbolSize(size, params) ?? 0);
   const accept = (pair: number, sliver: Buffer) => ctx.codec.verifySliver(verifiedMetadata, pair, 'primary', sliver);
 
-  const whole = async (): Promise<Buffer> => {
-    let slivers: Map<number, Buffer>;
+  const primarySlivers = async (check?: typeof accept): Promise<Map<number, Buffer>> => {
     try {
-      slivers = await ctx.backend.slivers.readPrimarySlivers(blobId, params.nPrimary, accept);
+      return await ctx.backend.slivers.readPrimarySlivers(blobId, params.nPrimary, check);
     } catch (e) {
       if (e instanceof NotEnoughSliversError) throw new PublisherError('BLOB_UNAVAILABLE', e.message);
       throw e;
     }
-    return ctx.codec.decode(verifiedMetadata, slivers, nShards);
+  };
+
+  // The decode re-encodes what it rebuilt and compares the blob id (Walrus's consistency check), so
+  // a wrong sliver cannot pass it: the slivers are first taken unchecked (their checks were most of
+  // a read's time), and only when the decode refuses them read again, each one checked against its
+  // hash, so that a wrong one is left out and another node's taken instead.
+  const whole = async (): Promise<Buffer> => {
+    try {
+      return await ctx.codec.decode(verifiedMetadata, await primarySlivers(), nShards);
+    } catch (e) {
+      if (!isRs2Error(e, 'BLOB_ID_MISMATCH') && !isRs2Error(e, 'INVALID_SLIVER')) throw e;
+    }
+    return ctx.codec.decode(verifiedMetadata, await primarySlivers(accept), nShards);
   };
 
   const range = async (start: number, end: number): Promise<Buffer> => {

@@ -157,6 +157,26 @@ describe('local storage node', () => {
       expect((await node.getSliver(blob.blobId, pair, 'secondary'))!.equals(blob.slivers(pair).secondary)).toBe(true);
     });
 
+    it('reads several slivers at once (getSlivers): from the bundle, one by one when stored so, leaving out what it lacks', async () => {
+      const blob = fakeBlob(N, 500);
+      const pairs = ownPairs(blob.blobId);
+      expect(await node.getSlivers(blob.blobId, pairs, 'primary')).toEqual(new Map());
+      await node.putShare!(blob.blobId, blob.metadata, share(blob));
+      for (const axis of ['primary', 'secondary'] as const) {
+        const got = await node.getSlivers(blob.blobId, [pairs[2]!, pairs[0]!], axis);
+        expect([...got.keys()]).toEqual([pairs[2], pairs[0]]);
+        for (const [pair, sliver] of got) expect(sliver.equals(blob.slivers(pair)[axis]), `${axis} ${pair}`).toBe(true);
+      }
+      const foreign = Array.from({ length: N }, (_, p) => p).find((p) => !pairs.includes(p))!;
+      await expect(node.getSlivers(blob.blobId, [pairs[0]!, foreign], 'primary')).rejects.toMatchObject({ code: 'SHARD_NOT_ASSIGNED' });
+      // slivers that came one by one (over HTTP) are read as such
+      const other = fakeBlob(N, 700);
+      await storeAll(other);
+      const loose = await node.getSlivers(other.blobId, ownPairs(other.blobId), 'secondary');
+      expect([...loose].every(([pair, sliver]) => sliver.equals(other.slivers(pair).secondary))).toBe(true);
+      expect(loose.size).toBe(3);
+    });
+
     it('refuses an incomplete share, a repeated pair, a foreign pair and a bad sliver, storing nothing', async () => {
       const blob = fakeBlob(N, 500);
       const full = share(blob);

@@ -9,6 +9,7 @@ import type { BlobCodec, BlobIdInfo, EncodedBlob } from '../../../../src/publish
 import { encodedLength } from '../../../../src/publisher/ledger/index.js';
 import { encodeBlobMetadata, encodeSliverData, parseBlobMetadata, parseSliverData } from '../../../../src/publisher/nodes/bcs.js';
 import { encodingParams, symbolSize } from '../../../../src/publisher/nodes/encoding-params.js';
+import { Rs2Error } from '../../../../src/publisher/rs2-native.js';
 
 const EXP = new Uint8Array(512);
 const LOG = new Uint8Array(256);
@@ -84,7 +85,7 @@ export function fakeCodec(): FakeCodec {
       const rows = Array.from({ length: nPrimary }, (_, r) => combine(datas, lagrange(points, r + 1), datas[0]!.length));
       const data = Buffer.concat(rows).subarray(0, metadata.unencodedLength);
       const again = encodeNow(Buffer.from(data), nShards);
-      if (!again.blobId.equals(metadata.blobId)) throw new Error('the rebuilt blob does not match its blob id');
+      if (!again.blobId.equals(metadata.blobId)) throw new Rs2Error('BLOB_ID_MISMATCH', 'the rebuilt blob does not match its blob id');
       return Buffer.from(data);
     },
     async verifyMetadata(metadataBcs, nShards) {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodedLength, registrationCost } from '../../../../src/publisher/ledger/index.js';
+import type { LocalNode } from '../../../../src/publisher/nodes/local-node.js';
 import { KEY, N_SHARDS, startFixture, type PublisherFixture } from './publisher-fixture.js';
 
 let fx: PublisherFixture | undefined;
@@ -230,6 +231,31 @@ describe('bad input is refused before encoding, with no ledger entry and no sliv
 });
 
 describe('storage-node failures (walrus.md §9.3: quorum 2f+1)', () => {
+  it('reads a blob back right when a node answers a wrong primary sliver: the decode refuses it, the checked read leaves it out', async () => {
+    fx = await startFixture();
+    const data = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) & 0xff));
+    const { blobId } = (await fx.put('', data)).json.newlyCreated.blobObject;
+    // the node of systematic pair 0 answers that sliver with one data byte changed (its BCS shape intact)
+    const liar = fx.network.nodeForPair(Buffer.from(blobId, 'base64url'), 0).client as LocalNode;
+    const tamper = (sliver: Buffer) => Buffer.from(sliver).fill(sliver[sliver.length - 5]! ^ 0xff, sliver.length - 5, sliver.length - 4);
+    const [getSlivers, getSliver] = [liar.getSlivers.bind(liar), liar.getSliver.bind(liar)];
+    let lies = 0;
+    liar.getSlivers = async (id, pairs, axis) => {
+      const found = await getSlivers(id, pairs, axis);
+      if (found.has(0)) (lies++, found.set(0, tamper(found.get(0)!)));
+      return found;
+    };
+    liar.getSliver = async (id, pair, axis) => {
+      const sliver = await getSliver(id, pair, axis);
+      return pair === 0 && sliver ? (lies++, tamper(sliver)) : sliver;
+    };
+    const got = await fx.get(`/v1/blobs/${blobId}`);
+    expect(got.status).toBe(200);
+    expect(Buffer.from(await got.arrayBuffer()).equals(data)).toBe(true);
+    expect(lies, 'the wrong sliver was answered to the unchecked read and to the checked one').toBe(2);
+  });
+
+
   it('stores with f nodes down; with f+1 down answers 504 and leaves the paid registration', async () => {
     fx = await startFixture();
     const members = fx.network.members;
