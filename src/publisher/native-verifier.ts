@@ -4,7 +4,6 @@
 import type { NativeBlobCodec } from './codec.js';
 import { StorageNodeError } from './nodes/errors.js';
 import { withStructuralChecks, type BlobVerifier } from './nodes/verifier.js';
-import { encodeBlobMetadata } from './nodes/bcs.js';
 
 /** A full verifier: the structural checks, then the codec's hash checks. */
 export function nativeBlobVerifier(codec: Pick<NativeBlobCodec, 'metadataProblem' | 'sliverProblem'>): BlobVerifier {
@@ -13,12 +12,11 @@ export function nativeBlobVerifier(codec: Pick<NativeBlobCodec, 'metadataProblem
       if (!metadataBcs.subarray(0, blobId.length).equals(blobId)) {
         throw new StorageNodeError('INVALID_METADATA', 'blob id differs from the one addressed');
       }
-      const problem = await codec.metadataProblem(metadataBcs, metadata.hashes.length);
+      const problem = await codec.metadataProblem(metadataBcs, metadata.pairCount);
       if (problem) throw new StorageNodeError('INVALID_METADATA', problem);
     },
     async verifySliver(metadata, pairIndex, axis, sliverBcs) {
-      // Nodes hand over the parsed metadata; its BCS form is what the native check reads.
-      const problem = await codec.sliverProblem(encodeBlobMetadata(metadata), pairIndex, axis, sliverBcs);
+      const problem = await codec.sliverProblem(metadata.bcs, pairIndex, axis, sliverBcs);
       if (problem) throw new StorageNodeError('INVALID_SLIVER', problem);
     },
   });

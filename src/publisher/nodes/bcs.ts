@@ -18,8 +18,12 @@ export interface SliverPairHashes {
 export interface BlobMetadata {
   blobId: Buffer;
   unencodedLength: number;
-  /** one entry per sliver pair; its length is n_shards */
-  hashes: SliverPairHashes[];
+  /** the number of sliver pairs: n_shards */
+  pairCount: number;
+  /** one entry per sliver pair, views of `bcs` made on first use (a node storing a share never needs them) */
+  readonly hashes: SliverPairHashes[];
+  /** the BCS bytes it was parsed from */
+  bcs: Buffer;
 }
 
 export interface SliverData {
@@ -100,19 +104,25 @@ export function parseBlobMetadata(bcs: Buffer): BlobMetadata {
   if (bcs.length !== count.next + count.value * 2 * (1 + HASH_BYTES)) {
     throw fail(`${bcs.length} bytes do not hold exactly ${count.value} pairs of hashes`);
   }
-  const hashes: SliverPairHashes[] = [];
-  let at = count.next;
-  const digest = (): Buffer => {
-    if (bcs[at] !== NODE_DIGEST) throw fail(`hash at byte ${at} is not a digest`);
-    const hash = bcs.subarray(at + 1, at + 1 + HASH_BYTES);
-    at += 1 + HASH_BYTES;
-    return hash;
+  const first = count.next;
+  const hashAt = (i: number) => first + i * (1 + HASH_BYTES);
+  for (let i = 0; i < 2 * count.value; i++) {
+    if (bcs[hashAt(i)] !== NODE_DIGEST) throw fail(`hash at byte ${hashAt(i)} is not a digest`);
+  }
+  const digest = (i: number) => bcs.subarray(hashAt(i) + 1, hashAt(i + 1));
+  let hashes: SliverPairHashes[] | undefined;
+  return {
+    blobId: bcs.subarray(0, BLOB_ID_BYTES),
+    unencodedLength: Number(length),
+    pairCount: count.value,
+    bcs,
+    get hashes() {
+      return (hashes ??= Array.from({ length: count.value }, (_, p) => ({ primary: digest(2 * p), secondary: digest(2 * p + 1) })));
+    },
   };
-  for (let p = 0; p < count.value; p++) hashes.push({ primary: digest(), secondary: digest() });
-  return { blobId: bcs.subarray(0, BLOB_ID_BYTES), unencodedLength: Number(length), hashes };
 }
 
-export function encodeBlobMetadata(metadata: BlobMetadata): Buffer {
+export function encodeBlobMetadata(metadata: Pick<BlobMetadata, 'blobId' | 'unencodedLength' | 'hashes'>): Buffer {
   const n = metadata.hashes.length;
   const out = Buffer.allocUnsafe(metadataLength(n));
   metadata.blobId.copy(out, 0);

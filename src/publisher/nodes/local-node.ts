@@ -137,8 +137,15 @@ export class LocalNode implements StorageNodeClient {
           this.verifier.verifySliver(metadata, pairIndex, 'secondary', secondary),
         ]),
       );
-      const outcome = await this.store.putIfAbsent(bundleKey(blobId), bundleChunks(metadataBcs, pairs));
-      if (outcome === 'stored') this.metadataCache.set(blobId.toString('hex'), metadata);
+      const chunks = bundleChunks(metadataBcs, pairs);
+      const outcome = await this.store.putIfAbsent(bundleKey(blobId), chunks);
+      if (outcome === 'stored') {
+        const id = blobId.toString('hex');
+        this.metadataCache.set(id, metadata);
+        // the index just written (its first chunk), so the confirmation that follows reads nothing back
+        const stat = this.store.stat(bundleKey(blobId));
+        if (stat) this.bundleCache.set(id, { identity: stat.identity, index: parseBundleIndex(chunks[0]!, stat.size) });
+      }
       return outcome;
     });
   }
@@ -246,8 +253,8 @@ export class LocalNode implements StorageNodeClient {
   private async checkMetadata(blobId: Buffer, metadataBcs: Buffer): Promise<BlobMetadata> {
     assertBlobId(blobId);
     const metadata = parseBlobMetadata(metadataBcs);
-    if (metadata.hashes.length !== this.nShards) {
-      throw new StorageNodeError('INVALID_METADATA', `${metadata.hashes.length} sliver pairs, this network has ${this.nShards} shards`);
+    if (metadata.pairCount !== this.nShards) {
+      throw new StorageNodeError('INVALID_METADATA', `${metadata.pairCount} sliver pairs, this network has ${this.nShards} shards`);
     }
     await this.verifier.verifyMetadata(blobId, metadataBcs, metadata);
     return metadata;

@@ -24,14 +24,14 @@ export interface BlobVerifier {
 export const structuralOnlyVerifier: BlobVerifier = {
   verifyMetadata(blobId, _metadataBcs, metadata) {
     if (!metadata.blobId.equals(blobId)) throw new StorageNodeError('INVALID_METADATA', 'blob id differs from the one addressed');
-    const params = encodingParams(metadata.hashes.length);
+    const params = encodingParams(metadata.pairCount);
     if (metadata.unencodedLength > params.maxBlobSize) {
       throw new StorageNodeError('INVALID_METADATA', `unencoded length ${metadata.unencodedLength} exceeds ${params.maxBlobSize}`);
     }
   },
 
   verifySliver(metadata, pairIndex, axis, sliverBcs) {
-    const params = encodingParams(metadata.hashes.length);
+    const params = encodingParams(metadata.pairCount);
     const sliver = parseSliverData(sliverBcs);
     const expectedSymbol = symbolSize(metadata.unencodedLength, params)!;
     if (sliver.symbolSize !== expectedSymbol) {

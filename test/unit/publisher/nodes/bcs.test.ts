@@ -43,6 +43,8 @@ describe('BlobMetadataWithId (walrus.md §8.2)', () => {
     const parsed = parseBlobMetadata(bcs);
     expect(parsed.blobId.equals(blobId)).toBe(true);
     expect(parsed.unencodedLength).toBe(0x0102030405);
+    expect(parsed.pairCount).toBe(10);
+    expect(parsed.bcs).toBe(bcs);
     expect(parsed.hashes.map((h) => [h.primary.toString('hex'), h.secondary.toString('hex')])).toEqual(
       hashes.map((h) => [h.primary.toString('hex'), h.secondary.toString('hex')]),
     );
@@ -58,6 +60,8 @@ describe('BlobMetadataWithId (walrus.md §8.2)', () => {
     expect(() => parseBlobMetadata(patched(33, 0))).toThrow(/encoding type 0/);
     expect(() => parseBlobMetadata(patched(32, 1))).toThrow(/metadata version/);
     expect(() => parseBlobMetadata(patched(43, 0))).toThrow(/not a digest/);
+    // the last pair's secondary hash too: every tag is checked, not only those of hashes read
+    expect(() => parseBlobMetadata(patched(metadata.length - 33, 0))).toThrow(new RegExp(`hash at byte ${metadata.length - 33} is not a digest`));
     expect(() => parseBlobMetadata(Buffer.concat([metadata, Buffer.of(0)]))).toThrow(/INVALID|pairs of hashes/);
     expect(() => parseBlobMetadata(metadata.subarray(0, metadata.length - 1))).toThrow(/pairs of hashes/);
     expect(() => parseBlobMetadata(patched(33, 0))).toThrow(expect.objectContaining({ code: 'INVALID_METADATA', status: 400 }));
