@@ -30,25 +30,28 @@ export function confirmationMessage({ epoch, blobId, blobType }: ConfirmationFie
   return out;
 }
 
-export function signConfirmation(privateKey: KeyObject, fields: ConfirmationFields): SignedConfirmation {
+/** Signs in the thread pool (node:crypto's callback form): a publish collects ten at once. */
+export async function signConfirmation(privateKey: KeyObject, fields: ConfirmationFields): Promise<SignedConfirmation> {
   const message = confirmationMessage(fields);
-  return { serializedMessage: message.toString('base64'), signature: sign(null, message, privateKey).toString('base64') };
+  const signature = await new Promise<Buffer>((resolve, reject) => sign(null, message, privateKey, (e, s) => (e ? reject(e) : resolve(s))));
+  return { serializedMessage: message.toString('base64'), signature: signature.toString('base64') };
 }
 
 /**
  * True when `confirmation` carries exactly the message for `expected` and a valid signature by
- * `publicKey` (raw 32 bytes, or its base64). Never throws on malformed input.
+ * `publicKey` (raw 32 bytes, or its base64); checked in the thread pool. Never rejects on malformed input.
  */
-export function verifyConfirmation(
+export async function verifyConfirmation(
   publicKey: string | Uint8Array,
   expected: ConfirmationFields,
   confirmation: SignedConfirmation,
-): boolean {
+): Promise<boolean> {
   try {
     const key = publicKeyFromRaw(typeof publicKey === 'string' ? Buffer.from(publicKey, 'base64') : publicKey);
     const message = Buffer.from(confirmation.serializedMessage, 'base64');
     if (!message.equals(confirmationMessage(expected))) return false;
-    return verify(null, message, key, Buffer.from(confirmation.signature, 'base64'));
+    const signature = Buffer.from(confirmation.signature, 'base64');
+    return await new Promise<boolean>((resolve) => verify(null, message, key, signature, (e, ok) => resolve(!e && ok)));
   } catch {
     return false;
   }

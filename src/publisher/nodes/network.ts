@@ -234,7 +234,7 @@ export class StorageNetwork {
       });
     }
     const confirmation = await client.getConfirmation(blobId, blobType, epoch);
-    if (!verifyConfirmation(member.publicKey, { epoch, blobId, blobType }, confirmation)) {
+    if (!(await verifyConfirmation(member.publicKey, { epoch, blobId, blobType }, confirmation))) {
       throw new Error(`${member.nodeId} signed an invalid confirmation`);
     }
     return confirmation;

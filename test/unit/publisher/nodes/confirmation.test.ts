@@ -47,30 +47,30 @@ describe('node key and signatures', () => {
     expect(loadOrCreateNodeKey(other).publicKeyRaw.equals(first.publicKeyRaw)).toBe(false);
   });
 
-  it('verifies a genuine confirmation and rejects tampering, other keys and other fields', () => {
+  it('verifies a genuine confirmation and rejects tampering, other keys and other fields', async () => {
     const dir = tempDir();
     const otherDir = tempDir();
     dirs.push(dir, otherDir);
     const key = loadOrCreateNodeKey(dir);
     const other = loadOrCreateNodeKey(otherDir);
     const fields = { epoch: 3, blobId, blobType: { kind: 'deletable' as const, objectId } };
-    const signed = signConfirmation(key.privateKey, fields);
+    const signed = await signConfirmation(key.privateKey, fields);
     expect(Buffer.from(signed.serializedMessage, 'base64').equals(confirmationMessage(fields))).toBe(true);
     expect(Buffer.from(signed.signature, 'base64').length).toBe(64);
 
     const pk = key.publicKeyRaw.toString('base64');
-    expect(verifyConfirmation(pk, fields, signed)).toBe(true);
-    expect(verifyConfirmation(key.publicKeyRaw, fields, signed)).toBe(true);
-    expect(verifyConfirmation(other.publicKeyRaw, fields, signed)).toBe(false);
-    expect(verifyConfirmation(pk, { ...fields, epoch: 4 }, signed)).toBe(false);
-    expect(verifyConfirmation(pk, { ...fields, blobType: { kind: 'permanent' } }, signed)).toBe(false);
+    expect(await verifyConfirmation(pk, fields, signed)).toBe(true);
+    expect(await verifyConfirmation(key.publicKeyRaw, fields, signed)).toBe(true);
+    expect(await verifyConfirmation(other.publicKeyRaw, fields, signed)).toBe(false);
+    expect(await verifyConfirmation(pk, { ...fields, epoch: 4 }, signed)).toBe(false);
+    expect(await verifyConfirmation(pk, { ...fields, blobType: { kind: 'permanent' } }, signed)).toBe(false);
 
     const sig = Buffer.from(signed.signature, 'base64');
     sig[5] ^= 1;
-    expect(verifyConfirmation(pk, fields, { ...signed, signature: sig.toString('base64') })).toBe(false);
+    expect(await verifyConfirmation(pk, fields, { ...signed, signature: sig.toString('base64') })).toBe(false);
     // A valid signature over a different message is still refused: the message must be the expected one.
-    const forOtherEpoch = signConfirmation(key.privateKey, { ...fields, epoch: 9 });
-    expect(verifyConfirmation(pk, fields, forOtherEpoch)).toBe(false);
-    expect(verifyConfirmation('not a key', fields, signed)).toBe(false);
+    const forOtherEpoch = await signConfirmation(key.privateKey, { ...fields, epoch: 9 });
+    expect(await verifyConfirmation(pk, fields, forOtherEpoch)).toBe(false);
+    expect(await verifyConfirmation('not a key', fields, signed)).toBe(false);
   });
 });

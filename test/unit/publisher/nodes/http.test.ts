@@ -63,7 +63,7 @@ describe('storage-node HTTP server and RemoteNodeClient', () => {
     }
     const objectId = `0x${'cd'.repeat(32)}`;
     const confirmation = await client.getConfirmation(blob.blobId, { kind: 'deletable', objectId }, 9);
-    expect(verifyConfirmation(node.publicKey, { epoch: 9, blobId: blob.blobId, blobType: { kind: 'deletable', objectId } }, confirmation)).toBe(true);
+    expect(await verifyConfirmation(node.publicKey, { epoch: 9, blobId: blob.blobId, blobType: { kind: 'deletable', objectId } }, confirmation)).toBe(true);
     expect(await client.deleteBlob(blob.blobId)).toBe(1 + 2 * node.shards.length);
     expect(await client.getMetadata(blob.blobId)).toBeUndefined();
   });

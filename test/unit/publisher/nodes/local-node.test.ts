@@ -88,7 +88,7 @@ describe('local storage node', () => {
     const last = pairs.at(-1)!;
     await node.putSliver(blob.blobId, last, 'secondary', blob.slivers(last).secondary);
     const confirmation = await node.getConfirmation(blob.blobId, blobType, 1);
-    expect(verifyConfirmation(node.publicKey, { epoch: 1, blobId: blob.blobId, blobType }, confirmation)).toBe(true);
+    expect(await verifyConfirmation(node.publicKey, { epoch: 1, blobId: blob.blobId, blobType }, confirmation)).toBe(true);
     await expect(node.getConfirmation(blob.blobId, blobType, -1)).rejects.toMatchObject({ code: 'INVALID_EPOCH' });
   });
 
@@ -120,7 +120,7 @@ describe('local storage node', () => {
     const pair = ownPairs(blob.blobId)[1]!;
     expect((await node.getSliver(blob.blobId, pair, 'secondary'))!.equals(blob.slivers(pair).secondary)).toBe(true);
     const confirmation = await node.getConfirmation(blob.blobId, { kind: 'permanent' }, 2);
-    expect(verifyConfirmation(publicKey, { epoch: 2, blobId: blob.blobId, blobType: { kind: 'permanent' } }, confirmation)).toBe(true);
+    expect(await verifyConfirmation(publicKey, { epoch: 2, blobId: blob.blobId, blobType: { kind: 'permanent' } }, confirmation)).toBe(true);
   });
 
   it('lets exactly one of two concurrent puts of the same sliver store it', async () => {
@@ -145,7 +145,7 @@ describe('local storage node', () => {
       }
       const blobType = { kind: 'permanent' as const };
       const confirmation = await node.getConfirmation(blob.blobId, blobType, 3);
-      expect(verifyConfirmation(node.publicKey, { epoch: 3, blobId: blob.blobId, blobType }, confirmation)).toBe(true);
+      expect(await verifyConfirmation(node.publicKey, { epoch: 3, blobId: blob.blobId, blobType }, confirmation)).toBe(true);
       // One stored item: reclaim removes the bundle and nothing is left.
       expect(await node.deleteBlob(blob.blobId)).toBe(1);
       expect(await node.getMetadata(blob.blobId)).toBeUndefined();

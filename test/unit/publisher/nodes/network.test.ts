@@ -64,7 +64,7 @@ describe('storage network over in-process nodes', () => {
     expect(result.failures).toEqual([]);
     expect(result.pending).toEqual([]);
     for (const c of result.confirmations) {
-      expect(verifyConfirmation(c.publicKey, { epoch: 5, blobId: blob.blobId, blobType: PERMANENT }, c.confirmation)).toBe(true);
+      expect(await verifyConfirmation(c.publicKey, { epoch: 5, blobId: blob.blobId, blobType: PERMANENT }, c.confirmation)).toBe(true);
     }
     // Each pair landed on the node of its shard (walrus.md §12.1).
     for (const pair of [0, 17, 99]) {

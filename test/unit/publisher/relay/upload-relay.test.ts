@@ -29,15 +29,15 @@ async function register(data: Buffer, deletable: boolean): Promise<{ blobId: str
   return { blobId, objectId: reg.blobObject.id };
 }
 
-function checkCertificate(cert: { signers: number[]; serializedMessage: Uint8Array; signature: Uint8Array }, blobId: string, blobType: BlobType, signers: number): void {
+async function checkCertificate(cert: { signers: number[]; serializedMessage: Uint8Array; signature: Uint8Array }, blobId: string, blobType: BlobType, signers: number): Promise<void> {
   expect(cert.signers).toHaveLength(signers);
   expect(cert.signature.length).toBe(64 * signers);
-  cert.signers.forEach((signer, i) => {
+  for (const [i, signer] of cert.signers.entries()) {
     const member = fx!.network.members[signer]!;
     const confirmation = { serializedMessage: Buffer.from(cert.serializedMessage).toString('base64'), signature: Buffer.from(cert.signature.subarray(64 * i, 64 * i + 64)).toString('base64') };
     const fields = { epoch: fx!.ledger.currentEpoch(), blobId: Buffer.from(blobId, 'base64url'), blobType };
-    expect(verifyConfirmation(member.publicKey, fields, confirmation), `signer ${signer}`).toBe(true);
-  });
+    expect(await verifyConfirmation(member.publicKey, fields, confirmation), `signer ${signer}`).toBe(true);
+  }
 }
 
 describe('upload relay (walrus-upload-relay API) through @mysten/walrus', () => {
@@ -50,14 +50,14 @@ describe('upload relay (walrus-upload-relay API) through @mysten/walrus', () => 
     const { blobId, objectId } = await register(data, false);
     const relayed = await client.writeBlobToUploadRelay({ blobId, blob: data, nonce: new Uint8Array(32), txDigest: '', blobObjectId: objectId, deletable: false });
     expect(relayed.blobId).toBe(blobId);
-    checkCertificate(relayed.certificate, blobId, { kind: 'permanent' }, N_SHARDS);
+    await checkCertificate(relayed.certificate, blobId, { kind: 'permanent' }, N_SHARDS);
     const read = await fetch(`${fx.url}/v1/blobs/${blobId}`);
     expect(Buffer.from(await read.arrayBuffer()).equals(data)).toBe(true);
 
     const other = randomBytes(22, 5_000);
     const deletable = await register(other, true);
     const relayedDeletable = await client.writeBlobToUploadRelay({ blobId: deletable.blobId, blob: other, nonce: new Uint8Array(32), txDigest: '', blobObjectId: deletable.objectId, deletable: true });
-    checkCertificate(relayedDeletable.certificate, deletable.blobId, { kind: 'deletable', objectId: deletable.objectId }, N_SHARDS);
+    await checkCertificate(relayedDeletable.certificate, deletable.blobId, { kind: 'deletable', objectId: deletable.objectId }, N_SHARDS);
   });
 
   it('still certifies with f shards down', async () => {
@@ -67,7 +67,7 @@ describe('upload relay (walrus-upload-relay API) through @mysten/walrus', () => 
     const data = randomBytes(23, 12_345);
     const { blobId, objectId } = await register(data, false);
     const relayed = await walrusClient(fx.url).writeBlobToUploadRelay({ blobId, blob: data, nonce: new Uint8Array(32), txDigest: '', blobObjectId: objectId, deletable: false });
-    checkCertificate(relayed.certificate, blobId, { kind: 'permanent' }, N_SHARDS - f);
+    await checkCertificate(relayed.certificate, blobId, { kind: 'permanent' }, N_SHARDS - f);
     expect(relayed.certificate.signers).toEqual(Array.from({ length: N_SHARDS - f }, (_, i) => f + i));
     const read = await fetch(`${fx.url}/v1/blobs/${blobId}`);
     expect(Buffer.from(await read.arrayBuffer()).equals(data)).toBe(true);
