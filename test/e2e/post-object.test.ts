@@ -7,7 +7,7 @@ import { s3Request } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
 import { testAccount } from './helpers/accounts.js';
 import { useTusk } from './helpers/lifecycle.js';
-import { postForm, signPostPolicy } from './helpers/post-form.js';
+import { formBody, postForm, signPostPolicy } from './helpers/post-form.js';
 import type { RawResponse } from './helpers/raw-http.js';
 import { expectS3Error, xmlText } from './helpers/xml.js';
 import { rawRequest } from './helpers/raw-http.js';
@@ -119,6 +119,59 @@ describe('refused POST forms store nothing', () => {
     const res = await raw(await postForm(ctx.server, b, fieldsOf(b), { name: 'f.bin', body: Buffer.from('0123456789abcdef') }));
     expectS3Error(res, status, code);
     expectS3Error(await stored(b, 'k'), 404, 'NoSuchKey');
+  });
+
+  it('a form whose every part has a filename (Python requests): the part named file is the upload, $key conditions see ${filename} filled in, 201 PostResponse without a namespace', async () => {
+    const b = await newBucket();
+    const fields = signPostPolicy(ctx.server, [{ bucket: b }, ['starts-with', '$key', 'foo'], ['eq', '$success_action_status', '201']], [
+      ['key', '${filename}'],
+      ['success_action_status', '201'],
+    ]);
+    const form = formBody(fields, { name: 'foo.txt', body: Buffer.from('bar') }, { filenames: true });
+    const res = await fetch(`${ctx.server.endpoint}/${b}`, { method: 'POST', body: form.body, headers: { 'content-type': form.contentType } });
+    const text = await res.text();
+    expect(res.status, text).toBe(201);
+    expect(text).toMatch(/<PostResponse><Location>/);
+    expect(xmlText(text, 'Key')).toBe('foo.txt');
+    expect((await stored(b, 'foo.txt')).text()).toBe('bar');
+  });
+
+  it('tagging (XML), x-amz-checksum-sha256 (checked; no condition needed) and x-amz-server-side-encryption fields act as the request headers', async () => {
+    const b = await newBucket();
+    const body = Buffer.from('checked form body');
+    const sha256 = createHash('sha256').update(body).digest('base64');
+    const tagging = '<Tagging><TagSet><Tag><Key>b</Key><Value>2</Value></Tag><Tag><Key>a</Key><Value>1</Value></Tag></TagSet></Tagging>';
+    const conditions = [{ bucket: b }, { key: 'tagged.txt' }, { tagging }, { 'x-amz-server-side-encryption': 'AES256' }];
+    const form = (checksum: string) =>
+      signPostPolicy(ctx.server, conditions, [['key', 'tagged.txt'], ['tagging', tagging], ['x-amz-server-side-encryption', 'AES256'], ['x-amz-checksum-sha256', checksum]]);
+    const wrong = createHash('sha256').update('other').digest('base64');
+    expectS3Error(await raw(await postForm(ctx.server, b, form(wrong), { name: 'f', body })), 400, 'BadDigest');
+    expectS3Error(await stored(b, 'tagged.txt'), 404, 'NoSuchKey');
+    const res = await postForm(ctx.server, b, form(sha256), { name: 'f', body });
+    expect(res.status, await res.text()).toBe(204);
+    const got = await stored(b, 'tagged.txt');
+    expect(got.text()).toBe('checked form body');
+    expect(got.headers['x-amz-server-side-encryption']).toBe('AES256');
+    expect(got.headers['x-amz-tagging-count']).toBe('2');
+    const tags = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'tagged.txt', query: 'tagging' });
+    // returned in key order
+    expect(tags.text()).toMatch(/<Key>a<\/Key><Value>1<\/Value><\/Tag><Tag><Key>b<\/Key>/);
+  });
+
+  it('an expiration that is not ISO 8601 UTC is InvalidPolicyDocument; a starts-with "" condition holds for a field the form lacks', async () => {
+    const b = await newBucket();
+    const policyOf = (expiration: string) => Buffer.from(JSON.stringify({ expiration, conditions: [{ bucket: b }, { key: 'p.txt' }, ['starts-with', '$x-amz-meta-absent', '']] })).toString('base64');
+    const v2 = (policy: string): Array<[string, string]> => [
+      ['key', 'p.txt'],
+      ['AWSAccessKeyId', ctx.server.root.accessKeyId],
+      ['policy', policy],
+      ['signature', createHmac('sha1', ctx.server.root.secretAccessKey).update(policy).digest('base64')],
+    ];
+    const later = new Date(Date.now() + 600_000);
+    const notIso = `${later.toISOString().slice(0, 10)} ${later.toISOString().slice(11, 19)}+00:00`;
+    expectS3Error(await raw(await postForm(ctx.server, b, v2(policyOf(notIso)), { name: 'p', body: Buffer.from('x') })), 400, 'InvalidPolicyDocument');
+    const ok = await postForm(ctx.server, b, v2(policyOf(later.toISOString())), { name: 'p', body: Buffer.from('x') });
+    expect(ok.status, await ok.text()).toBe(204);
   });
 
   it('InvalidPolicyDocument for a policy that is not JSON (signed as sent)', async () => {

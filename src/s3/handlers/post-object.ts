@@ -13,19 +13,38 @@ import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { S3Bucket } from '../object-attrs.js';
 import { send, sendXml } from '../respond.js';
 import { MAX_KEY_BYTES } from '../router.js';
-import { doc, el } from '../xml.js';
+import { el, XML_DECL } from '../xml.js';
+import { parseTaggingXml } from '../tagging.js';
+import { planChecksums } from '../checksums.js';
 import { objectAttrsOf } from '../object-input.js';
 import { MAX_PUT_BYTES, storeObject } from './put-object.js';
 
-/** Form fields stored like PutObject's headers of the same name (`acl` is x-amz-acl). */
+/** Form fields stored like PutObject's headers of the same name (`acl` is x-amz-acl, `tagging` the Tagging XML). */
 const STORED_FIELDS = ['content-type', 'cache-control', 'content-disposition', 'content-encoding', 'content-language', 'expires', 'x-amz-storage-class', 'x-amz-website-redirect-location'];
 
 function headersOfFields(fields: ReadonlyMap<string, string>): Record<string, string> {
   const h: Record<string, string> = {};
   for (const [name, value] of fields) {
-    if (STORED_FIELDS.includes(name) || name.startsWith('x-amz-meta-') || name.startsWith('x-amz-server-side-encryption')) h[name] = value;
+    if (STORED_FIELDS.includes(name) || name.startsWith('x-amz-meta-')) h[name] = value;
   }
   if (fields.has('acl')) h['x-amz-acl'] = fields.get('acl')!;
+  const tagging = fields.get('tagging');
+  if (tagging !== undefined) {
+    h['x-amz-tagging'] = parseTaggingXml(Buffer.from(tagging)).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  }
+  return h;
+}
+
+/**
+ * What of the form acts as the request's own x-amz-* headers (policy conditions, encryption,
+ * checksums): the x-amz fields stored with the object, and encryption (SSE-S3, SSE-C) and checksums.
+ */
+function requestHeaderFields(fields: ReadonlyMap<string, string>, stored: Readonly<Record<string, string>>): Record<string, string> {
+  const h: Record<string, string> = {};
+  for (const [name, value] of Object.entries(stored)) if (name.startsWith('x-amz-') && !name.startsWith('x-amz-meta-')) h[name] = value;
+  for (const [name, value] of fields) {
+    if (name.startsWith('x-amz-server-side-encryption') || name.startsWith('x-amz-checksum-')) h[name] = value;
+  }
   return h;
 }
 
@@ -78,8 +97,12 @@ async function uploadForm(ctx: S3Context, bucket: S3Bucket, boundary: string, bo
   const key = keyOf(fields, file.filename);
   const policyText = fields.get('policy');
   const policy = policyText === undefined ? undefined : parsePostPolicy(policyText);
-  if (policy) checkPostPolicy(policy, fields, bucket.name, Date.now());
+  // conditions on $key see the key with ${filename} filled in
+  if (policy) checkPostPolicy(policy, new Map(fields).set('key', key), bucket.name, Date.now());
 
+  const h = headersOfFields(fields);
+  const asHeaders = requestHeaderFields(fields, h);
+  ctx.headers = { ...ctx.headers, ...asHeaders };
   // the form's signer is the principal; authorization waited for the key (OPERATION_ACCESS.PostObject)
   ctx.principal = signer === undefined ? { kind: 'anonymous' } : { kind: 'key', key: ctx.services.accounts.lookup(signer)! };
   ctx.resource = { ...ctx.resource, key };
@@ -87,10 +110,9 @@ async function uploadForm(ctx: S3Context, bucket: S3Bucket, boundary: string, bo
 
   if (policy) checkContentLength(policy, file.size);
   if (file.size > MAX_PUT_BYTES) throw new S3Error('EntityTooLarge', { ProposedSize: file.size, MaxSizeAllowed: MAX_PUT_BYTES });
-  const h = headersOfFields(fields);
   const attrs = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
   const fileBody = { length: file.size, next: () => file.next(), finish: () => ({}) };
-  const { record } = await storeObject(ctx, bucket, key, fileBody, attrs, {});
+  const { record } = await storeObject(ctx, bucket, key, fileBody, attrs, planChecksums(asHeaders, undefined));
 
   const etag = `"${record.etag}"`;
   const location = `http://${ctx.headers['host'] ?? ''}/${encodeURIComponent(bucket.name)}/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -104,7 +126,8 @@ async function uploadForm(ctx: S3Context, bucket: S3Bucket, boundary: string, bo
   }
   const status = fields.get('success_action_status');
   if (status === '201') {
-    const xml = doc('PostResponse', el('Location', location) + el('Bucket', bucket.name) + el('Key', key) + el('ETag', etag));
+    // as AWS answers it: no namespace on this root
+    const xml = `${XML_DECL}<PostResponse>${el('Location', location) + el('Bucket', bucket.name) + el('Key', key) + el('ETag', etag)}</PostResponse>`;
     return sendXml(ctx, xml, [['ETag', etag], ['Location', location]], 201);
   }
   // 204 unless 200 is asked for; anything else is ignored (AWS *POST Object*, success_action_status)

@@ -17,7 +17,7 @@ const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 export interface FormFile {
-  /** the field name of the file part (S3 wants `file`) */
+  /** the field name of the file part: `file`, in any case */
   field: string;
   filename: string;
   contentType?: string;
@@ -129,7 +129,9 @@ export async function readFormHead(boundary: string, totalLength: number, next: 
     const headerEnd = await find(HEADER_END, MAX_PART_HEADER_BYTES);
     const { disposition, contentType } = parsePartHeaders(take(headerEnd).toString('utf8'));
     take(HEADER_END.length);
-    if (disposition.filename !== undefined || disposition.name.toLowerCase() === 'file') {
+    // The upload is the part named `file`, as S3 reads forms; other parts are fields even when they
+    // carry a filename (Python's requests gives every part passed as `files=` one).
+    if (disposition.name.toLowerCase() === 'file') {
       const size = totalLength - consumed - closing.length;
       if (size < 0) malformed();
       return { fields, file: fileStream(disposition, contentType, size) };

@@ -14,8 +14,10 @@ export interface PostPolicy {
   conditions: Condition[];
 }
 
-/** Fields no condition needs to name (AWS: x-amz-signature, file, policy, x-ignore-*; SigV2: AWSAccessKeyId, signature). */
+/** Fields no condition needs to name (AWS: x-amz-signature, file, policy, x-ignore-*; SigV2: AWSAccessKeyId, signature; and x-amz-checksum-*, which the upload is checked against). */
 const EXEMPT = new Set(['x-amz-signature', 'file', 'policy', 'awsaccesskeyid', 'signature']);
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 function invalid(detail: string): never {
   throw new S3Error('InvalidPolicyDocument', {}, { message: `Invalid Policy: ${detail}` });
@@ -36,7 +38,8 @@ export function parsePostPolicy(base64: string): PostPolicy {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) invalid('Invalid JSON.');
   const d = doc as Record<string, unknown>;
   if (d['expiration'] === undefined) invalid('Policy missing expiration.');
-  const expiration = typeof d['expiration'] === 'string' ? Date.parse(d['expiration']) : NaN;
+  // ISO 8601 in UTC, as AWS documents it (2007-12-01T12:00:00.000Z): no other date form
+  const expiration = typeof d['expiration'] === 'string' && ISO_UTC.test(d['expiration']) ? Date.parse(d['expiration']) : NaN;
   if (Number.isNaN(expiration)) invalid(`Invalid 'expiration' value: '${String(d['expiration'])}'`);
   if (!Array.isArray(d['conditions'])) invalid('Policy missing conditions.');
   const conditions: Condition[] = [];
@@ -73,12 +76,13 @@ export function checkPostPolicy(policy: PostPolicy, fields: ReadonlyMap<string, 
   for (const c of policy.conditions) {
     if (c.kind === 'range') continue;
     covered.add(c.field);
-    const v = value(c.field);
-    const ok = c.kind === 'eq' ? v === c.value : v !== undefined && v.startsWith(c.prefix);
+    // a field the form lacks counts as empty: ["starts-with", "$x", ""] holds without it
+    const v = value(c.field) ?? '';
+    const ok = c.kind === 'eq' ? v === c.value : v.startsWith(c.prefix);
     if (!ok) refused(`Policy Condition failed: ${c.text}`);
   }
   for (const name of fields.keys()) {
-    if (EXEMPT.has(name) || name.startsWith('x-ignore-') || covered.has(name)) continue;
+    if (EXEMPT.has(name) || name.startsWith('x-ignore-') || name.startsWith('x-amz-checksum-') || covered.has(name)) continue;
     refused(`Extra input fields: ${name}`);
   }
 }

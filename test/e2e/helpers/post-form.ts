@@ -47,11 +47,14 @@ export async function postForm(
   return fetch(`${server.endpoint}/${bucket}`, { method: 'POST', body: form, redirect: 'manual' });
 }
 
-/** A multipart/form-data body as browsers encode it (fields, then the file, closing delimiter + CRLF). */
-export function formBody(fields: Array<[string, string]>, file: { name: string; body: Buffer }): { body: Buffer; contentType: string } {
+/**
+ * A multipart/form-data body as browsers encode it (fields, then the file, closing delimiter + CRLF);
+ * `filenames`: every field part carries `filename="<its name>"` too, as Python requests' `files=` sends them.
+ */
+export function formBody(fields: Array<[string, string]>, file: { name: string; body: Buffer }, { filenames = false } = {}): { body: Buffer; contentType: string } {
   const boundary = `----tusk${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
-  for (const [k, v] of fields) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  for (const [k, v] of fields) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"${filenames ? `; filename="${k}"` : ''}\r\n\r\n${v}\r\n`));
   parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
   parts.push(file.body, Buffer.from(`\r\n--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };

@@ -54,6 +54,15 @@ describe('readFormHead', () => {
     expect(got.equals(file)).toBe(true);
   });
 
+  it('the upload is the part named file: other parts are fields even with a filename (as Python requests sends them)', async () => {
+    const part = (name: string, value: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\n\r\n${value}\r\n`;
+    const data = Buffer.from(`${part('key', 'foo.txt')}${part('acl', 'private')}${part('File', 'bar')}--${BOUNDARY}--\r\n`);
+    const { head, file: got } = await readAll(data, 7);
+    expect([...head.fields]).toEqual([['key', 'foo.txt'], ['acl', 'private']]);
+    expect(head.file).toMatchObject({ field: 'File', filename: 'File', size: 3 });
+    expect(got.toString()).toBe('bar');
+  });
+
   it('reads the boundary from the Content-Type', () => {
     expect(formBoundary(`multipart/form-data; boundary=${BOUNDARY}`)).toBe(BOUNDARY);
     expect(formBoundary('multipart/form-data; boundary="a b"')).toBe('a b');
