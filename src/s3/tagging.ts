@@ -71,7 +71,8 @@ export function parseTaggingXml(body: Buffer): TagSet {
   return validateTags(tags);
 }
 
+/** The Tagging document, tags in key order (a stable order, as S3 clients and test suites compare TagSets as lists). */
 export function renderTagging(tags: TagSet): string {
-  const inner = tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
+  const inner = [...tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
   return doc('Tagging', `<TagSet>${inner}</TagSet>`);
 }
