@@ -3,7 +3,9 @@
 
 import type { AccessKey } from '../accounts.js';
 import type { CannedAcl } from '../store/types.js';
+import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
+import type { S3Bucket } from './object-attrs.js';
 
 export type Principal = { kind: 'anonymous' } | { kind: 'key'; key: AccessKey };
 
@@ -22,7 +24,12 @@ export function parseCannedAcl(value: string | undefined): CannedAcl | undefined
   return acl;
 }
 
-/** `x-amz-expected-bucket-owner` (s3.md §2.11). */
-export function checkExpectedOwner(expected: string | undefined, ownerAccountId: string | undefined): void {
-  if (expected !== undefined && expected !== ownerAccountId) throw new S3Error('AccessDenied');
+/**
+ * `x-amz-expected-bucket-owner` (and, for a copy's source, `x-amz-source-expected-bucket-owner`):
+ * 403 unless the bucket's owner has that account id (s3.md §2.11). Every bucket-level and object
+ * operation honours it, as S3 does.
+ */
+export function checkExpectedOwner(ctx: S3Context, bucket: S3Bucket, header = 'x-amz-expected-bucket-owner'): void {
+  const expected = ctx.headers[header];
+  if (expected !== undefined && expected !== ctx.services.accounts.byCanonicalId(bucket.owner)?.accountId) throw new S3Error('AccessDenied');
 }

@@ -2,6 +2,7 @@
 // version id, the `x-amz-copy-source-if-*` conditionals and `x-amz-copy-source-range`.
 
 import { percentDecode } from '../http/query.js';
+import { checkExpectedOwner } from './access.js';
 import { requireSourceReadable } from './authz/request.js';
 import { evaluateReadConditions } from './conditionals.js';
 import type { S3Context } from './context.js';
@@ -63,6 +64,7 @@ export function resolveCopySource(ctx: S3Context): CopySource {
   const parsed = parseCopySourceHeader(raw);
   const bucket = ctx.services.store.getBucket(parsed.bucket);
   if (!bucket) throw new S3Error('NoSuchBucket', { BucketName: parsed.bucket });
+  checkExpectedOwner(ctx, bucket, 'x-amz-source-expected-bucket-owner');
   const found = ctx.services.store.getObject(bucket.name, parsed.key, parsed.versionId);
   if (!found) {
     if (parsed.versionId !== undefined && parsed.versionId !== 'null') {

@@ -2,6 +2,7 @@
 // answer 501 NotImplemented naming the operation.
 
 import { bucketOf, type S3Context } from './context.js';
+import { checkExpectedOwner } from './access.js';
 import { OPERATION_ACCESS } from './authz/actions.js';
 import { authorizeRequest, requireObjectAccessByKey } from './authz/request.js';
 import { S3Error } from './errors.js';
@@ -133,6 +134,7 @@ export function dispatch(ctx: S3Context): Promise<void> {
   const scope = OPERATION_ACCESS[op].scope;
   const bucket = scope === 'bucket' || scope === 'object' || scope === 'form' ? bucketOf(ctx) : undefined;
   ctx.bucket = bucket;
+  if (bucket) checkExpectedOwner(ctx, bucket);
   // a form upload names its signer and key in the body: its handler authorizes once it has read them
   if (scope !== 'form') ctx.verdict = authorizeRequest(ctx, bucket);
   if (isPending(op)) {

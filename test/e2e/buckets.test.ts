@@ -13,11 +13,13 @@ import { describe, expect, it } from 'vitest';
 import { s3Client, s3Request, sdkError } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
+import { testAccount } from './helpers/accounts.js';
 import { randomCredentials, startTusk } from './helpers/server.js';
 import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
 
 const other = { displayName: 'other', ...randomCredentials('OTHR') };
-const ctx = useTusk({ extraAccounts: [other] });
+const owned = testAccount('owned', '123456789012');
+const ctx = useTusk({ extraAccounts: [other, owned] });
 
 describe('CreateBucket', () => {
   it('answers 200 with Location: /<bucket> and an empty body (§3.2)', async () => {
@@ -119,6 +121,26 @@ describe('HeadBucket', () => {
     expect(ok.headers['x-amz-bucket-region']).toBe('us-east-1');
     const missing = await s3Request(ctx.server, { method: 'HEAD', bucket: bucketName('missing') });
     expectS3Error(missing, 404, 'NoSuchBucket', 'HEAD');
+  });
+});
+
+describe('x-amz-expected-bucket-owner', () => {
+  it('every bucket and object operation answers 403 when the bucket belongs to another account; a copy checks its source with x-amz-source-expected-bucket-owner', async () => {
+    const owner = { credentials: owned };
+    const b = bucketName('owned');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, ...owner })).status).toBe(200);
+    const wrong = { 'x-amz-expected-bucket-owner': '999999999999' };
+    const right = { 'x-amz-expected-bucket-owner': owned.accountId };
+    expectS3Error(await s3Request(ctx.server, { method: 'HEAD', bucket: b, headers: wrong, ...owner }), 403, 'AccessDenied', 'HEAD');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, headers: wrong, ...owner }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'k', body: 'v', headers: wrong, ...owner }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', ...owner }), 404, 'NoSuchKey');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'k', body: 'v', headers: right, ...owner })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', headers: right, ...owner })).text()).toBe('v');
+    expect((await s3Request(ctx.server, { method: 'HEAD', bucket: b, headers: right, ...owner })).status).toBe(200);
+    const copy = (h: Record<string, string>) => s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'c', headers: { 'x-amz-copy-source': `/${b}/k`, ...h }, ...owner });
+    expectS3Error(await copy({ 'x-amz-source-expected-bucket-owner': '999999999999' }), 403, 'AccessDenied');
+    expect((await copy({ 'x-amz-source-expected-bucket-owner': owned.accountId })).status).toBe(200);
   });
 });
 
