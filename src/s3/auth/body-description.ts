@@ -35,10 +35,11 @@ function anonymousPayload(head: RequestHead): PayloadMode {
 
 /**
  * `Content-Encoding` without the `aws-chunked` token, or undefined when nothing remains
- * (the stored value, s3.md §2.7).
+ * (the stored value, s3.md §2.7); a list without that token is stored as it came.
  */
 export function storedContentEncoding(contentEncoding: string | undefined): string | undefined {
   if (contentEncoding === undefined) return undefined;
+  if (!hasAwsChunkedToken(contentEncoding)) return contentEncoding.trim() === '' ? undefined : contentEncoding;
   const kept: string[] = [];
   for (const token of contentEncoding.split(',')) {
     const t = token.trim();

@@ -362,6 +362,7 @@ describe('§2.7/§2.8 body description', () => {
     expect(storedContentEncoding(undefined)).toBeUndefined();
     expect(storedContentEncoding('aws-chunked')).toBeUndefined();
     expect(storedContentEncoding('gzip, AWS-CHUNKED ,br')).toBe('gzip,br');
+    expect(storedContentEncoding('deflate, gzip')).toBe('deflate, gzip');
   });
 });
 
