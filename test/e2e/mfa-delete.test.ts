@@ -53,6 +53,9 @@ describe('MFA delete', () => {
     });
     const err = expectS3Error(noDevice, 400, 'InvalidRequest');
     expect(err.message).toBe('MFA delete cannot be enabled: no MFA device is configured for the bucket owner');
+    // MfaDelete Disabled where it is off changes nothing: no device, no code (boto3 scripts and Terraform send it)
+    await s3Client(ctx.server).send(new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled', MFADelete: 'Disabled' } }));
+    expect((await s3Client(ctx.server).send(new GetBucketVersioningCommand({ Bucket }))).Status).toBe('Enabled');
     const device = createDevice(ctx.server);
     const list = execFileSync(process.execPath, [join(REPO_ROOT, 'bin', 'tusk.js'), 'mfa', 'list', '--data-dir', ctx.server.dataDir], {
       encoding: 'utf8',

@@ -30,15 +30,15 @@ export async function handlePutBucketVersioning(ctx: S3Context): Promise<void> {
   const vc = bucket.versionControl ?? {};
   const changesMfa = mfaDelete !== undefined && mfaDelete !== (vc.mfaDelete ?? 'Disabled');
   const changesStatus = status !== bucket.versioning;
-  if (mfaDelete !== undefined) {
-    // §2.14: naming MfaDelete needs the owner's device, and a code from it
-    if (!ctx.services.mfa.hasDevice(bucket.owner)) {
-      throw new S3Error('InvalidRequest', {}, {
-        message: 'MFA delete cannot be enabled: no MFA device is configured for the bucket owner',
-      });
-    }
+  // §2.14: turning MfaDelete on (or off) needs the owner's device and a code from it, and so does
+  // any change while it is on; `MfaDelete: Disabled` on a bucket where it is off (what many tools
+  // send with every versioning change) needs neither
+  if (mfaDelete === 'Enabled' && !ctx.services.mfa.hasDevice(bucket.owner)) {
+    throw new S3Error('InvalidRequest', {}, {
+      message: 'MFA delete cannot be enabled: no MFA device is configured for the bucket owner',
+    });
   }
-  checkMfa(ctx, bucket, mfaDelete !== undefined || (mfaDeleteEnabled(bucket) && (changesStatus || changesMfa)));
+  checkMfa(ctx, bucket, changesMfa || (mfaDeleteEnabled(bucket) && (changesStatus || mfaDelete !== undefined)));
   let refused = false;
   await ctx.services.store.updateBucket(bucket.name, (current) => {
     // checked again against the committed record: object lock may have come meanwhile
