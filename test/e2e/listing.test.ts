@@ -112,6 +112,13 @@ describe('ListObjectsV2', () => {
     }
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: bucketName('missing'), query: { 'list-type': '2' } }), 404, 'NoSuchBucket');
   });
+
+  it('an empty continuation-token is none: the listing starts at the beginning and echoes it', async () => {
+    const res = await s3Request(ctx.server, { method: 'GET', bucket, query: { 'list-type': '2', 'continuation-token': '', 'max-keys': '1' } });
+    expect(res.status).toBe(200);
+    expect(res.text()).toContain('<ContinuationToken></ContinuationToken>');
+    expect(xmlText(res.text(), 'Key')).toBe((await s3Client(ctx.server).send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 }))).Contents![0]!.Key);
+  });
 });
 
 describe('ListObjects V1', () => {

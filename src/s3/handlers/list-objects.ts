@@ -157,8 +157,9 @@ function xmlItems(L: Listing, owner: Owner | undefined): string {
 export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
   const q = ctx.query;
   const token = q.get('continuation-token');
-  // start-after is ignored (but echoed) when a token is present (s3.md §3.6)
-  const start = token !== undefined ? decodeToken(token) : (q.get('start-after') ?? '');
+  // start-after is ignored (but echoed) when a token is present (s3.md §3.6); an empty token is
+  // none (it is echoed, as S3 does)
+  const start = token ? decodeToken(token) : (q.get('start-after') ?? '');
   const L = runListing(ctx, start);
   const owner = q.get('fetch-owner') === 'true' ? ownerOf(ctx, L.bucket) : undefined;
   const next = L.result.isTruncated ? encodeToken(lastItemName(L.result)) : undefined;
