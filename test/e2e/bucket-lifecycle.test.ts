@@ -84,6 +84,23 @@ describe('bucket lifecycle', () => {
     expectS3Error(await put('<LifecycleConfiguration></LifecycleConfiguration>'), 400, 'MalformedXML');
     const unchecked = await s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'lifecycle', body: rule('<Expiration><Days>1</Days></Expiration>') });
     expectS3Error(unchecked, 400, 'InvalidRequest');
+    // a transition: 501, but a malformed one is the client's 400 first
+    expectS3Error(await put(rule('<Transition><Days>30</Days><StorageClass>GLACIER</StorageClass></Transition>')), 501, 'NotImplemented');
+    expectS3Error(await put(rule('<Transition><Date>20220927</Date><StorageClass>GLACIER</StorageClass></Transition>')), 400, 'InvalidArgument');
+  });
+
+  it('gives a rule without an ID one of its own, as S3 does', async () => {
+    const s3 = s3Client(ctx.server);
+    const Bucket = bucketName('lcid');
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    await configure(Bucket, [
+      { Status: 'Enabled', Filter: { Prefix: 'a/' }, Expiration: { Days: 31 } },
+      { ID: 'named', Status: 'Enabled', Filter: { Prefix: 'b/' }, Expiration: { Days: 120 } },
+    ]);
+    const rules = (await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket }))).Rules!;
+    expect(rules.map((r) => r.ID)).toEqual([expect.stringMatching(/^[A-Za-z0-9+/]{48}$/), 'named']);
+    const again = (await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket }))).Rules!;
+    expect(again[0]!.ID).toBe(rules[0]!.ID);
   });
 
   it('expires current objects matching prefix and size; announces it in x-amz-expiration', async () => {

@@ -1,6 +1,7 @@
 // Lifecycle configuration (AWS PutBucketLifecycleConfiguration): parsing, validation, rendering
 // and matching of rules. Stored in the bucket record's versionControl.lifecycle as given here.
 
+import { randomBytes } from 'node:crypto';
 import { S3Error } from '../errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { S3Bucket } from '../object-attrs.js';
@@ -101,6 +102,13 @@ function parseRule(node: XmlNode): LifecycleRule {
   const status = xmlTextOf(node['Status']);
   if (status !== 'Enabled' && status !== 'Disabled') throw new S3Error('MalformedXML');
   if (node['Transition'] !== undefined || node['NoncurrentVersionTransition'] !== undefined) {
+    // a malformed transition is the client's error (400) before it is one Tusk does not do (501)
+    for (const t of xmlChildren(node['Transition'])) {
+      const date = xmlTextOf(t['Date']);
+      if (date !== undefined) parseDate(date);
+      positive(xmlTextOf(t['Days']), 'Days', true);
+    }
+    for (const t of xmlChildren(node['NoncurrentVersionTransition'])) positive(xmlTextOf(t['NoncurrentDays']), 'NoncurrentDays', true);
     throw new S3Error('NotImplemented', {}, { message: 'Lifecycle transitions are not implemented: Tusk has one storage class' });
   }
   const rule: LifecycleRule = { id, enabled: status === 'Enabled', filter: parseFilter(node) };
@@ -145,6 +153,8 @@ export function parseLifecycle(config: XmlNode): LifecycleRule[] {
     if (r.id && ids.has(r.id)) throw invalid('Rule ID must be unique. Found same ID for more than one rule');
     if (r.id) ids.add(r.id);
   }
+  // a rule without an ID gets one, as S3 names it (48 characters of base64)
+  for (const r of rules) if (!r.id) r.id = randomBytes(36).toString('base64');
   return rules;
 }
 
