@@ -28,6 +28,7 @@ import {
 import { ensureAwsCli, runAws, s3Client, s3Request } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
+import { expectS3Error } from './helpers/xml.js';
 
 const SIZE = 300_000; // past four 64 KiB blocks, the last one short
 
@@ -92,6 +93,9 @@ describe('encryption at rest', () => {
     expect([head.ContentLength, head.ServerSideEncryption]).toEqual([SIZE, 'AES256']);
     const list = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'sse-s3' }));
     expect(list.Contents?.[0]?.Size).toBe(SIZE);
+    // a read names no encryption method (S3 refuses x-amz-server-side-encryption on GET and HEAD)
+    const named = await s3Request(server, { method: 'GET', bucket, key: 'sse-s3', headers: { 'x-amz-server-side-encryption': 'AES256' } });
+    expectS3Error(named, 400, 'InvalidArgument');
     expect(leaks(storedBytes(server), body)).toBe(false);
     // the check itself finds plaintext when it is there
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'clear', Body: body.subarray(0, 70_000) }));
@@ -152,6 +156,10 @@ describe('encryption at rest', () => {
     await expect(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'sse-c', SSECustomerAlgorithm: 'AES256', SSECustomerKey: wrongKey }))).rejects.toMatchObject({
       $metadata: { httpStatusCode: 403 },
     });
+    // GetObjectAttributes of an SSE-C object needs its key too
+    const attributes = (extra: object) => s3.send(new GetObjectAttributesCommand({ Bucket: bucket, Key: 'sse-c', ObjectAttributes: ['ObjectSize'], ...extra }));
+    await expect(attributes({})).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+    expect((await attributes(sseC)).ObjectSize).toBe(SIZE);
     // SSE-C headers on an object stored otherwise
     await expect(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'sse-s3', ...sseC }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
     expect(leaks(storedBytes(server), body)).toBe(false);

@@ -212,9 +212,15 @@ export function objectSize(record: S3Object): number {
 
 /**
  * Checks a read's SSE-C headers against the object (every read: the key's MD5 must match) and
- * returns the data key; undefined for objects stored in clear.
+ * returns the data key; undefined for objects stored in clear. A read names no SSE-S3/KMS method:
+ * S3 refuses x-amz-server-side-encryption on GET and HEAD.
  */
 export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undefined {
+  if (ctx.headers[H_SSE] !== undefined) {
+    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE, ArgumentValue: ctx.headers[H_SSE] }, {
+      message: 'x-amz-server-side-encryption header is not supported for this operation.',
+    });
+  }
   const e = record.attrs.encryption;
   const customer = customerKey(ctx);
   if (!e) {
