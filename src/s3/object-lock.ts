@@ -128,8 +128,8 @@ export function retentionChangeRefusal(current: Retention | undefined, next: Ret
   if (!current || current.until <= now) return undefined;
   const weakens = !next || next.until < current.until || next.mode !== current.mode;
   if (!weakens) return undefined;
-  // COMPLIANCE → GOVERNANCE is a weakening; GOVERNANCE → COMPLIANCE (same or later date) is not
-  if (current.mode === 'GOVERNANCE' && next && next.mode === 'COMPLIANCE' && next.until >= current.until) return undefined;
+  // any change of mode needs the bypass while GOVERNANCE holds, GOVERNANCE → COMPLIANCE too (AWS
+  // answers it so: ceph/ceph#42505 measured it); COMPLIANCE allows only a later date
   if (current.mode === 'GOVERNANCE' && bypass) return undefined;
   return new S3Error('AccessDenied', {}, {
     message: current.mode === 'COMPLIANCE' ? 'Access Denied because object protected by object lock.' : 'Access Denied',
