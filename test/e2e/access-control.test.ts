@@ -288,6 +288,36 @@ describe('bucket policies', () => {
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'missing', credentials: null }), 403, 'AccessDenied');
   });
 
+  it('a ListBucket allowed under an s3:prefix tells of missing keys under that prefix only', async () => {
+    const b = await newBucket('polpfx');
+    const text = policy(b, [
+      { Effect: 'Allow', Principal: { AWS: '*' }, Action: 's3:ListBucket', Resource: `arn:aws:s3:::${b}`, Condition: { StringLike: { 's3:prefix': 'public/*' } } },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    expect((await s3Request(ctx.server, { method: 'HEAD', bucket: b, key: 'public/object', credentials: other })).status).toBe(404);
+    expect((await s3Request(ctx.server, { method: 'HEAD', bucket: b, key: 'private/object', credentials: other })).status).toBe(403);
+    // the listing itself still goes by the prefix asked for
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, query: { prefix: 'public/' }, credentials: other })).status).toBe(200);
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { prefix: 'private/' }, credentials: other }), 403, 'AccessDenied');
+  });
+
+  it('SSE-C and object-lock condition keys: a Deny where s3:x-amz-server-side-encryption-customer-algorithm is Null', async () => {
+    const b = await newBucket('polssec');
+    const text = policy(b, [
+      { Effect: 'Deny', Principal: '*', Action: 's3:PutObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { Null: { 's3:x-amz-server-side-encryption-customer-algorithm': 'true' } } },
+    ]);
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: text })).status).toBe(204);
+    expectS3Error(await put(b, 'clear'), 403, 'AccessDenied');
+    // the condition passes; the write then fails as SSE-C over plain HTTP does (400), not as a denial
+    const key = Buffer.alloc(32, 7);
+    const sseC = {
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key': key.toString('base64'),
+      'x-amz-server-side-encryption-customer-key-md5': createHash('md5').update(key).digest('base64'),
+    };
+    expect((await put(b, 'sealed', 'x', sseC)).status).toBe(400);
+  });
+
   it('date, string and Null conditions', async () => {
     const b = await newBucket('polc');
     expect((await put(b, 'k')).status).toBe(200);

@@ -50,12 +50,19 @@ function conditionValues(ctx: S3Context): ConditionValues {
       case 's3:x-amz-metadata-directive':
       case 's3:x-amz-storage-class':
       case 's3:x-amz-server-side-encryption':
+      case 's3:x-amz-server-side-encryption-customer-algorithm':
+      case 's3:x-amz-server-side-encryption-aws-kms-key-id':
+      case 's3:x-amz-website-redirect-location':
       case 's3:x-amz-grant-full-control':
       case 's3:x-amz-grant-read':
       case 's3:x-amz-grant-write':
       case 's3:x-amz-grant-read-acp':
       case 's3:x-amz-grant-write-acp':
         return h[key.slice(3)];
+      // the lock a PutObject asks for (AWS *Amazon S3 condition keys*: s3:object-lock-*)
+      case 's3:object-lock-mode': return h['x-amz-object-lock-mode'];
+      case 's3:object-lock-retain-until-date': return h['x-amz-object-lock-retain-until-date'];
+      case 's3:object-lock-legal-hold': return h['x-amz-object-lock-legal-hold'];
       default:
         if (key.startsWith(EXISTING_TAG)) return tagValue(existingTags(ctx), key.slice(EXISTING_TAG.length));
         if (key.startsWith(REQUEST_TAG)) return tagValue(requestTags(ctx), key.slice(REQUEST_TAG.length));
@@ -98,14 +105,14 @@ function arnOf(ctx: S3Context, access: OperationAccess): string {
 }
 
 /** authorize() for `access` in this request's context (the caller, its bucket and resource). */
-export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bucket | undefined): Verdict {
+export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bucket | undefined, values = conditionValues(ctx)): Verdict {
   return authorize({
     principal: ctx.principal,
     access,
     action: actionOf(access, ctx.route.subresource, ctx.query.has('versionId')),
     bucket,
     arn: arnOf(ctx, access),
-    values: conditionValues(ctx),
+    values,
   });
 }
 
@@ -140,9 +147,15 @@ export function authorizeRequest(ctx: S3Context, bucket: S3Bucket | undefined): 
   return verdict;
 }
 
-/** May the caller list this bucket? (missing keys are 404 only then, s3.md §2.13) */
+/**
+ * May the caller list this bucket where the request's key is? (missing keys are 404 only then,
+ * s3.md §2.13): s3:prefix is the key, so that a ListBucket allowed under a prefix tells of the
+ * keys under it only.
+ */
 export function canListBucket(ctx: S3Context, bucket: S3Bucket): boolean {
-  return verdictFor(ctx, OPERATION_ACCESS.ListObjects, bucket) === 'allow';
+  const values = conditionValues(ctx);
+  const key = ctx.resource.key;
+  return verdictFor(ctx, OPERATION_ACCESS.ListObjects, bucket, (k) => (k === 's3:prefix' && key !== undefined ? key : values(k))) === 'allow';
 }
 
 /** The object step for operations whose ACL permission is on the object (GetObject, Get/PutObjectAcl). */
