@@ -100,12 +100,14 @@ describe('lifecycle document', () => {
       '</LifecycleConfiguration>';
     const put = await h.request('PUT', '/plain?lifecycle', { body, headers: { 'content-md5': createHash('md5').update(body).digest('base64') } });
     expect(put.status, put.body).toBe(200);
-    expect((await h.request('GET', '/plain?lifecycle')).body).toBe(
+    // rules without an ID were given one (48 characters of base64)
+    const generated = /<Rule><ID>[A-Za-z0-9+/]{48}<\/ID>/g;
+    expect((await h.request('GET', '/plain?lifecycle')).body.replace(generated, '<Rule><ID>generated</ID>')).toBe(
       `${DECL}<LifecycleConfiguration ${NS}><Rule><ID>a&amp;b</ID><Prefix>logs/</Prefix><Status>Enabled</Status><Expiration><Days>3</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>` +
-        '<Rule><Filter><And><Prefix>p/</Prefix><Tag><Key>k</Key><Value>v</Value></Tag><ObjectSizeLessThan>100</ObjectSizeLessThan></And></Filter>' +
+        '<Rule><ID>generated</ID><Filter><And><Prefix>p/</Prefix><Tag><Key>k</Key><Value>v</Value></Tag><ObjectSizeLessThan>100</ObjectSizeLessThan></And></Filter>' +
         '<Status>Disabled</Status><NoncurrentVersionExpiration><NoncurrentDays>5</NoncurrentDays><NewerNoncurrentVersions>2</NewerNoncurrentVersions>' +
         '</NoncurrentVersionExpiration></Rule>' +
-        '<Rule><Filter><Tag><Key>t</Key><Value></Value></Tag></Filter><Status>Enabled</Status><Expiration><Date>2030-01-01T00:00:00Z</Date></Expiration></Rule>' +
+        '<Rule><ID>generated</ID><Filter><Tag><Key>t</Key><Value></Value></Tag></Filter><Status>Enabled</Status><Expiration><Date>2030-01-01T00:00:00Z</Date></Expiration></Rule>' +
         '</LifecycleConfiguration>',
     );
   });
