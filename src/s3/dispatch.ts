@@ -31,6 +31,7 @@ import {
   handlePutBucketPolicy,
   handlePutPublicAccessBlock,
 } from './handlers/bucket-access.js';
+import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from './handlers/bucket-tagging.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
 import { handlePostObject } from './handlers/post-object.js';
 import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
@@ -121,6 +122,9 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   ListMultipartUploads: handleListMultipartUploads,
   GetObjectAttributes: handleGetObjectAttributes,
   PutBucketEncryption: handlePutBucketEncryption,
+  PutBucketTagging: handlePutBucketTagging,
+  GetBucketTagging: handleGetBucketTagging,
+  DeleteBucketTagging: handleDeleteBucketTagging,
   GetBucketEncryption: handleGetBucketEncryption,
   DeleteBucketEncryption: handleDeleteBucketEncryption,
 };

@@ -68,6 +68,8 @@ export interface S3Bucket extends BucketRecord {
   versionControl?: BucketVersionControl;
   /** default encryption of new objects (PutBucketEncryption) */
   encryption?: BucketEncryption;
+  /** the bucket's own tags (PutBucketTagging) */
+  tags?: Array<[string, string]>;
 }
 
 export interface BucketEncryption {

@@ -99,7 +99,7 @@ export function resolveResource(head: RequestHead, domains: readonly string[]): 
 
 /** §1.6: bucket sub-resources answered with S3's "not configured" result. */
 export const BUCKET_STUBS = [
-  'website', 'replication', 'tagging', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
+  'website', 'replication', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
   'inventory', 'intelligent-tiering',
 ] as const;
 
@@ -134,6 +134,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'PutBucketLifecycleConfiguration' };
       if (q.has('encryption')) return { op: 'PutBucketEncryption' };
+      if (q.has('tagging')) return { op: 'PutBucketTagging' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
     case 'GET':
@@ -156,6 +157,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'GetBucketLifecycleConfiguration' };
       if (q.has('encryption')) return { op: 'GetBucketEncryption' };
+      if (q.has('tagging')) return { op: 'GetBucketTagging' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
       return { op: 'ListObjects' };
     case 'HEAD':
@@ -167,6 +169,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('publicAccessBlock')) return { op: 'DeletePublicAccessBlock' };
       if (q.has('lifecycle')) return { op: 'DeleteBucketLifecycle' };
       if (q.has('encryption')) return { op: 'DeleteBucketEncryption' };
+      if (q.has('tagging')) return { op: 'DeleteBucketTagging' };
       if (stub) return { op: 'DeleteBucketSubresourceStub', subresource: stub };
       return { op: 'DeleteBucket' };
     case 'POST':

@@ -9,6 +9,8 @@ import { childrenOf, parseExactXml, textOf } from './xml-input.js';
 export type TagSet = Array<[string, string]>;
 
 export const MAX_TAGS = 10;
+/** a bucket's own tags (AWS: 50 user tags per resource) */
+export const MAX_BUCKET_TAGS = 50;
 const MAX_TAG_KEY = 128;
 const MAX_TAG_VALUE = 256;
 
@@ -23,8 +25,8 @@ function chars(s: string): number {
   return n;
 }
 
-export function validateTags(tags: TagSet): TagSet {
-  if (tags.length > MAX_TAGS) throw invalidTag(`Object tags cannot be greater than ${MAX_TAGS}`);
+export function validateTags(tags: TagSet, max = MAX_TAGS): TagSet {
+  if (tags.length > max) throw invalidTag(max === MAX_TAGS ? `Object tags cannot be greater than ${MAX_TAGS}` : `Bucket tags cannot be greater than ${max}`);
   const seen = new Set<string>();
   for (const [key, value] of tags) {
     if (chars(key) < 1 || chars(key) > MAX_TAG_KEY) throw invalidTag('The TagKey you have provided is invalid');
@@ -54,8 +56,8 @@ export function parseTaggingHeader(value: string | undefined): TagSet | undefine
   return validateTags(tags);
 }
 
-/** The Tagging body of PutObjectTagging. */
-export function parseTaggingXml(body: Buffer): TagSet {
+/** The Tagging body of PutObjectTagging (or, with `max` 50, PutBucketTagging). */
+export function parseTaggingXml(body: Buffer, max = MAX_TAGS): TagSet {
   const root = parseExactXml(body, 'Tagging');
   const setNode = root['TagSet'];
   if (setNode === undefined || Array.isArray(setNode)) throw new S3Error('MalformedXML');
@@ -68,7 +70,7 @@ export function parseTaggingXml(body: Buffer): TagSet {
       tags.push([key, value]);
     }
   }
-  return validateTags(tags);
+  return validateTags(tags, max);
 }
 
 /** The Tagging document, tags in key order (a stable order, as S3 clients and test suites compare TagSets as lists). */

@@ -3,6 +3,9 @@
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
+  DeleteBucketTaggingCommand,
+  GetBucketTaggingCommand,
+  PutBucketTaggingCommand,
   GetBucketLocationCommand,
   HeadBucketCommand,
   ListBucketsCommand,
@@ -141,6 +144,28 @@ describe('x-amz-expected-bucket-owner', () => {
     const copy = (h: Record<string, string>) => s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'c', headers: { 'x-amz-copy-source': `/${b}/k`, ...h }, ...owner });
     expectS3Error(await copy({ 'x-amz-source-expected-bucket-owner': '999999999999' }), 403, 'AccessDenied');
     expect((await copy({ 'x-amz-source-expected-bucket-owner': owned.accountId })).status).toBe(200);
+  });
+});
+
+describe('bucket tagging', () => {
+  it('Put/Get/DeleteBucketTagging through the SDK: NoSuchTagSet until set, tags in key order, up to 50, 204 on delete', async () => {
+    const s3 = s3Client(ctx.server);
+    const Bucket = bucketName('tags');
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    const missing = await sdkError(s3.send(new GetBucketTaggingCommand({ Bucket })));
+    expect([missing.name, missing.$metadata.httpStatusCode]).toEqual(['NoSuchTagSet', 404]);
+    await s3.send(new PutBucketTaggingCommand({ Bucket, Tagging: { TagSet: [{ Key: 'team', Value: 'data' }, { Key: 'env', Value: '' }] } }));
+    expect((await s3.send(new GetBucketTaggingCommand({ Bucket }))).TagSet).toEqual([{ Key: 'env', Value: '' }, { Key: 'team', Value: 'data' }]);
+    const many = Array.from({ length: 50 }, (_, i) => ({ Key: `k${String(i).padStart(2, '0')}`, Value: 'v' }));
+    await s3.send(new PutBucketTaggingCommand({ Bucket, Tagging: { TagSet: many } }));
+    expect((await s3.send(new GetBucketTaggingCommand({ Bucket }))).TagSet).toHaveLength(50);
+    const tooMany = await sdkError(s3.send(new PutBucketTaggingCommand({ Bucket, Tagging: { TagSet: [...many, { Key: 'one-more', Value: 'v' }] } })));
+    expect(tooMany.name).toBe('InvalidTag');
+    const deleted = await s3.send(new DeleteBucketTaggingCommand({ Bucket }));
+    expect(deleted.$metadata.httpStatusCode).toBe(204);
+    expect((await sdkError(s3.send(new GetBucketTaggingCommand({ Bucket })))).name).toBe('NoSuchTagSet');
+    const otherCaller = await sdkError(s3Client(ctx.server, { credentials: other }).send(new GetBucketTaggingCommand({ Bucket })));
+    expect(otherCaller.$metadata.httpStatusCode).toBe(403);
   });
 });
 

@@ -47,7 +47,6 @@ const STUB_ACTIONS: Record<string, [get: string, put: string]> = {
   website: ['s3:GetBucketWebsite', 's3:PutBucketWebsite'],
   encryption: ['s3:GetEncryptionConfiguration', 's3:PutEncryptionConfiguration'],
   replication: ['s3:GetReplicationConfiguration', 's3:PutReplicationConfiguration'],
-  tagging: ['s3:GetBucketTagging', 's3:PutBucketTagging'],
   logging: ['s3:GetBucketLogging', 's3:PutBucketLogging'],
   notification: ['s3:GetBucketNotification', 's3:PutBucketNotification'],
   requestPayment: ['s3:GetBucketRequestPayment', 's3:PutBucketRequestPayment'],
@@ -116,6 +115,10 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   PutBucketVersioning: bucket('s3:PutBucketVersioning', 'write'),
   GetObjectLockConfiguration: bucket('s3:GetBucketObjectLockConfiguration', 'read'),
   PutObjectLockConfiguration: bucket('s3:PutBucketObjectLockConfiguration', 'write'),
+  GetBucketTagging: bucket('s3:GetBucketTagging', 'read'),
+  PutBucketTagging: bucket('s3:PutBucketTagging', 'write'),
+  // S3 authorizes DeleteBucketTagging as s3:PutBucketTagging
+  DeleteBucketTagging: bucket('s3:PutBucketTagging', 'write'),
   GetBucketEncryption: bucket('s3:GetEncryptionConfiguration', 'read'),
   PutBucketEncryption: bucket('s3:PutEncryptionConfiguration', 'write'),
   // AWS has no action of its own for the delete: it is s3:PutEncryptionConfiguration

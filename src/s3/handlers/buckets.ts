@@ -135,7 +135,6 @@ const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> =
   lifecycle: 'NoSuchLifecycleConfiguration',
   website: 'NoSuchWebsiteConfiguration',
   replication: 'ReplicationConfigurationNotFoundError',
-  tagging: 'NoSuchTagSet',
 };
 
 const STUB_EMPTY_DOCS: Record<string, string> = {

@@ -113,7 +113,7 @@ describe('classify (s3.md §1.5–1.6)', () => {
     ['GET', '/b1k?prefix=a&x-id=whatever', 'ListObjects'],
     ['HEAD', '/b1k', 'HeadBucket'],
     ['DELETE', '/b1k?cors', 'DeleteBucketCors'],
-    ['DELETE', '/b1k?tagging', 'DeleteBucketSubresourceStub'],
+    ['DELETE', '/b1k?tagging', 'DeleteBucketTagging'],
     ['DELETE', '/b1k', 'DeleteBucket'],
     ['POST', '/b1k?delete', 'DeleteObjects'],
     ['POST', '/b1k', 'PostObject'],
