@@ -52,31 +52,26 @@ export async function receiveBody(
   return { digests, checksum: verifyChecksums(plan, digests, trailers, fallback) };
 }
 
-/** Stored bytes read back per step when a copy must write them anew (UploadPartCopy). */
-const COPY_CHUNK = 1 << 20;
+/** Stored bytes read back per step when a copy hashes its source. */
+const HASH_CHUNK = 1 << 20;
 
-/**
- * Hashes bytes [start, end) of a stored body and, with `writer`, writes them as a new body
- * (UploadPartCopy of a range; a copy asking for another checksum algorithm hashes only).
- */
+/** Hashes bytes [start, end) of a stored body (a copy asking for another checksum algorithm). */
 export async function hashStoredRange(
   ctx: S3Context,
   record: { size: number; extents: Extent[] },
   start: number,
   end: number,
   need: ReadonlySet<DigestName>,
-  writer?: BodyWriter<unknown, unknown>,
 ): Promise<DigestSet> {
   const hasher = ctx.services.digester.create(need);
   const reader = ctx.services.store.openRead(record, start, end);
   try {
     for (let at = start; at < end; ) {
-      const chunk = await reader.read(Math.min(COPY_CHUNK, end - at));
+      const chunk = await reader.read(Math.min(HASH_CHUNK, end - at));
       if (!chunk || chunk.length === 0) throw new Error(`stored body ended early at ${at} of ${end}`);
-      // the reader's buffer is valid only until its next read: hash and write a copy of it
-      const own = Buffer.from(chunk);
-      await Promise.all([hasher.update(own), writer?.write(own)]);
-      at += own.length;
+      // the reader's buffer is valid only until its next read
+      await hasher.update(Buffer.from(chunk));
+      at += chunk.length;
     }
   } finally {
     reader.close();

@@ -8,6 +8,8 @@ import { evaluateReadConditions } from './conditionals.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
 import type { S3Object } from './object-attrs.js';
+import type { RequestBody } from './request-body.js';
+import { copySourceDataKey, openUnsealedRead } from './sse/sse.js';
 import { isVersionId } from './handlers/version-id.js';
 import type { BucketRecord } from '../store/types.js';
 
@@ -91,6 +93,35 @@ export function resolveCopySource(ctx: S3Context): CopySource {
   const source: CopySource = { bucket, key: parsed.key, object: found };
   if (parsed.versionId !== undefined) source.requestedVersionId = parsed.versionId;
   return source;
+}
+
+/** Plaintext bytes read from a copy's source per step. */
+const COPY_CHUNK = 1 << 20;
+
+/**
+ * Plaintext bytes [start, end) of a copy's source as a request body, for a copy that writes them
+ * anew (a part copy, a copy that encrypts otherwise): an encrypted source is opened with its key
+ * (SSE-C: the x-amz-copy-source-server-side-encryption-customer-* headers). Each chunk is the
+ * caller's own (the reader reuses its buffers); `close` ends the read early.
+ */
+export function openCopySourceBody(ctx: S3Context, object: S3Object, start: number, end: number): { body: RequestBody; close(): void } {
+  const dataKey = copySourceDataKey(ctx, object);
+  const reader = dataKey ? openUnsealedRead(ctx.services.store, object, dataKey, start, end) : ctx.services.store.openRead(object, start, end);
+  let at = start;
+  return {
+    body: {
+      length: end - start,
+      async next() {
+        if (at >= end) return null;
+        const chunk = await reader.read(Math.min(COPY_CHUNK, end - at));
+        if (!chunk || chunk.length === 0) throw new Error(`stored body ended early at ${at} of ${end}`);
+        at += chunk.length;
+        return Buffer.from(chunk);
+      },
+      finish: () => ({}),
+    },
+    close: () => reader.close(),
+  };
 }
 
 /** `x-amz-copy-source-range: bytes=first-last`, both inclusive and required; the whole source when absent. */

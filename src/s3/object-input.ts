@@ -53,13 +53,6 @@ export function storedHeadersOf(headers: Headers, contentEncoding: string | unde
   return out;
 }
 
-/** Encryption headers, for the requests that cannot encrypt what they store (s3.md §3.0.3). */
-export function rejectEncryption(headers: Headers): void {
-  for (const name of Object.keys(headers)) {
-    if (name.startsWith('x-amz-server-side-encryption')) throw new S3Error('NotImplemented', { Header: name });
-  }
-}
-
 /** If-None-Match: * and If-Match of a write, checked by the engine in its commit (style.md §7). */
 export function writeCondition(headers: Headers): WriteCondition | undefined {
   const inm = headers['if-none-match'];

@@ -185,18 +185,21 @@ describe('encryption at rest', () => {
     const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: b, Key: 'big' }));
     expect(created.ServerSideEncryption).toBe('AES256');
     const etags: string[] = [];
-    for (const [i, part] of parts.entries()) {
-      const up = await s3.send(new UploadPartCommand({ Bucket: b, Key: 'big', UploadId: created.UploadId, PartNumber: i + 1, Body: part }));
-      expect(up.ETag).toBe(`"${createHash('md5').update(part).digest('hex')}"`);
-      expect(up.ServerSideEncryption).toBe('AES256');
-      etags.push(up.ETag!);
-    }
+    const up = await s3.send(new UploadPartCommand({ Bucket: b, Key: 'big', UploadId: created.UploadId, PartNumber: 1, Body: parts[0] }));
+    expect(up.ETag).toBe(`"${createHash('md5').update(parts[0]!).digest('hex')}"`);
+    expect(up.ServerSideEncryption).toBe('AES256');
+    etags.push(up.ETag!);
+    // part 2 copied out of a larger SSE-S3 object: read with its key, sealed anew into this upload
+    const source = Buffer.concat([randomBody(1000), parts[1]!, randomBody(500)]);
+    await s3.send(new PutObjectCommand({ Bucket: b, Key: 'part-source', Body: source }));
+    const copied = await s3.send(new UploadPartCopyCommand({
+      Bucket: b, Key: 'big', UploadId: created.UploadId, PartNumber: 2, CopySource: `${b}/part-source`, CopySourceRange: `bytes=1000-${1000 + parts[1]!.length - 1}`,
+    }));
+    expect(copied.CopyPartResult?.ETag).toBe(`"${createHash('md5').update(parts[1]!).digest('hex')}"`);
+    expect(copied.ServerSideEncryption).toBe('AES256');
+    etags.push(copied.CopyPartResult!.ETag!);
     const listed = await s3.send(new ListPartsCommand({ Bucket: b, Key: 'big', UploadId: created.UploadId }));
     expect(listed.Parts?.map((p) => p.Size)).toEqual(parts.map((p) => p.length));
-    // a part cannot be copied into an encrypted upload yet: a clear 501, not plaintext on disk
-    await expect(s3.send(new UploadPartCopyCommand({ Bucket: b, Key: 'big', UploadId: created.UploadId, PartNumber: 3, CopySource: `${bucket}/clear` }))).rejects.toMatchObject({
-      $metadata: { httpStatusCode: 501 },
-    });
     const done = await s3.send(new CompleteMultipartUploadCommand({
       Bucket: b, Key: 'big', UploadId: created.UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
     }));
@@ -226,6 +229,47 @@ describe('encryption at rest', () => {
     const cliHead = await s3.send(new HeadObjectCommand({ Bucket: b, Key: 'cli' }));
     expect([cliHead.ContentLength, cliHead.ServerSideEncryption, cliHead.ETag?.endsWith('-2"')]).toEqual([big.length, 'AES256', true]);
     expectSame(await bytesOf(s3, { Bucket: b, Key: 'cli' }), big);
+  });
+
+  it('CopyObject between encryptions: SSE-S3 shares its bytes, anything else is read with the source key and sealed anew; part copies likewise', async () => {
+    const body = randomBody(SIZE);
+    const keyA = randomBytes(32);
+    const keyB = randomBytes(32);
+    const sseC = (key: Buffer) => ({ SSECustomerAlgorithm: 'AES256', SSECustomerKey: key.toString('base64') }) as const;
+    const sourceKey = (key: Buffer) => ({ CopySourceSSECustomerAlgorithm: 'AES256', CopySourceSSECustomerKey: key.toString('base64') }) as const;
+    const copy = (from: string, to: string, extra: object = {}) => s3.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from}`, ...extra }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'enc-plain', Body: body }));
+
+    // clear → SSE-S3 → SSE-S3 (shared) → SSE-C A → SSE-C B → clear, each step read back whole and in a range
+    const steps: Array<[string, string, object, object | undefined, string | undefined]> = [
+      ['enc-plain', 'enc-s3', { ServerSideEncryption: 'AES256' }, undefined, 'AES256'],
+      ['enc-s3', 'enc-s3-again', { ServerSideEncryption: 'AES256' }, undefined, 'AES256'],
+      ['enc-s3', 'enc-c-a', { ...sseC(keyA) }, sseC(keyA), undefined],
+      ['enc-c-a', 'enc-c-b', { ...sourceKey(keyA), ...sseC(keyB) }, sseC(keyB), undefined],
+      ['enc-c-b', 'enc-clear', { ...sourceKey(keyB) }, undefined, undefined],
+    ];
+    for (const [from, to, extra, read, sse] of steps) {
+      const out = await copy(from, to, extra);
+      expect(out.ServerSideEncryption, `${from} → ${to}`).toBe(sse);
+      expectSame(await bytesOf(s3, { Bucket: bucket, Key: to, ...read }), body, `${from} → ${to}`);
+      expectSame(await bytesOf(s3, { Bucket: bucket, Key: to, Range: 'bytes=65530-131080', ...read }), body.subarray(65530, 131081), `${to} range`);
+    }
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'enc-clear' }))).ServerSideEncryption).toBeUndefined();
+    // an SSE-C source needs its key, the right one
+    await expect(copy('enc-c-a', 'nope', {})).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+    await expect(copy('enc-c-a', 'nope', sourceKey(keyB))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+    // a copy source key for an object not stored with SSE-C
+    await expect(copy('enc-s3', 'nope', sourceKey(keyA))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+
+    // a part copied from an SSE-C object into an upload in clear
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'enc-parts' }));
+    const part = await s3.send(new UploadPartCopyCommand({
+      Bucket: bucket, Key: 'enc-parts', UploadId: upload.UploadId, PartNumber: 1, CopySource: `${bucket}/enc-c-b`, CopySourceRange: 'bytes=100-199999', ...sourceKey(keyB),
+    }));
+    await s3.send(new CompleteMultipartUploadCommand({
+      Bucket: bucket, Key: 'enc-parts', UploadId: upload.UploadId, MultipartUpload: { Parts: [{ ETag: part.CopyPartResult!.ETag!, PartNumber: 1 }] },
+    }));
+    expectSame(await bytesOf(s3, { Bucket: bucket, Key: 'enc-parts' }), body.subarray(100, 200_000));
   });
 
   it('SSE-C multipart: every part brings the upload\'s key, reads need it', async () => {

@@ -1,15 +1,19 @@
-// CopyObject (s3.md §3.18): a new version sharing the source's extents (no bytes copied), with the
-// source's or the request's metadata and tags; answers only after the copy committed.
+// CopyObject (s3.md §3.18): a new version sharing the source's extents (no bytes copied) when it
+// keeps their encryption, else the source's plaintext written anew with the encryption asked for
+// (SSE-S3, SSE-C, the bucket's default, or none); with the source's or the request's metadata and
+// tags; answers only after the copy committed.
 
 import { hashStoredRange } from '../body-pipeline.js';
 import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { MAX_COPY_BYTES, resolveCopySource, type CopySource } from '../copy-source.js';
+import { MAX_COPY_BYTES, openCopySourceBody, resolveCopySource, type CopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
-import { objectAttrsOf, rejectEncryption, storageClassOf, writeCondition } from '../object-input.js';
+import { objectAttrsOf, storageClassOf, writeCondition } from '../object-input.js';
 import { sendXml } from '../respond.js';
-import { objectSize } from '../sse/sse.js';
+import { copySourceDataKey, encryptionHeaders, objectSize, requestedEncryption } from '../sse/sse.js';
+import type { WriteCondition } from '../../store/types.js';
+import { storeObject } from './put-object.js';
 import { doc, el, isoSeconds } from '../xml.js';
 
 type Directive = 'COPY' | 'REPLACE';
@@ -33,7 +37,7 @@ function checksumAlgorithmOf(ctx: S3Context): ChecksumAlgorithm | undefined {
 }
 
 /** S3 refuses a copy onto itself that changes nothing (s3.md §3.18). */
-function rejectNoOpSelfCopy(ctx: S3Context, source: CopySource, metadata: Directive, algorithm: ChecksumAlgorithm | undefined): void {
+function rejectNoOpSelfCopy(ctx: S3Context, source: CopySource, metadata: Directive, algorithm: ChecksumAlgorithm | undefined, encryption: string | undefined): void {
   const sameObject =
     source.bucket.name === ctx.resource.bucket &&
     source.key === ctx.resource.key &&
@@ -43,7 +47,9 @@ function rejectNoOpSelfCopy(ctx: S3Context, source: CopySource, metadata: Direct
     metadata === 'REPLACE' ||
     (h['x-amz-storage-class'] !== undefined && storageClassOf(h) !== source.object.attrs.storageClass) ||
     h['x-amz-website-redirect-location'] !== undefined ||
-    (algorithm !== undefined && algorithm !== source.object.attrs.checksum?.algorithm);
+    (algorithm !== undefined && algorithm !== source.object.attrs.checksum?.algorithm) ||
+    (encryption !== undefined && encryption !== source.object.attrs.encryption?.mode) ||
+    ctx.headers['x-amz-server-side-encryption-customer-key'] !== undefined;
   if (sameObject && !changes) {
     throw new S3Error('InvalidRequest', {}, {
       message:
@@ -65,17 +71,16 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   const algorithm = checksumAlgorithmOf(ctx);
   const condition = writeCondition(h);
   const bucket = bucketOf(ctx);
-  // a copy shares its source's stored bytes: it keeps the source's encryption, and cannot ask for another
-  rejectEncryption(h);
   const requested = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
+  const wanted = requestedEncryption(ctx, bucket)?.mode;
   const source = resolveCopySource(ctx);
   const src = source.object;
-  if (src.size > MAX_COPY_BYTES) {
+  if (objectSize(src) > MAX_COPY_BYTES) {
     throw new S3Error('InvalidRequest', {}, {
       message: `The specified copy source is larger than the maximum allowable size for a copy source: ${MAX_COPY_BYTES}`,
     });
   }
-  rejectNoOpSelfCopy(ctx, source, metadata, algorithm);
+  rejectNoOpSelfCopy(ctx, source, metadata, algorithm, wanted);
 
   // storage class and ACL come from the request only, never from the source (s3.md §3.18)
   const { tags: requestTags, ...fromRequest } = requested;
@@ -85,11 +90,17 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
       : { ...fromRequest, contentType: src.attrs.contentType, headers: { ...src.attrs.headers }, meta: { ...src.attrs.meta } };
   const tags = tagging === 'REPLACE' ? requestTags : src.attrs.tags;
   if (tags && tags.length > 0) attrs.tags = tags;
+
+  // The stored bytes are shared when the copy keeps their encryption: in clear, or SSE-S3 (sealed
+  // under this server's key) unless SSE-C is asked for. Anything else is read with the source's key
+  // and written anew; the source's SSE-C key is checked either way.
+  // A checksum asked of an encrypted source is of its plaintext: that copy is written anew too.
+  const have = src.attrs.encryption?.mode;
+  const keeps = have === undefined ? wanted === undefined : have === 'SSE-S3' && wanted !== 'SSE-C';
+  if (!keeps || (have !== undefined && algorithm !== undefined)) return copyAnew(ctx, source, attrs, condition, algorithm);
+  copySourceDataKey(ctx, src);
   if (src.attrs.parts) attrs.parts = src.attrs.parts;
-  if (src.attrs.encryption) {
-    if (algorithm !== undefined) throw new S3Error('NotImplemented', {}, { message: 'A new checksum for an encrypted copy source is not implemented yet.' });
-    attrs.encryption = src.attrs.encryption;
-  }
+  if (src.attrs.encryption) attrs.encryption = src.attrs.encryption;
   if (algorithm !== undefined && (src.attrs.checksum?.algorithm !== algorithm || src.attrs.checksum.type !== 'FULL_OBJECT')) {
     const digests = await hashStoredRange(ctx, src, 0, src.size, new Set([digestNameOf(algorithm)]));
     attrs.checksum = { algorithm, value: digests[digestNameOf(algorithm)]!.toString('base64'), type: 'FULL_OBJECT' };
@@ -106,8 +117,25 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     condition,
   );
   ctx.services.quotas?.written(bucket.name, objectSize(src));
-  const headers: Array<readonly [string, string]> = [];
+  const headers: Array<readonly [string, string]> = [...encryptionHeaders(attrs.encryption)];
   if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
   if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', src.versionId]);
   sendXml(ctx, renderCopyObjectResult(version.lastModified, version.etag, attrs.checksum), headers);
+}
+
+/** The copy as a new object: the source's plaintext streamed through PutObject's write path (digests, sealing, commit). */
+async function copyAnew(ctx: S3Context, source: CopySource, attrs: S3ObjectAttrs, condition: WriteCondition | undefined, algorithm: ChecksumAlgorithm | undefined): Promise<void> {
+  const src = source.object;
+  const copy = openCopySourceBody(ctx, src, 0, objectSize(src));
+  let stored;
+  try {
+    stored = await storeObject(ctx, bucketOf(ctx), ctx.resource.key!, copy.body, attrs, {}, condition, algorithm);
+  } finally {
+    copy.close();
+  }
+  const { record, checksum, responseHeaders } = stored;
+  const headers: Array<readonly [string, string]> = [...responseHeaders];
+  if (record.versionId !== 'null') headers.push(['x-amz-version-id', record.versionId]);
+  if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', src.versionId]);
+  sendXml(ctx, renderCopyObjectResult(record.lastModified, record.etag, checksum), headers);
 }

@@ -8,7 +8,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
 import { objectAttrsOf, writeCondition } from '../object-input.js';
-import type { S3Bucket, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
+import type { ChecksumAlgorithm, S3Bucket, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
 import { sealedEtag, sealedSink, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
@@ -29,6 +29,8 @@ export async function storeObject(
   attrs: S3ObjectAttrs,
   plan: ChecksumPlan,
   condition?: WriteCondition,
+  /** the checksum computed when the client sends none (default: the store's default algorithm) */
+  fallback?: ChecksumAlgorithm,
 ): Promise<{ record: S3Object; checksum: StoredChecksum; responseHeaders: Array<readonly [string, string]> }> {
   await ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
   const sealing = sealingForWrite(ctx, bucket, body.length);
@@ -36,7 +38,7 @@ export async function storeObject(
   const sealed = sealedSink(writer, sealing);
   let committed = false;
   try {
-    const { digests, checksum } = await receiveBody(ctx, body, plan, sealed.sink);
+    const { digests, checksum } = await receiveBody(ctx, body, plan, sealed.sink, fallback);
     await sealed.end();
     const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)

@@ -2,13 +2,13 @@
 // payload mode and checksum), or bytes of a stored object written anew as a part; either replaces
 // an earlier part of that number.
 
-import { hashStoredRange, receiveBody } from '../body-pipeline.js';
-import { DEFAULT_CHECKSUM, digestNameOf, headerNameOf, planChecksums } from '../checksums.js';
+import { receiveBody } from '../body-pipeline.js';
+import { DEFAULT_CHECKSUM, headerNameOf, planChecksums } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { copySourceRange, resolveCopySource } from '../copy-source.js';
+import { copySourceRange, openCopySourceBody, resolveCopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
-import { sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
+import { objectSize, sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
 import { parsePartNumber } from '../part-number.js';
 import { openRequestBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
@@ -71,35 +71,33 @@ export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const upload = uploadOf(ctx, bucket);
   const source = resolveCopySource(ctx);
-  // the stored bytes of an encrypted source are sealed blocks, and a part copied into an encrypted
-  // upload would have to be sealed: neither is done yet
-  if (source.object.attrs.encryption) {
-    throw new S3Error('NotImplemented', {}, { message: 'UploadPartCopy from an encrypted source object is not implemented yet.' });
-  }
-  if (upload.attrs.uploadEncryption) {
-    throw new S3Error('NotImplemented', {}, { message: 'UploadPartCopy into an encrypted multipart upload is not implemented yet.' });
-  }
-  const { start, end } = copySourceRange(ctx.headers['x-amz-copy-source-range'], source.object.size);
+  // ranges are of the source's plaintext; an encrypted source is read with its key, and the part is
+  // sealed as an UploadPart into this upload is
+  const { start, end } = copySourceRange(ctx.headers['x-amz-copy-source-range'], objectSize(source.object));
   if (end - start > MAX_PUT_BYTES) {
     throw new S3Error('InvalidRequest', {}, {
       message: `The specified copy source is larger than the maximum allowable size for a copy source: ${MAX_PUT_BYTES}`,
     });
   }
   await ctx.services.quotas?.checkWrite(bucket.name, upload.key, end - start);
-  const algorithm = partAlgorithm(upload);
-  const writer = ctx.services.store.beginWrite(end - start);
+  const sealing = sealingForPart(ctx, upload.attrs, end - start);
+  const copy = openCopySourceBody(ctx, source.object, start, end);
+  const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : end - start);
+  const sealed = sealedSink(writer, sealing);
   let committed = false;
   try {
-    const digests = await hashStoredRange(ctx, source.object, start, end, new Set([digestNameOf(algorithm)]), writer);
-    const etag = digests.md5.toString('hex');
-    const checksum: StoredChecksum = { algorithm, value: digests[digestNameOf(algorithm)]!.toString('base64'), type: 'FULL_OBJECT' };
+    const { digests, checksum } = await receiveBody(ctx, copy.body, {}, sealed.sink, partAlgorithm(upload));
+    await sealed.end();
+    const etag = sealedEtag(sealing, digests.md5.toString('hex'));
+    const attrs: S3PartAttrs = sealing ? { checksum, sealed: sealedSegmentOf(sealing) } : { checksum };
     const lastModified = Date.now();
-    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs: { checksum } });
+    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs });
     committed = true;
-    const headers: Array<readonly [string, string]> = [];
+    const headers: Array<readonly [string, string]> = [...(sealing?.responseHeaders ?? [])];
     if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
     sendXml(ctx, renderCopyPartResult(lastModified, etag, upload.attrs.uploadChecksum ? checksum : undefined), headers);
   } finally {
+    copy.close();
     if (!committed) await writer.abort();
   }
 }

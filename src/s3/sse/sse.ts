@@ -41,34 +41,42 @@ function kmsNotImplemented(): S3Error {
   });
 }
 
-/** The SSE-C headers of a request, checked; undefined when it has none. */
-function customerKey(ctx: S3Context): CustomerKey | undefined {
+/** The SSE-C headers of the request's object, and of a copy's source. */
+const OBJECT_KEY_HEADERS = { algorithm: H_SSE_C_ALGORITHM, key: H_SSE_C_KEY, md5: H_SSE_C_KEY_MD5 };
+const COPY_SOURCE_KEY_HEADERS = {
+  algorithm: 'x-amz-copy-source-server-side-encryption-customer-algorithm',
+  key: 'x-amz-copy-source-server-side-encryption-customer-key',
+  md5: 'x-amz-copy-source-server-side-encryption-customer-key-md5',
+};
+
+/** The SSE-C headers of a request (or of its copy source), checked; undefined when it has none. */
+function customerKey(ctx: S3Context, names = OBJECT_KEY_HEADERS): CustomerKey | undefined {
   const h = ctx.headers;
-  const algorithm = h[H_SSE_C_ALGORITHM];
-  const key = h[H_SSE_C_KEY];
-  const md5 = h[H_SSE_C_KEY_MD5];
+  const algorithm = h[names.algorithm];
+  const key = h[names.key];
+  const md5 = h[names.md5];
   if (algorithm === undefined && key === undefined && md5 === undefined) return undefined;
   // AWS refuses customer keys over plain HTTP: they would cross the network in clear
   if (!ctx.head.secure && !ctx.services.sse?.customerKeysOverHttp) {
     throw new S3Error('InvalidRequest', {}, { message: 'Requests specifying Server Side Encryption with Customer provided keys must be made over a secure connection.' });
   }
   if (algorithm === undefined) {
-    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE_C_ALGORITHM }, { message: 'Requests specifying Server Side Encryption with Customer provided keys must provide a valid encryption algorithm.' });
+    throw new S3Error('InvalidArgument', { ArgumentName: names.algorithm }, { message: 'Requests specifying Server Side Encryption with Customer provided keys must provide a valid encryption algorithm.' });
   }
-  if (algorithm !== AES256) throw new S3Error('InvalidEncryptionAlgorithmError', { ArgumentName: H_SSE_C_ALGORITHM, ArgumentValue: algorithm });
+  if (algorithm !== AES256) throw new S3Error('InvalidEncryptionAlgorithmError', { ArgumentName: names.algorithm, ArgumentValue: algorithm });
   if (key === undefined) {
-    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE_C_KEY }, { message: 'Requests specifying Server Side Encryption with Customer provided keys must provide an appropriate secret key.' });
+    throw new S3Error('InvalidArgument', { ArgumentName: names.key }, { message: 'Requests specifying Server Side Encryption with Customer provided keys must provide an appropriate secret key.' });
   }
   if (md5 === undefined) {
-    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE_C_KEY_MD5 }, { message: 'Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key.' });
+    throw new S3Error('InvalidArgument', { ArgumentName: names.md5 }, { message: 'Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key.' });
   }
   const raw = Buffer.from(key, 'base64');
   if (raw.length !== KEY_BYTES || raw.toString('base64') !== key.trim()) {
-    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE_C_KEY }, { message: 'The secret key was invalid for the specified algorithm.' });
+    throw new S3Error('InvalidArgument', { ArgumentName: names.key }, { message: 'The secret key was invalid for the specified algorithm.' });
   }
   const actual = createHash('md5').update(raw).digest('base64');
   if (actual !== md5.trim()) {
-    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE_C_KEY_MD5 }, { message: 'The calculated MD5 hash of the key did not match the hash that was provided.' });
+    throw new S3Error('InvalidArgument', { ArgumentName: names.md5 }, { message: 'The calculated MD5 hash of the key did not match the hash that was provided.' });
   }
   return { key: raw, md5: actual };
 }
@@ -84,10 +92,10 @@ export interface WriteSealing {
 }
 
 /**
- * How a new object (or upload) of `bucket` is to be encrypted, from its headers and the bucket's
- * default: a new data key, wrapped; undefined when it is stored in clear.
+ * The encryption a new object of `bucket` is to get, from the request's headers (checked) and the
+ * bucket's default; undefined when it is stored in clear.
  */
-function newEncryption(ctx: S3Context, bucket: S3Bucket): { encryption: UploadEncryption; dataKey: Buffer } | undefined {
+export function requestedEncryption(ctx: S3Context, bucket: S3Bucket): { mode: 'SSE-S3' } | { mode: 'SSE-C'; customer: CustomerKey } | undefined {
   const h = ctx.headers;
   const requested = h[H_SSE];
   if (requested !== undefined && KMS_VALUES.has(requested)) throw kmsNotImplemented();
@@ -101,7 +109,15 @@ function newEncryption(ctx: S3Context, bucket: S3Bucket): { encryption: UploadEn
   if (customer && requested !== undefined) {
     throw new S3Error('InvalidArgument', { ArgumentName: H_SSE }, { message: 'Server Side Encryption with Customer provided key is incompatible with the encryption method specified' });
   }
-  if (!customer && requested === undefined && !bucket.encryption) return undefined;
+  if (customer) return { mode: 'SSE-C', customer };
+  return requested !== undefined || bucket.encryption ? { mode: 'SSE-S3' } : undefined;
+}
+
+/** How a new object (or upload) of `bucket` is to be encrypted: a new data key, wrapped; undefined in clear. */
+function newEncryption(ctx: S3Context, bucket: S3Bucket): { encryption: UploadEncryption; dataKey: Buffer } | undefined {
+  const requested = requestedEncryption(ctx, bucket);
+  if (!requested) return undefined;
+  const customer = requested.mode === 'SSE-C' ? requested.customer : undefined;
   const settings = ctx.services.sse;
   if (!settings) throw new S3Error('NotImplemented', { Header: H_SSE }, { message: 'Encryption at rest is not configured on this server.' });
   const dataKey = newDataKey();
@@ -221,8 +237,16 @@ export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undef
       message: 'x-amz-server-side-encryption header is not supported for this operation.',
     });
   }
+  return dataKeyOf(ctx, record, customerKey(ctx));
+}
+
+/** dataKeyForRead for a copy's source: its SSE-C key comes in the x-amz-copy-source-server-side-encryption-customer-* headers. */
+export function copySourceDataKey(ctx: S3Context, record: S3Object): Buffer | undefined {
+  return dataKeyOf(ctx, record, customerKey(ctx, COPY_SOURCE_KEY_HEADERS));
+}
+
+function dataKeyOf(ctx: S3Context, record: S3Object, customer: CustomerKey | undefined): Buffer | undefined {
   const e = record.attrs.encryption;
-  const customer = customerKey(ctx);
   if (!e) {
     if (customer) throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
     return undefined;
