@@ -8,7 +8,7 @@ import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { MAX_COPY_BYTES, openCopySourceBody, resolveCopySource, type CopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
-import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
+import type { ChecksumAlgorithm, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectAttrsOf, storageClassOf, writeCondition } from '../object-input.js';
 import { sendXml } from '../respond.js';
 import { copySourceDataKey, encryptionHeaders, objectSize, requestedEncryption } from '../sse/sse.js';
@@ -92,9 +92,9 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   if (tags && tags.length > 0) attrs.tags = tags;
 
   // The stored bytes are shared when the copy keeps their encryption: in clear, or SSE-S3 (sealed
-  // under this server's key) unless SSE-C is asked for. Anything else is read with the source's key
-  // and written anew; the source's SSE-C key is checked either way.
-  // A checksum asked of an encrypted source is of its plaintext: that copy is written anew too.
+  // under this server's key) unless SSE-C is asked for. Anything else, and a checksum asked of an
+  // encrypted source (it is of the plaintext), is read with the source's key and written anew; the
+  // source's SSE-C key is checked either way.
   const have = src.attrs.encryption?.mode;
   const keeps = have === undefined ? wanted === undefined : have === 'SSE-S3' && wanted !== 'SSE-C';
   if (!keeps || (have !== undefined && algorithm !== undefined)) return copyAnew(ctx, source, attrs, condition, algorithm);
@@ -117,10 +117,15 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     condition,
   );
   ctx.services.quotas?.written(bucket.name, objectSize(src));
-  const headers: Array<readonly [string, string]> = [...encryptionHeaders(attrs.encryption)];
+  sendCopyResult(ctx, source, version, attrs.checksum, encryptionHeaders(attrs.encryption));
+}
+
+/** The CopyObjectResult, with the new version's id, the source version's, and the copy's encryption headers. */
+function sendCopyResult(ctx: S3Context, source: CopySource, version: S3Object, checksum: StoredChecksum | undefined, encryption: ReadonlyArray<readonly [string, string]>): void {
+  const headers: Array<readonly [string, string]> = [...encryption];
   if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
-  if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', src.versionId]);
-  sendXml(ctx, renderCopyObjectResult(version.lastModified, version.etag, attrs.checksum), headers);
+  if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
+  sendXml(ctx, renderCopyObjectResult(version.lastModified, version.etag, checksum), headers);
 }
 
 /** The copy as a new object: the source's plaintext streamed through PutObject's write path (digests, sealing, commit). */
@@ -133,9 +138,5 @@ async function copyAnew(ctx: S3Context, source: CopySource, attrs: S3ObjectAttrs
   } finally {
     copy.close();
   }
-  const { record, checksum, responseHeaders } = stored;
-  const headers: Array<readonly [string, string]> = [...responseHeaders];
-  if (record.versionId !== 'null') headers.push(['x-amz-version-id', record.versionId]);
-  if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', src.versionId]);
-  sendXml(ctx, renderCopyObjectResult(record.lastModified, record.etag, checksum), headers);
+  sendCopyResult(ctx, source, stored.record, stored.checksum, stored.responseHeaders);
 }
