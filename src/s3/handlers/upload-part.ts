@@ -82,22 +82,26 @@ export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
   await ctx.services.quotas?.checkWrite(bucket.name, upload.key, end - start);
   const sealing = sealingForPart(ctx, upload.attrs, end - start);
   const copy = openCopySourceBody(ctx, source.object, start, end);
-  const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : end - start);
-  const sealed = sealedSink(writer, sealing);
-  let committed = false;
   try {
-    const { digests, checksum } = await receiveBody(ctx, copy.body, {}, sealed.sink, partAlgorithm(upload));
-    await sealed.end();
-    const etag = sealedEtag(sealing, digests.md5.toString('hex'));
-    const attrs: S3PartAttrs = sealing ? { checksum, sealed: sealedSegmentOf(sealing) } : { checksum };
-    const lastModified = Date.now();
-    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs });
-    committed = true;
-    const headers: Array<readonly [string, string]> = [...(sealing?.responseHeaders ?? [])];
-    if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
-    sendXml(ctx, renderCopyPartResult(lastModified, etag, upload.attrs.uploadChecksum ? checksum : undefined), headers);
+    const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : end - start);
+    const sealed = sealedSink(writer, sealing);
+    let committed = false;
+    try {
+      const { digests, checksum } = await receiveBody(ctx, copy.body, {}, sealed.sink, partAlgorithm(upload));
+      await sealed.end();
+      const etag = sealedEtag(sealing, digests.md5.toString('hex'));
+      const attrs: S3PartAttrs = sealing ? { checksum, sealed: sealedSegmentOf(sealing) } : { checksum };
+      const lastModified = Date.now();
+      await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs });
+      committed = true;
+      const headers: Array<readonly [string, string]> = [...(sealing?.responseHeaders ?? [])];
+      if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
+      sendXml(ctx, renderCopyPartResult(lastModified, etag, upload.attrs.uploadChecksum ? checksum : undefined), headers);
+    } finally {
+      if (!committed) await writer.abort();
+    }
   } finally {
+    // also when no space could be reserved: the source's reader is let go
     copy.close();
-    if (!committed) await writer.abort();
   }
 }
