@@ -7,7 +7,7 @@ import { digestsNeeded, verifyChecksums, type ChecksumPlan, type DigestName, typ
 import type { S3Context } from './context.js';
 import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
 import type { RequestBody } from './request-body.js';
-import type { BodyWriter, Extent } from '../store/types.js';
+import type { BodyWriter } from '../store/types.js';
 
 /** Body bytes of one request being hashed and written at once: keeps the disk and the hasher busy, bounds memory. */
 const PIPELINE_WINDOW = 4 << 20;
@@ -52,29 +52,9 @@ export async function receiveBody(
   return { digests, checksum: verifyChecksums(plan, digests, trailers, fallback) };
 }
 
-/** Stored bytes read back per step when a copy hashes its source. */
-const HASH_CHUNK = 1 << 20;
-
-/** Hashes bytes [start, end) of a stored body (a copy asking for another checksum algorithm). */
-export async function hashStoredRange(
-  ctx: S3Context,
-  record: { size: number; extents: Extent[] },
-  start: number,
-  end: number,
-  need: ReadonlySet<DigestName>,
-): Promise<DigestSet> {
+/** Hashes a body to its end (a copy asking for another checksum algorithm of its source). */
+export async function hashBody(ctx: S3Context, body: RequestBody, need: ReadonlySet<DigestName>): Promise<DigestSet> {
   const hasher = ctx.services.digester.create(need);
-  const reader = ctx.services.store.openRead(record, start, end);
-  try {
-    for (let at = start; at < end; ) {
-      const chunk = await reader.read(Math.min(HASH_CHUNK, end - at));
-      if (!chunk || chunk.length === 0) throw new Error(`stored body ended early at ${at} of ${end}`);
-      // the reader's buffer is valid only until its next read
-      await hasher.update(Buffer.from(chunk));
-      at += chunk.length;
-    }
-  } finally {
-    reader.close();
-  }
+  for (let chunk = await body.next(); chunk; chunk = await body.next()) await hasher.update(chunk);
   return hasher.digest();
 }

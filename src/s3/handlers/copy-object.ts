@@ -3,7 +3,7 @@
 // (SSE-S3, SSE-C, the bucket's default, or none); with the source's or the request's metadata and
 // tags; answers only after the copy committed.
 
-import { hashStoredRange } from '../body-pipeline.js';
+import { hashBody } from '../body-pipeline.js';
 import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { MAX_COPY_BYTES, openCopySourceBody, resolveCopySource, type CopySource } from '../copy-source.js';
@@ -102,7 +102,13 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   if (src.attrs.parts) attrs.parts = src.attrs.parts;
   if (src.attrs.encryption) attrs.encryption = src.attrs.encryption;
   if (algorithm !== undefined && (src.attrs.checksum?.algorithm !== algorithm || src.attrs.checksum.type !== 'FULL_OBJECT')) {
-    const digests = await hashStoredRange(ctx, src, 0, src.size, new Set([digestNameOf(algorithm)]));
+    const copy = openCopySourceBody(ctx, src, 0, src.size);
+    let digests;
+    try {
+      digests = await hashBody(ctx, copy.body, new Set([digestNameOf(algorithm)]));
+    } finally {
+      copy.close();
+    }
     attrs.checksum = { algorithm, value: digests[digestNameOf(algorithm)]!.toString('base64'), type: 'FULL_OBJECT' };
     // the parts keep their layout; their checksums were of the source's algorithm
     if (attrs.parts) attrs.parts = attrs.parts.map((p) => ({ size: p.size }));
