@@ -177,7 +177,12 @@ export class LocalNode implements StorageNodeClient {
       for (const pair of pairIndexes) this.checkPair(blobId, pair);
       const out = new Map<number, Buffer>();
       const bundle = await this.openBundle(blobId);
-      const parts = bundle ? pairIndexes.flatMap((pair) => (bundle.index.sliver(pair, axis) ? [[pair, bundle.index.sliver(pair, axis)!] as const] : [])) : [];
+      const parts = bundle
+        ? pairIndexes.flatMap((pair) => {
+            const at = bundle.index.sliver(pair, axis);
+            return at ? [[pair, at] as const] : [];
+          })
+        : [];
       if (bundle && parts.length > 0) {
         const start = Math.min(...parts.map(([, at]) => at.offset));
         const end = Math.max(...parts.map(([, at]) => at.offset + at.length));
