@@ -5,7 +5,7 @@
 import type { Exchange } from '../http/uws.js';
 import type { PublisherRequestObserver } from '../publisher/service/context.js';
 import type { S3RequestObserver, S3RequestSummary } from '../s3/context.js';
-import type { Logger } from './logger.js';
+import { isoTimeField, jsonLineSink, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
 /** nginx's code for a request the client closed before the answer */
@@ -24,6 +24,8 @@ export interface S3AccessRecord {
   bytesOut: number;
   durationMs: number;
   aborted: boolean;
+  /** Date.now() when it was answered */
+  time: number;
 }
 
 export function s3AccessRecord(ex: Exchange, s: S3RequestSummary): S3AccessRecord {
@@ -36,35 +38,59 @@ export function s3AccessRecord(ex: Exchange, s: S3RequestSummary): S3AccessRecor
     bytesOut: ex.bytesSent,
     durationMs: performance.now() - startedAt,
     aborted: ex.aborted,
+    time: Date.now(),
   };
 }
 
 /** Logs and counts S3 access records (this thread's requests, and those front-end threads relay). */
 export function s3AccessRecorder(logger: Logger | undefined, metrics: Metrics | undefined): ((r: S3AccessRecord, relayed?: boolean) => void) | undefined {
-  const log = logger?.isLevelEnabled('info') ? logger.child({ face: 's3' }) : undefined;
-  if (!log && !metrics) return undefined;
+  const sink = logger && jsonLineSink(logger, 'info');
+  const log = !sink && logger?.isLevelEnabled('info') ? logger.child({ face: 's3' }) : undefined;
+  if (!sink && !log && !metrics) return undefined;
   return (r, relayed = false) => {
     const s = r.summary;
     if (relayed) metrics?.requests.started('s3');
     metrics?.requests.finished({ face: 's3', operation: s.operation, status: r.status, bytesIn: r.bytesIn, bytesOut: r.bytesOut, durationMs: r.durationMs });
-    log?.info(
-      {
-        reqId: s.requestId,
-        op: s.operation,
-        method: r.method,
-        bucket: s.bucket,
-        key: s.key,
-        status: r.status,
-        error: s.errorCode,
-        bytesIn: r.bytesIn,
-        bytesOut: r.bytesOut,
-        ms: Math.round(r.durationMs * 1000) / 1000,
-        accessKeyId: s.accessKeyId,
-        aborted: r.aborted || undefined,
-      },
-      'request',
-    );
+    if (sink) sink.writeRecord(r, s3AccessLine);
+    else log?.info(s3AccessFields(r), 'request');
   };
+}
+
+export function s3AccessFields(r: S3AccessRecord): Record<string, unknown> {
+  const s = r.summary;
+  return {
+    reqId: s.requestId,
+    op: s.operation,
+    method: r.method,
+    bucket: s.bucket,
+    key: s.key,
+    status: r.status,
+    error: s.errorCode,
+    bytesIn: r.bytesIn,
+    bytesOut: r.bytesOut,
+    ms: Math.round(r.durationMs * 1000) / 1000,
+    accessKeyId: s.accessKeyId,
+    aborted: r.aborted || undefined,
+  };
+}
+
+const json = JSON.stringify;
+
+/**
+ * The line pino writes for `logger.child({ face: 's3' }).info(s3AccessFields(r), 'request')`, built
+ * directly: pino's generic serialization was ~7% of a 4 KiB GET's CPU.
+ */
+export function s3AccessLine(r: S3AccessRecord): string {
+  const s = r.summary;
+  let line = `{"level":30${isoTimeField(r.time)},"pid":${process.pid},"face":"s3","reqId":${json(s.requestId)},"op":${json(s.operation)},"method":${json(r.method)}`;
+  if (s.bucket !== undefined) line += `,"bucket":${json(s.bucket)}`;
+  if (s.key !== undefined) line += `,"key":${json(s.key)}`;
+  line += `,"status":${r.status}`;
+  if (s.errorCode !== undefined) line += `,"error":${json(s.errorCode)}`;
+  line += `,"bytesIn":${r.bytesIn},"bytesOut":${r.bytesOut},"ms":${Math.round(r.durationMs * 1000) / 1000}`;
+  if (s.accessKeyId !== undefined) line += `,"accessKeyId":${json(s.accessKeyId)}`;
+  if (r.aborted) line += ',"aborted":true';
+  return `${line},"msg":"request"}\n`;
 }
 
 export function s3AccessObserver(logger: Logger | undefined, metrics: Metrics | undefined): S3RequestObserver | undefined {

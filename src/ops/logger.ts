@@ -27,8 +27,7 @@ export interface LoggerOptions {
 /** pino's isoTime, formatted once per millisecond: a busy server logs many lines in each one. */
 let lastMs = -1;
 let lastTime = '';
-export function isoTimeField(): string {
-  const now = Date.now();
+export function isoTimeField(now = Date.now()): string {
   if (now !== lastMs) {
     lastMs = now;
     lastTime = `,"time":"${new Date(now).toISOString()}"`;
@@ -36,16 +35,32 @@ export function isoTimeField(): string {
   return lastTime;
 }
 
+/** The destinations of the JSON-lines loggers, for the one writer that builds its own lines (the access log). */
+const jsonSinks = new WeakMap<Logger, BatchedFdDestination>();
+
 export function createLogger(options: LoggerOptions): Logger {
   const human = options.pretty ?? process.stdout.isTTY === true;
   const base = { level: options.level, base: { pid: process.pid }, timestamp: isoTimeField };
   if (human) {
     return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid', hideObject: true, messageFormat: humanLine }));
   }
-  const destination = new BatchedFdDestination(1);
-  // lines of the last event-loop turn still go out when the process ends (exit, uncaught error)
+  return jsonLogger(options.level, new BatchedFdDestination(1));
+}
+
+/** A JSON-lines logger on `destination`, whose lines still go out when the process ends (exit, uncaught error). */
+export function jsonLogger(level: LogLevel, destination: BatchedFdDestination): Logger {
   process.once('exit', () => destination.flushSync());
-  return pino(base, destination);
+  const logger = pino({ level, base: { pid: process.pid }, timestamp: isoTimeField }, destination);
+  jsonSinks.set(logger, destination);
+  return logger;
+}
+
+/**
+ * Where `logger` writes its JSON lines, when it is a JSON-lines logger (not a terminal's) and `level`
+ * is enabled: for a writer that builds lines in pino's format itself.
+ */
+export function jsonLineSink(logger: Logger, level: LogLevel): Pick<BatchedFdDestination, 'writeRecord'> | undefined {
+  return logger.isLevelEnabled(level) ? jsonSinks.get(logger) : undefined;
 }
 
 /** One terminal line per record; an access-log record reads like a web server's. */

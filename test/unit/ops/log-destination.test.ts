@@ -77,4 +77,22 @@ describe('BatchedFdDestination', () => {
     expect(kept + (report?.dropped ?? 0)).toBe(20_000);
     expect(records[records.length - 1]).toBe(report);
   });
+
+  it('renders deferred records when it writes, in order with plain lines', async () => {
+    pipe = fifo();
+    const dest = new BatchedFdDestination(pipe.write);
+    const rendered: number[] = [];
+    const render = (n: number): string => {
+      rendered.push(n);
+      return `record ${n}\n`;
+    };
+    dest.write('plain 0\n');
+    dest.writeRecord(1, render);
+    dest.write('plain 2\n');
+    dest.writeRecord(3, render);
+    expect(rendered).toEqual([]); // nothing rendered before the write
+    await turn();
+    expect(drain(pipe.read)).toBe('plain 0\nrecord 1\nplain 2\nrecord 3\n');
+    expect(rendered).toEqual([1, 3]);
+  });
 });
