@@ -6,7 +6,7 @@
 // x-amz-content-sha256, base64 for Content-MD5 / x-amz-checksum-sha256); CRC32 and CRC32C are
 // unsigned 32-bit numbers and CRC64NVME a bigint; `checksumBytes` turns those into the
 // big-endian bytes whose base64 S3 sends in x-amz-checksum-crc32/crc32c/crc64nvme.
-import { createCipheriv, createHmac } from 'node:crypto';
+import { createCipheriv, createHash, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -63,7 +63,7 @@ interface Binding {
   /** What differs between the multi-lane kernels and stream-by-stream hashing, if anything. */
   checkLanes(): string | undefined;
   algorithms(): Record<string, number>;
-  hmacSha256Hex(key: Uint8Array, data: string): string;
+  hmacSha256Hex(key: Uint8Array, data: string, hashed?: string): string;
   gcmSealBlocks(key: Uint8Array, noncePrefix: Uint8Array, firstBlock: number, aad: Uint8Array, blockSize: number, plain: Uint8Array, sealed: Uint8Array): void;
   gcmOpenBlocks(key: Uint8Array, noncePrefix: Uint8Array, firstBlock: number, aad: Uint8Array, blockSize: number, sealed: Uint8Array, plain: Uint8Array): number;
   /** Linux only (native/src/lock_binding.rs) */
@@ -374,9 +374,13 @@ export function crc32c(data: Uint8Array, seed = 0): number {
   return binding().crc32c(data, seed);
 }
 
-/** HMAC-SHA256 of `data` (UTF-8) under `key`, lower-case hex: SigV4's signature, ~4× cheaper than a node:crypto Hmac object. */
-export function hmacSha256Hex(key: Uint8Array, data: string): string {
-  return binding().hmacSha256Hex(key, data);
+/**
+ * HMAC-SHA256 under `key` of `data` (UTF-8), followed when `hashed` is given by the lower-case hex
+ * SHA-256 of `hashed`, as lower-case hex: SigV4's signature (its string to sign ends with the
+ * canonical request's hash) in one call, ~4× cheaper than a node:crypto Hmac object.
+ */
+export function hmacSha256Hex(key: Uint8Array, data: string, hashed?: string): string {
+  return hashed === undefined ? binding().hmacSha256Hex(key, data) : binding().hmacSha256Hex(key, data, hashed);
 }
 
 /** The SIMD kernel each algorithm uses on this CPU (for the start-up log). */
@@ -556,6 +560,10 @@ function checkHmac(native: Binding): void {
     const want = createHmac('sha256', key).update(data).digest('hex');
     const got = native.hmacSha256Hex(key, data);
     if (got !== want) mismatch(`hmac-sha256 with a ${keyLength}-byte key`, got, want);
+    const hashed = `${data}\n€`;
+    const wantHashed = createHmac('sha256', key).update(data + createHash('sha256').update(hashed).digest('hex')).digest('hex');
+    const gotHashed = native.hmacSha256Hex(key, data, hashed);
+    if (gotHashed !== wantHashed) mismatch(`hmac-sha256 of a string ending in a hash, ${keyLength}-byte key`, gotHashed, wantHashed);
   }
 }
 

@@ -340,28 +340,52 @@ unsafe extern "C" fn check_lanes(env: napi_env, info: napi_callback_info) -> nap
     })
 }
 
-/// hmacSha256Hex(key, data: string): string — HMAC-SHA256 of `data`'s UTF-8 under `key`, as 64
-/// lower-case hex digits (node:crypto's `createHmac('sha256', key).update(data).digest('hex')`).
+/// Bytes of a string that fits a stack buffer: short strings (SigV4's) are copied out with one
+/// call, without measuring them first or allocating.
+const STACK_UTF8: usize = 4096;
+
+/// Passes a JS string's UTF-8 to `f`.
+unsafe fn with_utf8<R>(env: Env, value: napi_value, what: &str, f: impl FnOnce(&[u8]) -> R) -> JsResult<R> {
+    let not_string = || JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be a string"));
+    let mut stack = [0u8; STACK_UTF8];
+    let mut len = 0usize;
+    if napi_get_value_string_utf8(env.0, value, stack.as_mut_ptr().cast(), STACK_UTF8, &mut len) != NAPI_OK {
+        return Err(not_string());
+    }
+    // Node stops before a character that does not fit whole (at most 4 bytes) and its NUL: a
+    // shorter result is the whole string.
+    if len + 5 <= STACK_UTF8 {
+        return Ok(f(&stack[..len]));
+    }
+    check(napi_get_value_string_utf8(env.0, value, ptr::null_mut(), 0, &mut len))?;
+    let mut heap = vec![0u8; len + 1];
+    check(napi_get_value_string_utf8(env.0, value, heap.as_mut_ptr().cast(), heap.len(), &mut len))?;
+    Ok(f(&heap[..len]))
+}
+
+fn hex_of(bytes: &[u8; 32]) -> [u8; 64] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 64];
+    for (i, b) in bytes.iter().enumerate() {
+        hex[2 * i] = HEX[(b >> 4) as usize];
+        hex[2 * i + 1] = HEX[(b & 15) as usize];
+    }
+    hex
+}
+
+/// hmacSha256Hex(key, data: string, hashed?: string): string — HMAC-SHA256 under `key` of `data`'s
+/// UTF-8 followed, when `hashed` is given, by the hex SHA-256 of `hashed`'s UTF-8 (SigV4's string to
+/// sign ends with the canonical request's hash), as 64 lower-case hex digits.
 unsafe extern "C" fn hmac_sha256_hex(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<2>(env, info, |env, [key, data]| {
+    callback::<3>(env, info, |env, [key, data, hashed]| {
         let key = env.bytes(required(key, "key")?, "key")?;
         let data = required(data, "data")?;
-        let not_string = || JsError::Type(c"ERR_INVALID_ARG_TYPE", "data must be a string".into());
-        // A string-to-sign is a few hundred bytes: measured first, then copied out once.
-        let mut len = 0usize;
-        if napi_get_value_string_utf8(env.0, data, ptr::null_mut(), 0, &mut len) != NAPI_OK {
-            return Err(not_string());
-        }
-        let mut utf8 = vec![0u8; len + 1];
-        check(napi_get_value_string_utf8(env.0, data, utf8.as_mut_ptr().cast(), utf8.len(), &mut len))?;
-        let mac = digest::hmac_sha256(key, &utf8[..len]);
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = [0u8; 64];
-        for (i, b) in mac.iter().enumerate() {
-            hex[2 * i] = HEX[(b >> 4) as usize];
-            hex[2 * i + 1] = HEX[(b & 15) as usize];
-        }
-        env.string(std::str::from_utf8(&hex).expect("hex digits are ASCII"))
+        let suffix = match env.is_undefined_or_absent(hashed)? {
+            true => None,
+            false => Some(with_utf8(env, hashed.expect("present"), "hashed", |h| hex_of(&digest::sha256(h)))?),
+        };
+        let mac = with_utf8(env, data, "data", |d| digest::hmac_sha256(key, &[d, suffix.as_ref().map_or(&[][..], |h| &h[..])]))?;
+        env.string(std::str::from_utf8(&hex_of(&mac)).expect("hex digits are ASCII"))
     })
 }
 

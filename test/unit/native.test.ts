@@ -173,6 +173,27 @@ describe('native HMAC-SHA256', () => {
     expect(() => hmacSha256Hex(Buffer.alloc(32), 42 as unknown as string)).toThrow(/data must be a string/);
     expect(() => hmacSha256Hex('key' as unknown as Buffer, 'x')).toThrow(/key must be a Buffer/);
   });
+
+  it("signs a string that ends with another string's SHA-256 (SigV4's string to sign) in one call", () => {
+    const rand = mulberry32(2003);
+    for (const length of [0, 1, 55, 56, 64, 300, 5000]) {
+      const key = Buffer.from(Array.from({ length: 32 }, () => Math.floor(rand() * 256)));
+      const hashed = Array.from({ length }, () => String.fromCharCode(32 + Math.floor(rand() * 0x2000))).join('');
+      const head = 'AWS4-HMAC-SHA256\n20261127T000000Z\n20261127/us-east-1/s3/aws4_request\n';
+      const want = createHmac('sha256', key).update(head + createHash('sha256').update(hashed).digest('hex')).digest('hex');
+      expect(hmacSha256Hex(key, head, hashed), `${length} chars hashed`).toBe(want);
+    }
+    // around the 4 KiB the binding copies short strings into, ending in 1-, 3- and 4-byte characters
+    const key = Buffer.alloc(32, 9);
+    for (let bytes = 4086; bytes <= 4100; bytes++) {
+      for (const last of ['a', '€', '😀']) {
+        const text = 'b'.repeat(bytes - Buffer.byteLength(last)) + last;
+        const want = createHmac('sha256', key).update(text + createHash('sha256').update(text).digest('hex')).digest('hex');
+        expect(hmacSha256Hex(key, text, text), `${bytes} bytes ending in ${last}`).toBe(want);
+      }
+    }
+    expect(() => hmacSha256Hex(Buffer.alloc(32), 'x', 7 as unknown as string)).toThrow(/hashed must be a string/);
+  });
 });
 
 describe('allocator tuning', () => {

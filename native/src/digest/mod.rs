@@ -195,10 +195,16 @@ impl CrcKernels {
     }
 }
 
-/// CRC32C of `data` continuing from `seed`, the CRC32C of the bytes before it (0 for none).
-/// HMAC-SHA256 (RFC 2104) of `data` under `key`: SigV4's per-request signature, without the
-/// allocation of a Node `Hmac` object.
-pub fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
+/// SHA-256 of `data`.
+pub fn sha256(data: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(data);
+    h.finalize()
+}
+
+/// HMAC-SHA256 (RFC 2104) under `key` of the concatenation of `parts`: SigV4's per-request
+/// signature, without the allocation of a Node `Hmac` object.
+pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
     let mut block = [0u8; 64];
     if key.len() > 64 {
         let mut h = Sha256::new();
@@ -210,13 +216,16 @@ pub fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
     let pad = |byte: u8| block.map(|b| b ^ byte);
     let mut inner = Sha256::new();
     inner.update(&pad(0x36));
-    inner.update(data);
+    for part in parts {
+        inner.update(part);
+    }
     let mut outer = Sha256::new();
     outer.update(&pad(0x5c));
     outer.update(&inner.finalize());
     outer.finalize()
 }
 
+/// CRC32C of `data` continuing from `seed`, the CRC32C of the bytes before it (0 for none).
 pub fn crc32c_continue(seed: u32, data: &[u8]) -> u32 {
     !crc32c::update_with(crc32c::detect(), !seed, data)
 }

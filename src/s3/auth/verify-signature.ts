@@ -23,8 +23,13 @@ export interface SignatureCheck {
   providedSignature: string;
 }
 
+/** The string to sign but its last line, the canonical request's hash. */
+function stringToSignHead(requestTime: string, scope: string): string {
+  return `${SIGV4_ALGORITHM}\n${requestTime}\n${scope}\n`;
+}
+
 export function stringToSign(requestTime: string, scope: string, canonicalRequest: string): string {
-  return `${SIGV4_ALGORITHM}\n${requestTime}\n${scope}\n${sha256Hex(canonicalRequest)}`;
+  return stringToSignHead(requestTime, scope) + sha256Hex(canonicalRequest);
 }
 
 /** Returns the verified signature (lower-case hex); throws SignatureDoesNotMatch. */
@@ -45,13 +50,13 @@ export function verifySignature(c: SignatureCheck): string {
     c.signedHeaders,
     c.hashedPayload,
   );
-  const toSign = stringToSign(c.requestTime, c.scope, canonicalRequest);
-  const expected = hmacHex(c.signingKey, toSign);
+  // the hash and the HMAC in one native call; the string to sign is spelled out only for the error
+  const expected = hmacHex(c.signingKey, stringToSignHead(c.requestTime, c.scope), canonicalRequest);
   const provided = c.providedSignature.toLowerCase();
   if (!signaturesEqual(expected, provided)) {
     throw new S3Error('SignatureDoesNotMatch', {
       AWSAccessKeyId: c.accessKeyId,
-      StringToSign: toSign,
+      StringToSign: stringToSign(c.requestTime, c.scope, canonicalRequest),
       SignatureProvided: c.providedSignature,
       CanonicalRequest: canonicalRequest,
     });
