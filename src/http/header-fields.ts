@@ -13,8 +13,15 @@ export function safeFieldValue(value: string): string {
   return CONTROL.test(value) ? value.replace(CONTROLS, ' ') : value;
 }
 
+/** Names already checked: most responses repeat a handful of them. */
+const knownNames = new Set<string>();
+const MAX_KNOWN_NAMES = 1024;
+
 export function isFieldName(name: string): boolean {
-  return TOKEN.test(name);
+  if (knownNames.has(name)) return true;
+  if (!TOKEN.test(name)) return false;
+  if (knownNames.size < MAX_KNOWN_NAMES) knownNames.add(name);
+  return true;
 }
 
 /** True when `value` may be sent as it is (no control character but horizontal tab). */

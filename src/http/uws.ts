@@ -333,11 +333,25 @@ export class UwsExchange implements Exchange {
     this.res.endWithoutBody();
   }
 
-  /** A field whose name is not a token is left out; control characters in a value become spaces (header-fields.ts). */
+  /**
+   * A field whose name is not a token is left out; control characters in a value become spaces
+   * (header-fields.ts). uWS writes `name: value CRLF` per call, so all the fields go in one call, the
+   * first one's value carrying the others' lines: a call into the binding per field was ~4% of a
+   * 4 KiB GET's CPU.
+   */
   private writeHead(status: number, headers: ResponseHeaders): void {
     this.status = status;
     this.res.writeStatus(statusLine(status));
-    for (const [k, v] of headers) if (isFieldName(k)) this.res.writeHeader(k, safeFieldValue(v));
+    let first: string | undefined;
+    let rest = '';
+    for (const [k, v] of headers) {
+      if (!isFieldName(k)) continue;
+      if (first === undefined) {
+        first = k;
+        rest = safeFieldValue(v);
+      } else rest += `\r\n${k}: ${safeFieldValue(v)}`;
+    }
+    if (first !== undefined) this.res.writeHeader(first, rest);
   }
 }
 

@@ -40,7 +40,14 @@ class FakeResponse {
     this.dataHandler?.(ab, true);
   }
   writeStatus(s: string) { this.status = Number(s.split(' ')[0]); return this; }
-  writeHeader(k: string, v: string) { this.headers.push([k, v]); return this; }
+  /** uWS writes `k: v CRLF`; the fields are read back as a client reads the head (one call may carry several) */
+  writeHeader(k: string, v: string) {
+    for (const line of `${k}: ${v}`.split('\r\n')) {
+      const colon = line.indexOf(': ');
+      this.headers.push([line.slice(0, colon), line.slice(colon + 2)]);
+    }
+    return this;
+  }
   end(b?: Uint8Array | string) { if (b !== undefined) this.body.push(Buffer.from(b)); this.done?.(); return this; }
   endWithoutBody() { this.done?.(); return this; }
   tryEnd(chunk: Uint8Array, total: number): [boolean, boolean] {
