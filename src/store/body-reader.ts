@@ -44,6 +44,25 @@ export interface ReadContext {
   cache?: BlockCache;
 }
 
+/** blockNow's answer when the block has to be waited for */
+const WAIT = Symbol('wait');
+
+interface BlockPlan {
+  piece: Piece;
+  /** the block's body offsets within the extent */
+  blockStart: number;
+  blockEnd: number;
+  /** what is read of it: the whole block when it has a CRC */
+  readFrom: number;
+  readTo: number;
+  want: number;
+  /** in the segment file */
+  position: number;
+  cache: BlockCache | undefined;
+  cached: Buffer | undefined;
+  file: ReadableSegment;
+}
+
 export class SegmentBodyReader implements BodyReader {
   private readonly pieces: Piece[] = [];
   private readonly held: ReadableSegment[] = [];
@@ -90,6 +109,22 @@ export class SegmentBodyReader implements BodyReader {
     return chunk;
   }
 
+  /**
+   * The first chunk when it can be had without waiting (a cached body, or a small read of an open
+   * segment; a failed check throws), else undefined: then `read`. Only before any `read`.
+   */
+  readNow(maxBytes: number): Buffer | null | undefined {
+    if (this.closed) throw new Error('read after close');
+    if (this.lastRead !== undefined || this.pending) return undefined;
+    if (maxBytes <= 0) return this.exhausted() ? null : Buffer.alloc(0);
+    const block = this.blockNow();
+    if (block === WAIT) return undefined;
+    if (!block) return null;
+    const out = block.subarray(0, Math.min(maxBytes, block.length));
+    this.pending = block.subarray(out.length);
+    return out;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -131,6 +166,27 @@ export class SegmentBodyReader implements BodyReader {
 
   /** Claims the next block synchronously (so consecutive calls never overlap), reads and checks it. */
   private async readBlock(): Promise<Buffer | undefined> {
+    const now = this.blockNow();
+    if (now !== WAIT) return now;
+    const plan = this.claimBlock()!;
+    const buffer = this.nextBuffer(plan.want);
+    const got = await preadFull(plan.file.fd ?? (await plan.file.ready), buffer, plan.want, plan.position);
+    return this.checkBlock(plan, buffer, got);
+  }
+
+  /** The next block when it needs no waiting (a cached body, or a small read of an open segment): claimed, read and checked; WAIT when it does. */
+  private blockNow(): Buffer | undefined | typeof WAIT {
+    const plan = this.planBlock();
+    if (!plan) return undefined;
+    if (!plan.cached && !(plan.want <= SYNC_READ_MAX && plan.file.fd !== undefined)) return WAIT;
+    this.claimBlock();
+    if (plan.cached) return plan.cached.subarray(plan.piece.from, plan.piece.to);
+    const buffer = this.nextBuffer(plan.want);
+    return this.checkBlock(plan, buffer, preadFullSync(plan.file.fd!, buffer, plan.want, plan.position));
+  }
+
+  /** What reading the next block takes, without claiming it. */
+  private planBlock(): BlockPlan | undefined {
     let piece = this.pieces[this.index];
     while (piece && piece.next >= piece.to) piece = this.pieces[++this.index];
     if (!piece) return undefined;
@@ -140,32 +196,44 @@ export class SegmentBodyReader implements BodyReader {
     // without CRCs (format 1 bodies) only the range itself is read
     const readFrom = extent.blockCrcs ? blockStart : Math.max(blockStart, piece.from);
     const readTo = extent.blockCrcs ? blockEnd : Math.min(blockEnd, piece.to);
-    piece.next = blockEnd;
     const cache = this.ctx.cache?.keeps(extent) ? this.ctx.cache : undefined;
-    // a cached body is the whole extent, one block (cache.maxBody <= BLOCK_SIZE)
-    const cached = cache?.get(extent);
-    if (cached) return cached.subarray(piece.from, piece.to);
-    const want = readTo - readFrom;
-    const buffer = this.nextBuffer(want);
-    const file = this.files.get(extent.segment);
-    const position = extent.offset + readFrom;
-    const got =
-      want <= SYNC_READ_MAX && file.fd !== undefined
-        ? preadFullSync(file.fd, buffer, want, position)
-        : await preadFull(file.fd ?? (await file.ready), buffer, want, position);
-    if (got < want) throw new StoreError('corrupt', `segment ${extent.segment} ends before offset ${position + want}`);
-    const block = buffer.subarray(0, want);
+    return {
+      piece,
+      blockStart,
+      blockEnd,
+      readFrom,
+      readTo,
+      want: readTo - readFrom,
+      position: extent.offset + readFrom,
+      cache,
+      // a cached body is the whole extent, one block (cache.maxBody <= BLOCK_SIZE)
+      cached: cache?.get(extent),
+      file: this.files.get(extent.segment),
+    };
+  }
+
+  private claimBlock(): BlockPlan | undefined {
+    const plan = this.planBlock();
+    if (plan) plan.piece.next = plan.blockEnd;
+    return plan;
+  }
+
+  /** The range's bytes of a block just read, once its CRC32C matched. */
+  private checkBlock(plan: BlockPlan, buffer: Buffer, got: number): Buffer {
+    const { extent } = plan.piece;
+    if (got < plan.want) throw new StoreError('corrupt', `segment ${extent.segment} ends before offset ${plan.position + plan.want}`);
+    const block = buffer.subarray(0, plan.want);
     if (extent.blockCrcs) {
-      const n = Math.floor(blockStart / BLOCK_SIZE);
+      const n = Math.floor(plan.blockStart / BLOCK_SIZE);
       const expected = Buffer.from(extent.blockCrcs.buffer, extent.blockCrcs.byteOffset, extent.blockCrcs.byteLength).readUInt32LE(n * 4);
       if (this.ctx.crc32c(block, 0) >>> 0 !== expected) {
         this.ctx.onCorrupt(extent, n);
         throw new StoreError('corrupt', `segment ${extent.segment} offset ${extent.offset}: block ${n} fails its CRC32C`);
       }
     }
-    cache?.set(extent, block);
-    const lo = Math.max(piece.from, readFrom) - readFrom;
-    const hi = Math.min(piece.to, readTo) - readFrom;
+    plan.cache?.set(extent, block);
+    const lo = Math.max(plan.piece.from, plan.readFrom) - plan.readFrom;
+    const hi = Math.min(plan.piece.to, plan.readTo) - plan.readFrom;
     return block.subarray(lo, hi);
   }
 

@@ -156,6 +156,23 @@ export function lookupObjectKey(bucket: string, key: string): Buffer | undefined
   }
 }
 
+/** Room for any valid record key, and for an invalid one's bytes up to where the check stops it. */
+const scratchKey = Buffer.allocUnsafe(4 * (MAX_BUCKET_BYTES + 1 + MAX_OBJECT_KEY_BYTES));
+
+/**
+ * lookupObjectKey in a buffer shared by every call, for a lookup made at once (`objects.get`): valid
+ * until the next call. A GET's key costs no allocation but the view.
+ */
+export function lookupObjectKeyNow(bucket: string, key: string): Buffer | undefined {
+  if (bucket.length > MAX_BUCKET_BYTES || key.length > MAX_OBJECT_KEY_BYTES || bucket.includes('\0')) return undefined;
+  const b = scratchKey.write(bucket, 0, 'utf8');
+  if (b === 0 || b > MAX_BUCKET_BYTES) return undefined;
+  scratchKey[b] = 0;
+  const k = scratchKey.write(key, b + 1, 'utf8');
+  if (k === 0 || k > MAX_OBJECT_KEY_BYTES) return undefined;
+  return scratchKey.subarray(0, b + 1 + k);
+}
+
 export function lookupBucketKey(bucket: string): Buffer | undefined {
   try {
     return bucketKey(bucket);

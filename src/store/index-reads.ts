@@ -4,7 +4,7 @@
 
 import { GenerationWatch } from '../shared-generation.js';
 import { SegmentBodyReader, type ReadContext } from './body-reader.js';
-import { lookupBucketKey, lookupObjectKey, partsOf, toVersion, uploadKey, type IndexDb, type StoredPart } from './index-db.js';
+import { lookupBucketKey, lookupObjectKey, lookupObjectKeyNow, partsOf, toVersion, uploadKey, type IndexDb, type StoredPart } from './index-db.js';
 import { listObjects, listUploads, listVersions } from './listing.js';
 import type {
   BodyReader,
@@ -59,12 +59,13 @@ export class IndexReads<A = unknown, P = unknown, B extends BucketRecord = Bucke
   }
 
   getObject(bucket: string, key: string, versionId?: string): ObjectVersion<A> | undefined {
-    const objKey = lookupObjectKey(bucket, key);
-    if (!objKey) return undefined;
     if (versionId === undefined) {
-      const latest = this.index.objects.get(objKey);
+      const now = lookupObjectKeyNow(bucket, key);
+      const latest = now && this.index.objects.get(now);
       return latest && toVersion<A>(key, latest);
     }
+    const objKey = lookupObjectKey(bucket, key);
+    if (!objKey) return undefined;
     const found = findVersion(this.index, objKey, versionId);
     return found && toVersion<A>(key, found.version);
   }

@@ -199,6 +199,8 @@ export interface BodyWriter<A = unknown, P = unknown> {
 export interface BodyReader {
   /** Next chunk (at most `maxBytes`), or null at the end. The returned buffer is valid until the next call. Fails with 'corrupt'. */
   read(maxBytes: number): Promise<Buffer | null>;
+  /** Before any `read`: the first chunk when it can be had without waiting, null at the end, undefined when `read` has to wait for it. */
+  readNow?(maxBytes: number): Buffer | null | undefined;
   /** Idempotent; releases the segment for compaction. */
   close(): void;
 }

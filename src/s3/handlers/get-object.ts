@@ -141,7 +141,9 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   const reader = dataKey ? openUnsealedRead(ctx.services.store, found, dataKey, start, end) : ctx.services.store.openRead(found, start, end);
   try {
     if (length <= SMALL_BODY) {
-      ctx.ex.send(status, headers, await readWhole(reader, length));
+      // a small body's one block is mostly read synchronously: no promise round trips
+      const first = length === 0 ? Buffer.alloc(0) : reader.readNow?.(length);
+      ctx.ex.send(status, headers, first?.length === length ? first : await readWhole(reader, length, first));
     } else {
       await ctx.ex.stream(status, headers, length, (max) => reader.read(max));
     }
@@ -152,10 +154,13 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
 
 export const handleHeadObject = handleGetObject;
 
-/** `length` bytes of `reader` as one buffer: the store's reader gives them in one read, the SSE reader block by block. */
-async function readWhole(reader: BodyReader, length: number): Promise<Buffer> {
+/**
+ * `length` bytes of `reader` as one buffer: the store's reader gives them in one read, the SSE reader
+ * block by block. `read`: what `readNow` gave already, if anything.
+ */
+async function readWhole(reader: BodyReader, length: number, read?: Buffer | null): Promise<Buffer> {
   if (length === 0) return Buffer.alloc(0);
-  const first = await reader.read(length);
+  const first = read === undefined ? await reader.read(length) : read;
   if (first && first.length === length) return first;
   // a reader's buffer is valid until its next call: keep copies
   const parts = first ? [Buffer.from(first)] : [];

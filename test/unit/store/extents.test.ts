@@ -145,5 +145,37 @@ describe('multi-extent bodies', () => {
     fs.closeSync(fd);
     await expect(readAll(store, v)).rejects.toMatchObject({ kind: 'corrupt' });
     await expect(readAll(store, v, 5, 6)).rejects.toMatchObject({ kind: 'corrupt' });
+    const reader = store.openRead(v, 0, v.size);
+    try {
+      expect(() => reader.readNow!(v.size)).toThrow(expect.objectContaining({ kind: 'corrupt' }));
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('readNow: a small body or range at once, the rest of a larger one through read, nothing after a read', async () => {
+    const small = pattern(5000, 3);
+    const v = await put(store, 'b', 'small', small);
+    for (const [start, end] of [[0, 5000], [17, 4000], [4999, 5000]] as const) {
+      const reader = store.openRead(v, start, end);
+      try {
+        expect(reader.readNow!(end - start)?.equals(small.subarray(start, end))).toBe(true);
+        expect(await reader.read(10)).toBeNull();
+      } finally {
+        reader.close();
+      }
+    }
+    const big = pattern(BLOCK_SIZE + 100, 4);
+    const w = await put(store, 'b', 'big', big);
+    const reader = store.openRead(w, 10, w.size);
+    try {
+      expect(reader.readNow!(w.size)).toBeUndefined(); // a block larger than SYNC_READ_MAX is waited for
+      const parts: Buffer[] = [];
+      for (let chunk = await reader.read(BLOCK_SIZE); chunk; chunk = await reader.read(BLOCK_SIZE)) parts.push(Buffer.from(chunk));
+      expect(Buffer.concat(parts).equals(big.subarray(10))).toBe(true);
+      expect(reader.readNow!(1)).toBeUndefined();
+    } finally {
+      reader.close();
+    }
   });
 });
