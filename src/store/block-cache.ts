@@ -8,7 +8,7 @@ import type { Extent } from './types.js';
 
 export class BlockCache {
   /** insertion order is recency order: a hit moves its entry to the end */
-  private readonly entries = new Map<string, Buffer>();
+  private readonly entries = new Map<number | string, Buffer>();
   private bytes = 0;
 
   /** bodies larger than this are not kept (at most one block: a kept body is checked as one) */
@@ -54,6 +54,7 @@ export class BlockCache {
   }
 }
 
-function keyOf(extent: Extent): string {
-  return `${extent.segment}:${extent.offset}`;
+/** A number while it is exact (2^21 segments of up to 4 GiB), else a string: no string per lookup. */
+function keyOf(extent: Extent): number | string {
+  return extent.segment < 2 ** 21 && extent.offset < 2 ** 32 ? extent.segment * 2 ** 32 + extent.offset : `${extent.segment}:${extent.offset}`;
 }

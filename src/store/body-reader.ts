@@ -63,6 +63,10 @@ interface BlockPlan {
   file: ReadableSegment;
 }
 
+function readsAtOnce(plan: BlockPlan): boolean {
+  return plan.want <= SYNC_READ_MAX && plan.file.fd !== undefined;
+}
+
 export class SegmentBodyReader implements BodyReader {
   private readonly pieces: Piece[] = [];
   private readonly held: ReadableSegment[] = [];
@@ -166,21 +170,29 @@ export class SegmentBodyReader implements BodyReader {
 
   /** Claims the next block synchronously (so consecutive calls never overlap), reads and checks it. */
   private async readBlock(): Promise<Buffer | undefined> {
-    const now = this.blockNow();
-    if (now !== WAIT) return now;
-    const plan = this.claimBlock()!;
+    const plan = this.planBlock();
+    if (!plan) return undefined;
+    plan.piece.next = plan.blockEnd;
+    const now = this.readPlannedNow(plan);
+    if (now) return now;
     const buffer = this.nextBuffer(plan.want);
     const got = await preadFull(plan.file.fd ?? (await plan.file.ready), buffer, plan.want, plan.position);
     return this.checkBlock(plan, buffer, got);
   }
 
-  /** The next block when it needs no waiting (a cached body, or a small read of an open segment): claimed, read and checked; WAIT when it does. */
+  /** The next block when it needs no waiting: claimed, read and checked; WAIT when it does. */
   private blockNow(): Buffer | undefined | typeof WAIT {
     const plan = this.planBlock();
     if (!plan) return undefined;
-    if (!plan.cached && !(plan.want <= SYNC_READ_MAX && plan.file.fd !== undefined)) return WAIT;
-    this.claimBlock();
+    if (!plan.cached && !readsAtOnce(plan)) return WAIT;
+    plan.piece.next = plan.blockEnd;
+    return this.readPlannedNow(plan);
+  }
+
+  /** A cached body, or a small read of an open segment (as the index is read through its map); undefined for a read to wait for. */
+  private readPlannedNow(plan: BlockPlan): Buffer | undefined {
     if (plan.cached) return plan.cached.subarray(plan.piece.from, plan.piece.to);
+    if (!readsAtOnce(plan)) return undefined;
     const buffer = this.nextBuffer(plan.want);
     return this.checkBlock(plan, buffer, preadFullSync(plan.file.fd!, buffer, plan.want, plan.position));
   }
@@ -210,12 +222,6 @@ export class SegmentBodyReader implements BodyReader {
       cached: cache?.get(extent),
       file: this.files.get(extent.segment),
     };
-  }
-
-  private claimBlock(): BlockPlan | undefined {
-    const plan = this.planBlock();
-    if (plan) plan.piece.next = plan.blockEnd;
-    return plan;
   }
 
   /** The range's bytes of a block just read, once its CRC32C matched. */
