@@ -13,29 +13,38 @@ export function escapeXml(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (!/[&<>"'\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/.test(s)) return s;
   let out = '';
+  // runs of characters that need nothing are copied as slices
+  let from = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
+    let entity: string;
     switch (c) {
-      case 0x26: out += '&amp;'; break;
-      case 0x3c: out += '&lt;'; break;
-      case 0x3e: out += '&gt;'; break;
-      case 0x22: out += '&quot;'; break;
-      case 0x27: out += '&apos;'; break;
+      case 0x26: entity = '&amp;'; break;
+      case 0x3c: entity = '&lt;'; break;
+      case 0x3e: entity = '&gt;'; break;
+      case 0x22: entity = '&quot;'; break;
+      case 0x27: entity = '&apos;'; break;
       default:
         if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
           const d = s.charCodeAt(i + 1);
           if (d >= 0xdc00 && d <= 0xdfff) {
-            out += s[i]! + s[i + 1]!;
-            i++;
-            break;
+            i++; // a whole surrogate pair is one character
+            continue;
           }
         }
         if ((c < 0x20 && c !== 0x09 && c !== 0x0a) || c === 0xfffe || c === 0xffff || (c >= 0xd800 && c <= 0xdfff)) {
-          out += `&#x${c.toString(16).toUpperCase()};`;
-        } else out += s[i]!;
+          entity = `&#x${c.toString(16).toUpperCase()};`;
+        } else continue;
     }
+    out += s.slice(from, i) + entity;
+    from = i + 1;
   }
-  return out;
+  return out + s.slice(from);
+}
+
+/** `<ETag>"etag"</ETag>`, its quotes written as entities, as S3 writes them. */
+export function etagEl(etag: string): string {
+  return `<ETag>&quot;${escapeXml(etag)}&quot;</ETag>`;
 }
 
 /** `<name>text</name>`, escaped. */

@@ -14,7 +14,7 @@ import { sendXml } from '../respond.js';
 import { copySourceDataKey, encryptionHeaders, objectSize, requestedEncryption } from '../sse/sse.js';
 import type { WriteCondition } from '../../store/types.js';
 import { storeObject } from './put-object.js';
-import { doc, el, isoSeconds } from '../xml.js';
+import { doc, el, etagEl, isoSeconds } from '../xml.js';
 
 type Directive = 'COPY' | 'REPLACE';
 
@@ -59,7 +59,7 @@ function rejectNoOpSelfCopy(ctx: S3Context, source: CopySource, metadata: Direct
 }
 
 export function renderCopyObjectResult(lastModified: number, etag: string, checksum: StoredChecksum | undefined): string {
-  let xml = el('LastModified', isoSeconds(lastModified)) + el('ETag', `"${etag}"`);
+  let xml = el('LastModified', isoSeconds(lastModified)) + etagEl(etag);
   if (checksum && checksum.type === 'FULL_OBJECT') xml += el(`Checksum${checksum.algorithm}`, checksum.value);
   return doc('CopyObjectResult', xml);
 }

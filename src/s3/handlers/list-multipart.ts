@@ -4,7 +4,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import type { S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { sendXml } from '../respond.js';
-import { doc, el, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
+import { doc, el, etagEl, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
 import { parseEncodingType, urlEncodeListing } from './list-objects.js';
 import { partSize, uploadOf } from './multipart.js';
 import type { BucketRecord, ListUploadsResult, Part, Upload } from '../../store/types.js';
@@ -48,7 +48,7 @@ export function renderListPartsResult(p: ListPartsPage): string {
   if (a.uploadChecksum) xml += el('ChecksumAlgorithm', a.uploadChecksum.algorithm) + el('ChecksumType', a.uploadChecksum.type);
   for (const part of p.parts) {
     xml += `<Part>${el('PartNumber', part.partNumber)}${el('LastModified', isoSeconds(part.lastModified))}`;
-    xml += `${el('ETag', `"${part.etag}"`)}${el('Size', partSize(part))}`;
+    xml += `${etagEl(part.etag)}${el('Size', partSize(part))}`;
     const c = part.attrs.checksum;
     if (c && a.uploadChecksum?.algorithm === c.algorithm) xml += el(`Checksum${c.algorithm}`, c.value);
     xml += '</Part>';

@@ -4,7 +4,7 @@
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { sendXml } from '../respond.js';
-import { doc, el, isoSeconds, ownerXml } from '../xml.js';
+import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
 import type { S3Object } from '../object-attrs.js';
 import { parseEncodingType, parseMaxKeys, urlEncodeListing } from './list-objects.js';
 
@@ -13,7 +13,7 @@ function versionXml(v: S3Object, isLatest: boolean, owner: string, enc: (s: stri
   // flags, dates and sizes need no escaping
   const common = `${el('Key', enc(v.key))}${el('VersionId', v.versionId)}<IsLatest>${isLatest}</IsLatest><LastModified>${isoSeconds(v.lastModified)}</LastModified>`;
   if (v.deleteMarker) return `<DeleteMarker>${common}${owner}</DeleteMarker>`;
-  return `<Version>${common}${el('ETag', `"${v.etag}"`)}<Size>${v.size}</Size>${owner}${el('StorageClass', v.attrs.storageClass)}</Version>`;
+  return `<Version>${common}${etagEl(v.etag)}<Size>${v.size}</Size>${owner}${el('StorageClass', v.attrs.storageClass)}</Version>`;
 }
 
 export async function handleListObjectVersions(ctx: S3Context): Promise<void> {

@@ -5,7 +5,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { objectSize } from '../sse/sse.js';
-import { doc, el, isoSeconds, ownerXml } from '../xml.js';
+import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
 import type { ListResult } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object } from '../object-attrs.js';
@@ -81,7 +81,7 @@ function ownerOf(ctx: S3Context, bucket: S3Bucket): Owner {
 function contentsXml(r: S3Object, enc: (s: string) => string, ownerXml: string): string {
   // dates and sizes need no escaping
   return (
-    `<Contents>${el('Key', enc(r.key))}<LastModified>${isoSeconds(r.lastModified)}</LastModified>${el('ETag', `"${r.etag}"`)}` +
+    `<Contents>${el('Key', enc(r.key))}<LastModified>${isoSeconds(r.lastModified)}</LastModified>${etagEl(r.etag)}` +
     `<Size>${objectSize(r)}</Size>${ownerXml}${el('StorageClass', r.attrs.storageClass)}</Contents>`
   );
 }

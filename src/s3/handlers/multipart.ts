@@ -15,7 +15,7 @@ import { completedEncryption, encryptionForUpload, encryptionHeaders } from '../
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
-import { doc, el } from '../xml.js';
+import { doc, el, etagEl } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
 import type { BucketRecord, Part, Upload } from '../../store/types.js';
 
@@ -161,7 +161,7 @@ export function renderCompleteMultipartUploadResult(
   etag: string,
   checksum: S3ObjectAttrs['checksum'],
 ): string {
-  let xml = el('Location', location) + el('Bucket', bucket) + el('Key', key) + el('ETag', `"${etag}"`);
+  let xml = el('Location', location) + el('Bucket', bucket) + el('Key', key) + etagEl(etag);
   if (checksum) xml += el(`Checksum${checksum.algorithm}`, checksum.value) + el('ChecksumType', checksum.type);
   return doc('CompleteMultipartUploadResult', xml);
 }

@@ -12,7 +12,7 @@ import { objectSize, sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } f
 import { parsePartNumber } from '../part-number.js';
 import { openRequestBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
-import { doc, el, isoSeconds } from '../xml.js';
+import { doc, el, etagEl, isoSeconds } from '../xml.js';
 import { uploadOf } from './multipart.js';
 import type { Upload } from '../../store/types.js';
 import { MAX_PUT_BYTES } from './put-object.js';
@@ -61,7 +61,7 @@ export async function handleUploadPart(ctx: S3Context): Promise<void> {
 }
 
 export function renderCopyPartResult(lastModified: number, etag: string, checksum: StoredChecksum | undefined): string {
-  let xml = el('LastModified', isoSeconds(lastModified)) + el('ETag', `"${etag}"`);
+  let xml = el('LastModified', isoSeconds(lastModified)) + etagEl(etag);
   if (checksum) xml += el(`Checksum${checksum.algorithm}`, checksum.value);
   return doc('CopyPartResult', xml);
 }

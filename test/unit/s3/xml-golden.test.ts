@@ -41,6 +41,11 @@ describe('error body (s3.md §1.9)', () => {
   it('escapes CR and control characters as numeric references (s3.md §1.4)', () => {
     expect(escapeXml('a\rb\u0001c"\'&')).toBe('a&#xD;b&#x1;c&quot;&apos;&amp;');
     expect(escapeXml('😀\ttab\nnl')).toBe('😀\ttab\nnl');
+    // lone surrogates, a pair next to an entity, U+FFFE, escapes at both ends
+    expect(escapeXml('\ud800x\udc00')).toBe('&#xD800;x&#xDC00;');
+    expect(escapeXml('&😀&')).toBe('&amp;😀&amp;');
+    expect(escapeXml('a\ufffeb\ud83d')).toBe('a&#xFFFE;b&#xD83D;');
+    expect(escapeXml('<tag attr="v">')).toBe('&lt;tag attr=&quot;v&quot;&gt;');
   });
   it('is rendered through HTTP with status and RequestId', async () => {
     const r = await h.request('GET', '/nosuch/key');
