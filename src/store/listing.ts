@@ -71,9 +71,11 @@ function walkIn<V>(w: Walk<V>, take: (objectKey: Buffer, value: V, transaction: 
     let seek: Buffer | undefined;
     for (const { key, value } of w.db.getRange({ start: from, end: upper, transaction } as never) as Iterable<{ key: Buffer; value: V }>) {
       const keyEnd = key.length - w.suffix;
-      const at = delimiter ? key.subarray(0, keyEnd).indexOf(delimiter, lower.length) : -1;
+      // the first match decides: one that runs into the suffix means none lies within the object key
+      let at = delimiter ? key.indexOf(delimiter, lower.length) : -1;
+      if (at !== -1 && at + delimiter!.length > keyEnd) at = -1;
       if (at === -1) {
-        if (!take(key.subarray(0, keyEnd), value, transaction)) return;
+        if (!take(w.suffix === 0 ? key : key.subarray(0, keyEnd), value, transaction)) return;
         continue;
       }
       const prefixEnd = at + delimiter!.length;
