@@ -98,6 +98,10 @@ function compilePrincipal(v: unknown): { match: (p: PolicyPrincipal) => boolean;
       } else if (kind === 'CanonicalUser') {
         if (!/^[0-9a-f]{64}$/.test(id)) malformed('Invalid principal in policy');
         canonical.add(id);
+      } else if (kind === 'Service' || kind === 'Federated') {
+        // AWS services (log delivery, …) and federated identities are valid principals that no
+        // caller of this server ever is: the statement stays, matching nobody
+        if (id.length === 0) malformed('Invalid principal in policy');
       } else malformed('Invalid principal in policy');
     }
   }

@@ -28,6 +28,8 @@ describe('compilePolicy rejects what AWS rejects (MalformedPolicy)', () => {
     ['bad CIDR', policy({ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `${ARN}/*`, Condition: { IpAddress: { 'aws:SourceIp': '10.0.0.0/40' } } })],
     ['bad date', policy({ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `${ARN}/*`, Condition: { DateLessThan: { 'aws:CurrentTime': 'soon' } } })],
     ['bad principal', policy({ Effect: 'Allow', Principal: { AWS: 'bob' }, Action: 's3:GetObject', Resource: `${ARN}/*` })],
+    ['unknown principal kind', policy({ Effect: 'Allow', Principal: { Robot: 'r2d2' }, Action: 's3:GetObject', Resource: `${ARN}/*` })],
+    ['empty service principal', policy({ Effect: 'Allow', Principal: { Service: '' }, Action: 's3:GetObject', Resource: `${ARN}/*` })],
     ['unknown field', policy({ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `${ARN}/*`, Extra: 1 })],
   ])('%s', (_n, text) => {
     let err: unknown;
@@ -56,6 +58,20 @@ describe('matching', () => {
     expect(evaluate(text, partner, 's3:GetObject', `${ARN}/other`)).toBe('deny');
     expect(evaluate(text, owner, 's3:GetObject', `${ARN}/other`)).toBe('none');
     expect(evaluate(text, anonymous, 's3:GetObject', `${ARN}/docs/x.pdf`)).toBe('none');
+  });
+
+  it('a service or federated principal is valid and matches no caller of this server (a log-delivery policy)', () => {
+    const text = policy({
+      Sid: 'S3ServerAccessLogsPolicy',
+      Effect: 'Allow',
+      Principal: { Service: 'logging.s3.amazonaws.com', Federated: 'cognito-identity.amazonaws.com' },
+      Action: 's3:PutObject',
+      Resource: `${ARN}/log/*`,
+      Condition: { ArnLike: { 'aws:SourceArn': 'arn:aws:s3:::src' }, StringEquals: { 'aws:SourceAccount': owner.accountId } },
+    });
+    for (const p of [owner, partner, anonymous]) expect(evaluate(text, p, 's3:PutObject', `${ARN}/log/x`)).toBe('none');
+    const denyOthers = policy({ Effect: 'Deny', NotPrincipal: { Service: ['logging.s3.amazonaws.com'] }, Action: 's3:PutObject', Resource: `${ARN}/log/*` });
+    expect(evaluate(denyOthers, owner, 's3:PutObject', `${ARN}/log/x`)).toBe('deny');
   });
 
   it('explicit deny wins over any allow', () => {
