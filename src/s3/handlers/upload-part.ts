@@ -3,14 +3,14 @@
 // an earlier part of that number.
 
 import { receiveBody } from '../body-pipeline.js';
-import { DEFAULT_CHECKSUM, headerNameOf, planChecksums } from '../checksums.js';
+import { DEFAULT_CHECKSUM, headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { copySourceRange, openCopySourceBody, resolveCopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
-import type { ChecksumAlgorithm, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
+import type { ChecksumAlgorithm, S3Bucket, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectSize, sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
 import { parsePartNumber } from '../part-number.js';
-import { openRequestBody } from '../request-body.js';
+import { openRequestBody, type RequestBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds } from '../xml.js';
 import { uploadOf } from './multipart.js';
@@ -38,9 +38,27 @@ export async function handleUploadPart(ctx: S3Context): Promise<void> {
       message: `Checksum Type mismatch occurred, expected checksum Type: ${expected.toLowerCase()}, actual checksum Type: ${plan.algorithm.toLowerCase()}`,
     });
   }
+  const { etag, checksum, responseHeaders } = await storePart(ctx, bucket, upload, partNumber, body, plan);
+  const headers: Array<readonly [string, string]> = [['ETag', `"${etag}"`], ...responseHeaders];
+  if (plan.algorithm || expected) headers.push([headerNameOf(checksum.algorithm), checksum.value]);
+  send(ctx, 200, headers);
+}
+
+/**
+ * Streams `body` into part `partNumber` of `upload` (UploadPart, UploadPartCopy): nothing is kept
+ * unless every digest holds and the commit does. Digests are of the plaintext; a part of an
+ * encrypted upload is sealed as its own segment under the upload's data key.
+ */
+async function storePart(
+  ctx: S3Context,
+  bucket: S3Bucket,
+  upload: Upload<S3ObjectAttrs>,
+  partNumber: number,
+  body: RequestBody,
+  plan: ChecksumPlan,
+): Promise<{ etag: string; checksum: StoredChecksum; lastModified: number; responseHeaders: ReadonlyArray<readonly [string, string]> }> {
   // a part is checked as the object it will become; Complete checks the whole (its bytes count then)
   await ctx.services.quotas?.checkWrite(bucket.name, upload.key, body.length);
-  // a part of an encrypted upload is sealed as its own segment under the upload's data key
   const sealing = sealingForPart(ctx, upload.attrs, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
   const sealed = sealedSink(writer, sealing);
@@ -50,11 +68,10 @@ export async function handleUploadPart(ctx: S3Context): Promise<void> {
     await sealed.end();
     const etag = sealedEtag(sealing, digests.md5.toString('hex'));
     const attrs: S3PartAttrs = sealing ? { checksum, sealed: sealedSegmentOf(sealing) } : { checksum };
-    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified: Date.now(), attrs });
+    const lastModified = Date.now();
+    await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs });
     committed = true;
-    const headers: Array<readonly [string, string]> = [['ETag', `"${etag}"`], ...(sealing?.responseHeaders ?? [])];
-    if (plan.algorithm || expected) headers.push([headerNameOf(checksum.algorithm), checksum.value]);
-    send(ctx, 200, headers);
+    return { etag, checksum, lastModified, responseHeaders: sealing?.responseHeaders ?? [] };
   } finally {
     if (!committed) await writer.abort();
   }
@@ -79,27 +96,12 @@ export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
       message: `The specified copy source is larger than the maximum allowable size for a copy source: ${MAX_PUT_BYTES}`,
     });
   }
-  await ctx.services.quotas?.checkWrite(bucket.name, upload.key, end - start);
-  const sealing = sealingForPart(ctx, upload.attrs, end - start);
   const copy = openCopySourceBody(ctx, source.object, start, end);
   try {
-    const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : end - start);
-    const sealed = sealedSink(writer, sealing);
-    let committed = false;
-    try {
-      const { digests, checksum } = await receiveBody(ctx, copy.body, {}, sealed.sink, partAlgorithm(upload));
-      await sealed.end();
-      const etag = sealedEtag(sealing, digests.md5.toString('hex'));
-      const attrs: S3PartAttrs = sealing ? { checksum, sealed: sealedSegmentOf(sealing) } : { checksum };
-      const lastModified = Date.now();
-      await writer.commitPart(bucket.name, upload.key, upload.uploadId, partNumber, { etag, lastModified, attrs });
-      committed = true;
-      const headers: Array<readonly [string, string]> = [...(sealing?.responseHeaders ?? [])];
-      if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
-      sendXml(ctx, renderCopyPartResult(lastModified, etag, upload.attrs.uploadChecksum ? checksum : undefined), headers);
-    } finally {
-      if (!committed) await writer.abort();
-    }
+    const { etag, checksum, lastModified, responseHeaders } = await storePart(ctx, bucket, upload, partNumber, copy.body, {});
+    const headers: Array<readonly [string, string]> = [...responseHeaders];
+    if (source.bucket.versioning !== 'Unversioned') headers.push(['x-amz-copy-source-version-id', source.object.versionId]);
+    sendXml(ctx, renderCopyPartResult(lastModified, etag, upload.attrs.uploadChecksum ? checksum : undefined), headers);
   } finally {
     // also when no space could be reserved: the source's reader is let go
     copy.close();
