@@ -122,55 +122,62 @@ function upgradeFromVersion1(db: IndexDb): void {
   });
 }
 
+function invalidBucket(bucket: string): StoreError {
+  return new StoreError('invalid-name', `invalid bucket name ${JSON.stringify(bucket)}`, 'bucket');
+}
+
 export function bucketKey(bucket: string): Buffer {
   const b = Buffer.from(bucket, 'utf8');
-  if (b.length === 0 || b.length > MAX_BUCKET_BYTES || b.includes(0)) {
-    throw new StoreError('invalid-name', `invalid bucket name ${JSON.stringify(bucket)}`, 'bucket');
-  }
+  if (b.length === 0 || b.length > MAX_BUCKET_BYTES || b.includes(0)) throw invalidBucket(bucket);
   return b;
-}
-
-/** `bucket 0x00 key`: bucket names never contain 0x00, so one bucket's keys form one contiguous range. */
-export function objectKey(bucket: string, key: string): Buffer {
-  const b = bucketKey(bucket);
-  const keyBytes = Buffer.byteLength(key, 'utf8');
-  if (keyBytes === 0 || keyBytes > MAX_OBJECT_KEY_BYTES) {
-    throw new StoreError('invalid-name', `key of ${keyBytes} bytes (1 to ${MAX_OBJECT_KEY_BYTES} allowed)`, 'key', {
-      size: keyBytes,
-      max: MAX_OBJECT_KEY_BYTES,
-    });
-  }
-  const out = Buffer.allocUnsafe(b.length + 1 + keyBytes);
-  b.copy(out, 0);
-  out[b.length] = 0;
-  out.write(key, b.length + 1, 'utf8');
-  return out;
-}
-
-/** For lookups: undefined when no object can have this name (too long, empty, 0x00 in the bucket). */
-export function lookupObjectKey(bucket: string, key: string): Buffer | undefined {
-  try {
-    return objectKey(bucket, key);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Room for any valid record key, and for an invalid one's bytes up to where the check stops it. */
 const scratchKey = Buffer.allocUnsafe(4 * (MAX_BUCKET_BYTES + 1 + MAX_OBJECT_KEY_BYTES));
 
 /**
- * lookupObjectKey in a buffer shared by every call, for a lookup made at once (`objects.get`): valid
- * until the next call. A GET's key costs no allocation but the view.
+ * Writes `bucket 0x00 key` into `scratchKey` and answers its length, or which name no object can
+ * have (empty, too long, 0x00 in the bucket).
  */
-export function lookupObjectKeyNow(bucket: string, key: string): Buffer | undefined {
-  if (bucket.length > MAX_BUCKET_BYTES || key.length > MAX_OBJECT_KEY_BYTES || bucket.includes('\0')) return undefined;
+function writeObjectKey(bucket: string, key: string): number | 'bucket' | 'key' {
+  // a string of more UTF-16 units than the limit has more UTF-8 bytes too
+  if (bucket.length > MAX_BUCKET_BYTES || bucket.includes('\0')) return 'bucket';
   const b = scratchKey.write(bucket, 0, 'utf8');
-  if (b === 0 || b > MAX_BUCKET_BYTES) return undefined;
+  if (b === 0 || b > MAX_BUCKET_BYTES) return 'bucket';
+  if (key.length > MAX_OBJECT_KEY_BYTES) return 'key';
   scratchKey[b] = 0;
   const k = scratchKey.write(key, b + 1, 'utf8');
-  if (k === 0 || k > MAX_OBJECT_KEY_BYTES) return undefined;
-  return scratchKey.subarray(0, b + 1 + k);
+  if (k === 0 || k > MAX_OBJECT_KEY_BYTES) return 'key';
+  return b + 1 + k;
+}
+
+/** `bucket 0x00 key`: bucket names never contain 0x00, so one bucket's keys form one contiguous range. */
+export function objectKey(bucket: string, key: string): Buffer {
+  const n = writeObjectKey(bucket, key);
+  if (n === 'bucket') throw invalidBucket(bucket);
+  if (n === 'key') {
+    const keyBytes = Buffer.byteLength(key, 'utf8');
+    throw new StoreError('invalid-name', `key of ${keyBytes} bytes (1 to ${MAX_OBJECT_KEY_BYTES} allowed)`, 'key', {
+      size: keyBytes,
+      max: MAX_OBJECT_KEY_BYTES,
+    });
+  }
+  return Buffer.from(scratchKey.subarray(0, n));
+}
+
+/** For lookups: undefined when no object can have this name (too long, empty, 0x00 in the bucket). */
+export function lookupObjectKey(bucket: string, key: string): Buffer | undefined {
+  const n = writeObjectKey(bucket, key);
+  return typeof n === 'number' ? Buffer.from(scratchKey.subarray(0, n)) : undefined;
+}
+
+/**
+ * lookupObjectKey as a view of a buffer shared by every call, for a lookup made at once
+ * (`objects.get`): valid until the next call. A GET's key costs no allocation but the view.
+ */
+export function lookupObjectKeyNow(bucket: string, key: string): Buffer | undefined {
+  const n = writeObjectKey(bucket, key);
+  return typeof n === 'number' ? scratchKey.subarray(0, n) : undefined;
 }
 
 export function lookupBucketKey(bucket: string): Buffer | undefined {

@@ -1,7 +1,8 @@
-// The index's record keys: `bucket 0x00 key`, and the scratch-buffer variant that GETs look up with.
+// The index's record keys: `bucket 0x00 key`, built once into a scratch buffer, copied out (objectKey,
+// lookupObjectKey) or lent as a view (lookupObjectKeyNow, what GETs look up with).
 
 import { describe, expect, it } from 'vitest';
-import { lookupObjectKey, lookupObjectKeyNow } from '../../../src/store/index-db.js';
+import { lookupObjectKey, lookupObjectKeyNow, objectKey } from '../../../src/store/index-db.js';
 import { MAX_BUCKET_BYTES, MAX_OBJECT_KEY_BYTES } from '../../../src/store/format.js';
 
 describe('lookupObjectKeyNow', () => {
@@ -19,10 +20,16 @@ describe('lookupObjectKeyNow', () => {
     ['b\0c', 'k'],
     ['b', 'k\0with nul'],
   ];
-  it.each(cases)('is the key lookupObjectKey builds, or undefined alike (%#)', (bucket, key) => {
+  it.each(cases)('is `bucket 0x00 key` when both names are valid, as lookupObjectKey and objectKey build it (%#)', (bucket, key) => {
+    const b = Buffer.from(bucket, 'utf8');
+    const k = Buffer.from(key, 'utf8');
+    const valid = b.length >= 1 && b.length <= MAX_BUCKET_BYTES && !b.includes(0) && k.length >= 1 && k.length <= MAX_OBJECT_KEY_BYTES;
+    const expected = valid ? Buffer.concat([b, Buffer.of(0), k]) : undefined;
     const now = lookupObjectKeyNow(bucket, key);
-    const built = lookupObjectKey(bucket, key);
-    expect(now === undefined ? undefined : Buffer.from(now)).toEqual(built);
+    expect(now === undefined ? undefined : Buffer.from(now)).toEqual(expected);
+    expect(lookupObjectKey(bucket, key)).toEqual(expected);
+    if (valid) expect(objectKey(bucket, key)).toEqual(expected);
+    else expect(() => objectKey(bucket, key)).toThrow(expect.objectContaining({ kind: 'invalid-name' }));
   });
 
   it('is valid until the next call, which reuses the buffer', () => {
