@@ -380,7 +380,7 @@ export function crc32c(data: Uint8Array, seed = 0): number {
  * canonical request's hash) in one call, ~4× cheaper than a node:crypto Hmac object.
  */
 export function hmacSha256Hex(key: Uint8Array, data: string, hashed?: string): string {
-  return hashed === undefined ? binding().hmacSha256Hex(key, data) : binding().hmacSha256Hex(key, data, hashed);
+  return binding().hmacSha256Hex(key, data, hashed); // undefined: no hashed suffix
 }
 
 /** The SIMD kernel each algorithm uses on this CPU (for the start-up log). */

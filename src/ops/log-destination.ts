@@ -1,7 +1,8 @@
 // Where pino's JSON lines go: collected for up to FLUSH_MS (or until LINES_FLUSH_BYTES) and
-// written with one write(2); a write per event-loop turn was ~4% of a 4 KiB GET's CPU. Per line this costs half of pino's asynchronous destination (SonicBoom: about 2 µs
-// of its ~4 µs a line at 4 KiB request rates, measured with both writing to a file), which matters
-// for the access log's share of a small request's cost. A full non-blocking pipe (EAGAIN) keeps
+// written with one write(2); a write per event-loop turn was ~4% of a 4 KiB GET's CPU. Per line
+// this costs half of pino's asynchronous destination (SonicBoom: about 2 µs of its ~4 µs a line at
+// 4 KiB request rates, measured with both writing to a file), which matters for the access log's
+// share of a small request's cost. A full non-blocking pipe (EAGAIN) keeps
 // the rest queued for a retry instead of blocking; a reader that stops reading for good costs at
 // most `maxBacklogBytes` of memory, after which lines are dropped and counted, and the count is
 // logged once the pipe takes data again.

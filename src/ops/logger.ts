@@ -38,11 +38,14 @@ export function isoTimeField(now = Date.now()): string {
 /** The destinations of the JSON-lines loggers, for the one writer that builds its own lines (the access log). */
 const jsonSinks = new WeakMap<Logger, BatchedFdDestination>();
 
+function pinoOptions(level: LogLevel): pino.LoggerOptions {
+  return { level, base: { pid: process.pid }, timestamp: isoTimeField };
+}
+
 export function createLogger(options: LoggerOptions): Logger {
   const human = options.pretty ?? process.stdout.isTTY === true;
-  const base = { level: options.level, base: { pid: process.pid }, timestamp: isoTimeField };
   if (human) {
-    return pino(base, pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid', hideObject: true, messageFormat: humanLine }));
+    return pino(pinoOptions(options.level), pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid', hideObject: true, messageFormat: humanLine }));
   }
   return jsonLogger(options.level, new BatchedFdDestination(1));
 }
@@ -50,7 +53,7 @@ export function createLogger(options: LoggerOptions): Logger {
 /** A JSON-lines logger on `destination`, whose lines still go out when the process ends (exit, uncaught error). */
 export function jsonLogger(level: LogLevel, destination: BatchedFdDestination): Logger {
   process.once('exit', () => destination.flushSync());
-  const logger = pino({ level, base: { pid: process.pid }, timestamp: isoTimeField }, destination);
+  const logger = pino(pinoOptions(level), destination);
   jsonSinks.set(logger, destination);
   return logger;
 }
