@@ -38,6 +38,8 @@ export interface LocalNodeOptions {
   diskReserve?: number;
   /** Default structuralOnlyVerifier: sizes and structure only, no hash checks (see verifier.ts). */
   verifier?: BlobVerifier;
+  /** compaction deleted one of the node engine's segments (readers in other threads drop their fds of it) */
+  onSegmentRemoved?: (segment: number) => void;
 }
 
 export async function openLocalNode(options: LocalNodeOptions): Promise<LocalNode> {
@@ -49,8 +51,18 @@ export async function openLocalNode(options: LocalNodeOptions): Promise<LocalNod
   fs.mkdirSync(options.dir, { recursive: true });
   checkNodeConfig(options.dir, options.nodeId, options.nShards);
   const key = loadOrCreateNodeKey(options.dir);
-  const store = await SliverStore.open(options.dir, options.durability, options.diskReserve);
+  const store = await SliverStore.open(options.dir, options.durability, options.diskReserve, options.onSegmentRemoved);
   return new LocalNode(options.nodeId, shards, options.nShards, key, store, options.verifier ?? structuralOnlyVerifier);
+}
+
+/**
+ * A read-only LocalNode, for another thread of the process in which openLocalNode has `dir` open:
+ * its reads see the writer's commits from its last refresh() on; its writes throw.
+ */
+export async function openLocalNodeReader(options: Pick<LocalNodeOptions, 'dir' | 'nodeId' | 'shards' | 'nShards'>): Promise<LocalNode> {
+  const key = loadOrCreateNodeKey(options.dir);
+  const store = await SliverStore.openReader(options.dir);
+  return new LocalNode(options.nodeId, [...options.shards], options.nShards, key, store, structuralOnlyVerifier);
 }
 
 /** Sliver keys depend on n_shards, so a directory never changes its shard count. */
@@ -224,6 +236,16 @@ export class LocalNode implements StorageNodeClient {
       this.bundleCache.delete(blobId.toString('hex'));
       return this.store.deletePrefix(blobPrefix(blobId));
     });
+  }
+
+  /** A reader (openLocalNodeReader): reads from here on see every commit the writer made before this call. */
+  refresh(): void {
+    this.store.refresh();
+  }
+
+  /** A reader: the writer's compaction deleted `segment`. */
+  segmentRemoved(segment: number): void {
+    this.store.segmentRemoved(segment);
   }
 
   /** Waits for in-flight calls, then closes the storage engine; later calls fail with NODE_UNAVAILABLE. */

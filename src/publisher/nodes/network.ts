@@ -250,6 +250,8 @@ export interface LocalNetworkOptions extends StorageNetworkOptions {
   verifier?: BlobVerifier;
   /** each node engine's disk reserve (default: the engine's) */
   diskReserve?: number;
+  /** compaction deleted a segment of a node's engine */
+  onSegmentRemoved?: (nodeId: string, segment: number) => void;
 }
 
 /** Opens `nodeCount` in-process nodes in `<dir>/node-XX`, holding contiguous shard ranges. */
@@ -260,7 +262,17 @@ export async function openLocalNetwork(options: LocalNetworkOptions): Promise<St
   const opened = await Promise.allSettled(
     assignment.map((shards, i) => {
       const nodeId = `node-${String(i).padStart(width, '0')}`;
-      return openLocalNode({ dir: path.join(options.dir, nodeId), nodeId, shards, nShards: options.nShards, durability: options.durability, diskReserve: options.diskReserve, verifier: options.verifier });
+      const removed = options.onSegmentRemoved;
+      return openLocalNode({
+        dir: path.join(options.dir, nodeId),
+        nodeId,
+        shards,
+        nShards: options.nShards,
+        durability: options.durability,
+        diskReserve: options.diskReserve,
+        verifier: options.verifier,
+        onSegmentRemoved: removed && ((segment) => removed(nodeId, segment)),
+      });
     }),
   );
   const nodes = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

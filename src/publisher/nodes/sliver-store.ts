@@ -4,9 +4,10 @@
 // slivers. One prefix holds everything of a blob.
 
 import { randomBytes } from 'node:crypto';
-import { openStore, type ObjectVersion, type SegmentStore } from '../../store/index.js';
+import { openStore, type ObjectVersion, type Store } from '../../store/index.js';
 import { internalObjectMeta } from '../../store/object-meta.js';
 import { isStoreError } from '../../store/errors.js';
+import { ReadReplica } from '../../store/read-replica.js';
 import type { PutOutcome, SliverAxis } from './types.js';
 
 export const SLIVER_BUCKET = 'slivers';
@@ -31,10 +32,14 @@ export function blobPrefix(blobId: Uint8Array): string {
 
 
 export class SliverStore {
-  private constructor(private readonly store: SegmentStore) {}
+  private constructor(
+    private readonly store: Store,
+    private readonly replica?: ReadReplica,
+  ) {}
 
-  static async open(dataDir: string, durability: 'strict' | 'relaxed', diskReserve?: number): Promise<SliverStore> {
-    const store = await openStore({ dataDir, durability, diskReserve });
+  /** `onSegmentRemoved`: compaction deleted a segment (readers in other threads drop their fds of it). */
+  static async open(dataDir: string, durability: 'strict' | 'relaxed', diskReserve?: number, onSegmentRemoved?: (segment: number) => void): Promise<SliverStore> {
+    const store = await openStore({ dataDir, durability, diskReserve, onSegmentRemoved });
     // reclaimed blobs' slivers come back as space; a failed pass is tried again at the next one
     store.startCompaction(NODE_COMPACTION_MS, {}, () => undefined);
     await store.createBucket({
@@ -46,6 +51,22 @@ export class SliverStore {
       versioning: 'Unversioned',
     });
     return new SliverStore(store);
+  }
+
+  /** A read-only view, for another thread, of a node directory that a SliverStore in this process has open: writes throw. */
+  static async openReader(dataDir: string): Promise<SliverStore> {
+    const replica = await ReadReplica.open({ dataDir });
+    return new SliverStore(replica, replica);
+  }
+
+  /** A reader: what was committed before this call is seen from here on (no-op on the writing store). */
+  refresh(): void {
+    this.replica?.refresh();
+  }
+
+  /** A reader: the writing store's compaction deleted `segment`. */
+  segmentRemoved(segment: number): void {
+    this.replica?.segmentRemoved(segment);
   }
 
   has(key: string): boolean {

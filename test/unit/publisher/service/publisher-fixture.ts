@@ -18,6 +18,8 @@ export const EPOCH_MS = 60_000;
 
 export interface PublisherFixture {
   url: string;
+  /** the fixture's directory: the ledger in `ledger/`, the nodes in `nodes/` */
+  dir: string;
   ledger: Ledger;
   network: StorageNetwork;
   codec: FakeCodec;
@@ -56,6 +58,7 @@ export async function startFixture(extra: Partial<PublisherOptions> = {}): Promi
   const url = `http://127.0.0.1:${publisher.port}`;
   return {
     url,
+    dir,
     ledger,
     network,
     codec,
