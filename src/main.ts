@@ -2,6 +2,7 @@
 // clean shutdown that drains in-flight requests and closes the index.
 
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAccounts, rootCredentialsPath } from './accounts.js';
@@ -10,10 +11,10 @@ import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { TlsSnapshots } from './http/tls-snapshots.js';
-import { freePort, listen, loadUws, portTaken, type Exchange, type TlsFiles } from './http/uws.js';
+import { listen, listenForThreads, loadUws, type Exchange, type TlsFiles } from './http/uws.js';
 import { TLS_DIR } from './layout.js';
 import { keepLargeAllocations, selfTest, simdPaths } from './native.js';
-import { publisherAccessObserver, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
+import { publisherAccessObserver, publisherAccessRecorder, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
 import { Health } from './ops/health.js';
 import { createLogger, lineLogger, type Logger } from './ops/logger.js';
 import { Metrics, type PublisherStats } from './ops/metrics.js';
@@ -138,6 +139,40 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
   s3 = s3RequestHandler(services, log);
   admin = adminHandler({ config, accounts, store: opened, quotas, health, log });
+  const cleanUp = async (): Promise<void> => {
+    await server.close(0);
+    await lifecycle.stop();
+    await opened.close();
+    lock.release();
+  };
+  const p = config.publisher;
+  // with front-end threads the publisher's port is shared too: they serve its reads
+  const publisherInFlight = sharedPort ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+  const publisher = p.listen
+    ? await startPublisherFace({
+        dataDir: config.dataDir,
+        host: p.listen.host,
+        port: p.listen.port,
+        endpointKeys: p.endpointKeys,
+        network: p.network,
+        nShards: p.nShards,
+        nodeUrls: p.nodeUrls,
+        epochLengthMs: p.epochLengthMs,
+        maxBodyBytes: p.maxBodyBytes,
+        jwt: p.jwt,
+        durability: config.durability,
+        diskReserve: config.storage.diskReserve,
+        tls,
+        log,
+        observer: publisherAccessObserver(logger, metrics),
+        onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
+        threadsInFlight: publisherInFlight,
+        onNodeSegmentRemoved: (nodeId, segment) => fronts?.nodeSegmentRemoved(nodeId, segment),
+      }).catch(async (e) => {
+        await cleanUp();
+        throw e;
+      })
+    : undefined;
   if (sharedPort) {
     try {
       fronts = await startFrontThreads({
@@ -154,12 +189,24 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         handler: serve,
         record,
         log,
+        publisher: publisher && {
+          data: {
+            port: publisher.port,
+            endpointKeys: publisher.endpointKeys,
+            jwt: publisher.jwt,
+            nShards: publisher.backend.nShards,
+            network: publisher.networkView,
+            // the publisher's own pool has one per core; each front end's decodes share the cores too
+            codecThreads: Math.max(1, Math.floor(availableParallelism() / config.threads)),
+            inFlightTotal: publisherInFlight!,
+          },
+          handler: publisher.serve,
+          record: publisherAccessRecorder(logger, metrics),
+        },
       });
     } catch (e) {
-      await server.close(0);
-      await lifecycle.stop();
-      await opened.close();
-      lock.release();
+      await publisher?.close(0);
+      await cleanUp();
       throw e;
     }
   }
@@ -179,34 +226,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   logger.info(`s3 listening on ${url}${sharedPort ? ` with ${config.threads} threads (reads and uploads on each, commits on the first)` : ''}`);
-  const p = config.publisher;
-  const publisher = p.listen
-    ? await startPublisherFace({
-        dataDir: config.dataDir,
-        host: p.listen.host,
-        port: p.listen.port,
-        endpointKeys: p.endpointKeys,
-        network: p.network,
-        nShards: p.nShards,
-        nodeUrls: p.nodeUrls,
-        epochLengthMs: p.epochLengthMs,
-        maxBodyBytes: p.maxBodyBytes,
-        jwt: p.jwt,
-        durability: config.durability,
-        diskReserve: config.storage.diskReserve,
-        tls,
-        log,
-        observer: publisherAccessObserver(logger, metrics),
-        onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
-      }).catch(async (e) => {
-        await fronts?.close(0);
-        await server.close(0);
-        await lifecycle.stop();
-        await opened.close();
-        lock.release();
-        throw e;
-      })
-    : undefined;
+  if (publisher && sharedPort) {
+    logger.info(`publisher on ${config.threads} threads (${publisher.networkView ? 'reads on each' : 'each forwards to the first'}; stores on the first)`);
+  }
   if (publisher) publisherStats = () => publisher.stats();
   health.stage = 'up';
   return {
@@ -233,21 +255,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 }
 
 /** The S3 listener; shared with the front-end threads only on a port nobody else holds. */
-async function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightTotal: Int32Array, tls?: TlsFiles) {
+function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightTotal: Int32Array, tls?: TlsFiles) {
   const { host, port } = config.listen;
-  if (!sharedPort) return listen(host, port, serve, tls);
-  // a port the kernel picked for a 0 bind cannot be shared: pick one first (tried again if taken meanwhile)
-  for (let attempt = 0; ; attempt++) {
-    const chosen = port === 0 ? await freePort(host) : port;
-    const taken = await portTaken(host, chosen);
-    if (taken && port === 0 && attempt < 5) continue;
-    if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
-    try {
-      return await listen(host, chosen, serve, tls, { sharedPort, inFlightTotal });
-    } catch (e) {
-      if (port !== 0 || attempt >= 5) throw e;
-    }
-  }
+  return sharedPort ? listenForThreads(host, port, serve, inFlightTotal, tls) : listen(host, port, serve, tls);
 }
 
 /** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */

@@ -530,3 +530,29 @@ export function listen(
     });
   });
 }
+
+/**
+ * The first listener of a port that this process's threads will share (SO_REUSEPORT), on a port
+ * nobody holds: sharing would not keep another process out, so a port already bound by anyone
+ * refuses the start here. A port the kernel picked for a 0 bind cannot be shared, so for port 0
+ * a free one is picked first (and picked again if it was taken meanwhile).
+ */
+export async function listenForThreads(
+  host: string,
+  port: number,
+  handler: (ex: Exchange) => Promise<void>,
+  inFlightTotal: Int32Array,
+  tls?: TlsFiles,
+): Promise<HttpServer> {
+  for (let attempt = 0; ; attempt++) {
+    const chosen = port === 0 ? await freePort(host) : port;
+    const taken = await portTaken(host, chosen);
+    if (taken && port === 0 && attempt < 5) continue;
+    if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
+    try {
+      return await listen(host, chosen, handler, tls, { sharedPort: true, inFlightTotal });
+    } catch (e) {
+      if (port !== 0 || attempt >= 5) throw e;
+    }
+  }
+}

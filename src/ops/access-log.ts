@@ -15,31 +15,36 @@ function statusOf(ex: Exchange): number {
   return ex.status ?? (ex.aborted ? CLIENT_CLOSED : 0);
 }
 
-/** What is logged and counted of one answered S3 request: plain data, so that it can come from another thread. */
-export interface S3AccessRecord {
-  summary: Omit<S3RequestSummary, 'startedAt'>;
+/** What both faces log and count of an answered request: plain data, so that it can come from another thread. */
+interface AccessRecord {
   method: string;
   status: number;
   bytesIn: number;
   bytesOut: number;
   durationMs: number;
   aborted: boolean;
-  /** Date.now() when it was answered */
-  time: number;
 }
 
-export function s3AccessRecord(ex: Exchange, s: S3RequestSummary): S3AccessRecord {
-  const { startedAt, ...summary } = s;
+function accessRecord(ex: Exchange, startedAt: number): AccessRecord {
   return {
-    summary,
     method: ex.head.method,
     status: statusOf(ex),
     bytesIn: ex.received,
     bytesOut: ex.bytesSent,
     durationMs: performance.now() - startedAt,
     aborted: ex.aborted,
-    time: Date.now(),
   };
+}
+
+export interface S3AccessRecord extends AccessRecord {
+  summary: Omit<S3RequestSummary, 'startedAt'>;
+  /** Date.now() when it was answered */
+  time: number;
+}
+
+export function s3AccessRecord(ex: Exchange, s: S3RequestSummary): S3AccessRecord {
+  const { startedAt, ...summary } = s;
+  return { summary, ...accessRecord(ex, startedAt), time: Date.now() };
 }
 
 /** Logs and counts S3 access records (this thread's requests, and those front-end threads relay). */
@@ -102,28 +107,43 @@ export function s3AccessObserver(logger: Logger | undefined, metrics: Metrics | 
   };
 }
 
-export function publisherAccessObserver(logger: Logger | undefined, metrics: Metrics | undefined): PublisherRequestObserver | undefined {
+export interface PublisherAccessRecord extends AccessRecord {
+  /** the route's name, 'unrouted' when refused before routing */
+  op: string;
+}
+
+export function publisherAccessRecord(ex: Exchange, op: string, startedAt: number): PublisherAccessRecord {
+  return { op, ...accessRecord(ex, startedAt) };
+}
+
+/** Logs and counts publisher access records (this thread's requests, and those front-end threads relay). */
+export function publisherAccessRecorder(logger: Logger | undefined, metrics: Metrics | undefined): ((r: PublisherAccessRecord, relayed?: boolean) => void) | undefined {
   const log = logger?.isLevelEnabled('info') ? logger.child({ face: 'publisher' }) : undefined;
   if (!log && !metrics) return undefined;
+  return (r, relayed = false) => {
+    if (relayed) metrics?.requests.started('publisher');
+    metrics?.requests.finished({ face: 'publisher', operation: r.op, status: r.status, bytesIn: r.bytesIn, bytesOut: r.bytesOut, durationMs: r.durationMs });
+    // the path of a store carries the endpoint key: only the route is logged
+    log?.info(
+      {
+        op: r.op,
+        method: r.method,
+        status: r.status,
+        bytesIn: r.bytesIn,
+        bytesOut: r.bytesOut,
+        ms: Math.round(r.durationMs * 1000) / 1000,
+        aborted: r.aborted || undefined,
+      },
+      'request',
+    );
+  };
+}
+
+export function publisherAccessObserver(logger: Logger | undefined, metrics: Metrics | undefined): PublisherRequestObserver | undefined {
+  const record = publisherAccessRecorder(logger, metrics);
+  if (!record) return undefined;
   return {
     started: () => metrics?.requests.started('publisher'),
-    finished(ex, route, startedAt) {
-      const durationMs = performance.now() - startedAt;
-      const status = statusOf(ex);
-      metrics?.requests.finished({ face: 'publisher', operation: route, status, bytesIn: ex.received, bytesOut: ex.bytesSent, durationMs });
-      log?.info(
-        {
-          op: route,
-          method: ex.head.method,
-          // the path of a store carries the endpoint key: only the route is logged
-          status,
-          bytesIn: ex.received,
-          bytesOut: ex.bytesSent,
-          ms: Math.round(durationMs * 1000) / 1000,
-          aborted: ex.aborted || undefined,
-        },
-        'request',
-      );
-    },
+    finished: (ex, op, startedAt) => record(publisherAccessRecord(ex, op, startedAt)),
   };
 }

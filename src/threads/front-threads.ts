@@ -2,14 +2,16 @@
 // listen on the S3 port beside the writer (SO_REUSEPORT) and serve reads and object uploads
 // themselves, grants extents for the bodies they write and commits them through the writer's store, answers the requests they
 // forward (other writes, operator paths) with the writer's own handler, logs and counts the
-// requests they served, and tells them what they cannot see for themselves.
+// requests they served, and tells them what they cannot see for themselves. With the publisher on,
+// they listen on its port too, serve its reads, and forward the rest to the writer's publisher.
 
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { Exchange } from '../http/exchange.js';
 import type { TlsFiles } from '../http/uws.js';
 import { serveForwarded } from '../http/thread-bridge.js';
-import type { S3AccessRecord } from '../ops/access-log.js';
+import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
+import type { FrontPublisherData } from './front-publisher.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
 
@@ -18,6 +20,8 @@ export interface FrontThreads {
   close(graceMs: number): Promise<void>;
   /** compaction deleted a segment: the front ends close their fds of it */
   segmentRemoved(segment: number): void;
+  /** an in-process storage node's compaction deleted one of its segments */
+  nodeSegmentRemoved(nodeId: string, segment: number): void;
   /** Switches new TLS handshakes on every front end's listener to these checked files (http/tls-snapshots.ts); resolves once all have. */
   reloadTls(files: TlsFiles): Promise<void>;
 }
@@ -42,6 +46,12 @@ export interface FrontThreadOptions {
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
   log: (line: string) => void;
+  /** the publisher face: the front ends listen on its port too, serve its reads and forward the rest to `handler` */
+  publisher?: {
+    data: Omit<FrontPublisherData, 'bridge'>;
+    handler: (ex: Exchange) => Promise<void>;
+    record?: (r: PublisherAccessRecord, relayed: boolean) => void;
+  };
 }
 
 interface Front {
@@ -63,6 +73,11 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     const writes = new MessageChannel();
     const grants = serveRemoteWrites(writes.port1, o.store);
     writes.port1.unref();
+    const publisherBridge = o.publisher && new MessageChannel();
+    if (publisherBridge) {
+      serveForwarded(publisherBridge.port1, o.publisher!.handler);
+      publisherBridge.port1.unref();
+    }
     const workerData: FrontWorkerData = {
       index: i + 1,
       config: o.config,
@@ -76,8 +91,10 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       observe: o.record !== undefined,
       bridge: channel.port2,
       writes: writes.port2,
+      publisher: publisherBridge && { ...o.publisher!.data, bridge: publisherBridge.port2 },
     };
-    const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList: [channel.port2, writes.port2], execArgv });
+    const transferList = [channel.port2, writes.port2, ...(publisherBridge ? [publisherBridge.port2] : [])];
+    const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList, execArgv });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     void exited.then(() => grants.close());
     let closed: () => void = () => undefined;
@@ -101,6 +118,11 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
           case 'access':
             if (o.record) for (const r of m.records) o.record(r, true);
             break;
+          case 'publisher-access': {
+            const record = o.publisher?.record;
+            if (record) for (const r of m.records) record(r, true);
+            break;
+          }
           case 'log':
             o.log(m.line);
             break;
@@ -129,6 +151,9 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     },
     segmentRemoved(segment) {
       for (const f of fronts) f.post({ t: 'segment-removed', segment });
+    },
+    nodeSegmentRemoved(nodeId, segment) {
+      for (const f of fronts) f.post({ t: 'node-segment-removed', nodeId, segment });
     },
     async reloadTls(files) {
       await Promise.all(fronts.map((f) => {

@@ -2,6 +2,7 @@
 // of the store and its own view of the accounts. It serves reads (GET, HEAD, OPTIONS) and object
 // uploads (PutObject, UploadPart) itself, writing their bodies into extents the writer thread
 // grants and then commits (store/remote-writes.ts); it forwards every other request to the writer thread.
+// With the publisher on, it also listens on the publisher's port and serves its reads (front-publisher.ts).
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAccounts } from '../accounts.js';
@@ -11,13 +12,14 @@ import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/exchange.js';
 import { forwardTo } from '../http/thread-bridge.js';
 import { listen, loadUws } from '../http/uws.js';
-import { s3AccessRecord, type S3AccessRecord } from '../ops/access-log.js';
+import { s3AccessRecord, type PublisherAccessRecord, type S3AccessRecord } from '../ops/access-log.js';
 import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
 import { classify, resolveResource } from '../s3/router.js';
 import { s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
+import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
 import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
 
 const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);
@@ -67,18 +69,28 @@ async function start(): Promise<void> {
     return s3(ex);
   };
   const server = await listen(config.listen.host, data.port, serve, data.tls, { sharedPort: true, inFlightTotal: data.inFlightTotal });
+  let publisher: FrontPublisher | undefined;
+  if (data.publisher) {
+    const record = data.observe ? batched<PublisherAccessRecord>((records) => tell({ t: 'publisher-access', records })) : undefined;
+    const host = config.publisher.listen!.host;
+    publisher = await startFrontPublisher(data.publisher, host, { tls: data.tls, log, record });
+  }
   port.on('message', (m: ToFront) => {
     switch (m.t) {
       case 'segment-removed':
         store.segmentRemoved(m.segment);
         break;
+      case 'node-segment-removed':
+        publisher?.segmentRemoved(m.nodeId, m.segment);
+        break;
       case 'reload-tls':
         server.reloadTls(m.files);
+        publisher?.reloadTls(m.files);
         tell({ t: 'tls-reloaded' });
         break;
       case 'close':
         void (async () => {
-          await server.close(m.graceMs);
+          await Promise.all([server.close(m.graceMs), publisher?.close(m.graceMs)]);
           await store.close();
           tell({ t: 'closed' });
         })();
@@ -90,18 +102,24 @@ async function start(): Promise<void> {
 
 /** Hands the writer what its access log and metrics need of each request served here. */
 function relayedObserver(): NonNullable<ReturnType<typeof s3Services>['observer']> {
-  let batch: S3AccessRecord[] = [];
-  const flush = (): void => {
-    if (batch.length === 0) return;
-    tell({ t: 'access', records: batch });
-    batch = [];
-  };
+  const record = batched<S3AccessRecord>((records) => tell({ t: 'access', records }));
   return {
     started: () => undefined,
-    finished(ex, summary) {
-      if (batch.push(s3AccessRecord(ex, summary)) === 1) setImmediate(flush);
-      else if (batch.length >= ACCESS_BATCH) flush();
-    },
+    finished: (ex, summary) => record(s3AccessRecord(ex, summary)),
+  };
+}
+
+/** Collects records and sends them in batches: at the end of a turn, or at ACCESS_BATCH. */
+function batched<R>(send: (records: R[]) => void): (r: R) => void {
+  let batch: R[] = [];
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    send(batch);
+    batch = [];
+  };
+  return (r) => {
+    if (batch.push(r) === 1) setImmediate(flush);
+    else if (batch.length >= ACCESS_BATCH) flush();
   };
 }
 

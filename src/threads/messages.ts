@@ -3,7 +3,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { TlsFiles } from '../http/uws.js';
-import type { S3AccessRecord } from '../ops/access-log.js';
+import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
+import type { FrontPublisherData } from './front-publisher.js';
 
 export interface FrontWorkerData {
   /** 1.. (the writer is 0) */
@@ -24,11 +25,14 @@ export interface FrontWorkerData {
   bridge: MessagePort;
   /** extents granted and commits made by the writer thread for the bodies written here (store/remote-writes.ts) */
   writes: MessagePort;
+  /** the publisher face, when it runs: this thread listens on its port too */
+  publisher?: FrontPublisherData;
 }
 
 /** writer → front end */
 export type ToFront =
   | { t: 'segment-removed'; segment: number }
+  | { t: 'node-segment-removed'; nodeId: string; segment: number }
   | { t: 'reload-tls'; files: TlsFiles }
   | { t: 'close'; graceMs: number };
 
@@ -37,6 +41,7 @@ export type ToWriter =
   | { t: 'ready' }
   | { t: 'failed'; message: string }
   | { t: 'access'; records: S3AccessRecord[] }
+  | { t: 'publisher-access'; records: PublisherAccessRecord[] }
   | { t: 'log'; line: string }
   | { t: 'closed' }
   | { t: 'tls-reloaded' };

@@ -5,7 +5,7 @@
 // policy change holds on every connection from the next request, and the threads are really
 // serving (one listening socket each, all busy).
 
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client, sdkError } from './helpers/clients.js';
+import { listeningSockets } from './helpers/proc.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
 
 const THREADS = 3;
@@ -39,23 +40,6 @@ function threadTicks(pid: number): Map<string, number> {
     out.set(tid, Number(fields[11]) + Number(fields[12]));
   }
   return out;
-}
-
-/** Listening TCP sockets of the process on its S3 port. */
-function listeningSockets(pid: number, port: number): number {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }) ?? '');
-    if (m) inodes.add(m[1]!);
-  }
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  return readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .slice(1)
-    .filter((line) => {
-      const f = line.trim().split(/\s+/);
-      return f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A' && inodes.has(f[9]!);
-    }).length;
 }
 
 describe(`--threads ${THREADS}`, () => {

@@ -3,7 +3,7 @@
 // the rebuilt quilt blob by patch id or by identifier.
 
 import { openBlob } from '../service/aggregator.js';
-import type { PublisherContext } from '../service/context.js';
+import type { BlobReadContext, PublisherContext } from '../service/context.js';
 import { PublisherError } from '../service/errors.js';
 import { storeBlob, type StoreResult } from '../service/store-blob.js';
 import type { StoreQuery } from '../service/store-query.js';
@@ -97,21 +97,21 @@ export async function storeQuilt(ctx: PublisherContext, files: readonly QuiltFil
   };
 }
 
-export async function readPatchById(ctx: PublisherContext, patchIdText: string): Promise<PatchRead & { quiltId: string }> {
+export async function readPatchById(ctx: BlobReadContext, patchIdText: string): Promise<PatchRead & { quiltId: string }> {
   const id = parseQuiltPatchId(patchIdText);
   if (!id) throw new PublisherError('INVALID_QUILT_PATCH_ID', `got '${patchIdText.slice(0, 80)}'`);
   const blob = await readQuilt(ctx, id.quiltId);
   return { quiltId: id.quiltId, ...asPatch(() => readQuiltPatch(blob, ctx.nShards, id.start, id.end)) };
 }
 
-export async function readPatchByIdentifier(ctx: PublisherContext, quiltId: string, identifier: string): Promise<PatchRead> {
+export async function readPatchByIdentifier(ctx: BlobReadContext, quiltId: string, identifier: string): Promise<PatchRead> {
   const blob = await readQuilt(ctx, quiltId);
   const patch = asPatch(() => readQuiltIndex(blob, ctx.nShards)).find((p) => p.identifier === identifier);
   if (!patch) throw new PublisherError('QUILT_PATCH_NOT_FOUND', `no patch '${identifier.slice(0, 80)}' in quilt ${quiltId}`);
   return asPatch(() => readQuiltPatch(blob, ctx.nShards, patch.start, patch.end));
 }
 
-export async function listPatches(ctx: PublisherContext, quiltId: string): Promise<QuiltPatchItem[]> {
+export async function listPatches(ctx: BlobReadContext, quiltId: string): Promise<QuiltPatchItem[]> {
   const blob = await readQuilt(ctx, quiltId);
   return asPatch(() => readQuiltIndex(blob, ctx.nShards)).map((p) => ({
     identifier: p.identifier,
@@ -143,7 +143,7 @@ export function patchHeaders(patch: PatchRead): { contentType?: string; headers:
   return { contentType, headers };
 }
 
-async function readQuilt(ctx: PublisherContext, quiltId: string): Promise<Buffer> {
+async function readQuilt(ctx: BlobReadContext, quiltId: string): Promise<Buffer> {
   return (await openBlob(ctx, quiltId)).whole();
 }
 

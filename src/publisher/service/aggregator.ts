@@ -9,7 +9,7 @@ import { encodingParams, symbolSize } from '../nodes/encoding-params.js';
 import { isStorageNodeError } from '../nodes/errors.js';
 import { NotEnoughSliversError } from '../nodes/network.js';
 import { runBounded } from '../nodes/run-bounded.js';
-import type { PublisherContext } from './context.js';
+import type { BlobReadContext } from './context.js';
 import { isRs2Error } from '../rs2-native.js';
 import { PublisherError } from './errors.js';
 
@@ -34,7 +34,7 @@ export interface OpenedBlob {
   range(start: number, end: number): Promise<Buffer>;
 }
 
-export async function openBlob(ctx: PublisherContext, blobIdText: string): Promise<OpenedBlob> {
+export async function openBlob(ctx: BlobReadContext, blobIdText: string): Promise<OpenedBlob> {
   const blobId = parseBlobId(blobIdText);
   const { nShards } = ctx;
   let metadata: Buffer | undefined;

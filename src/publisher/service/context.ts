@@ -2,7 +2,7 @@
 
 import type { Exchange } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
-import type { BlobBackend } from './backend.js';
+import type { BlobBackend, SliverSource } from './backend.js';
 import type { KeyedLock } from './keyed-lock.js';
 
 export type Logger = (line: string) => void;
@@ -14,10 +14,16 @@ export interface PublisherRequestObserver {
   finished(ex: Exchange, op: string, startedAt: number): void;
 }
 
-export interface PublisherContext {
+/** What reading blobs back needs (the aggregator's routes): sliver reads and the codec. */
+export interface BlobReadContext {
+  backend: { readonly slivers: SliverSource };
+  codec: Pick<BlobCodec, 'decode' | 'verifyMetadata' | 'verifySliver'>;
+  nShards: number;
+}
+
+export interface PublisherContext extends BlobReadContext {
   backend: BlobBackend;
   codec: BlobCodec;
-  nShards: number;
   /** serializes stores and reclaims of one blob id */
   blobLocks: KeyedLock;
   log: Logger;

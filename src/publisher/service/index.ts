@@ -16,6 +16,7 @@ import type { BlobBackend } from './backend.js';
 import { EmbeddedBackend } from './embedded-backend.js';
 import type { Logger, PublisherRequestObserver } from './context.js';
 import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
+import { networkView, type NetworkView } from './network-view.js';
 import type { JwtConfig } from './jwt-auth.js';
 import { DEFAULT_MAX_BODY_BYTES, startPublisher, type RunningPublisher } from './publisher-server.js';
 
@@ -56,6 +57,10 @@ export interface PublisherFaceConfig {
   tls?: TlsFiles;
   /** called with each blob encode's duration in seconds (metrics) */
   onEncode?: (seconds: number) => void;
+  /** the listener shares its port with front-end threads; this counts the requests of all of them */
+  threadsInFlight?: Int32Array;
+  /** compaction deleted a segment of an in-process node's engine (front-end threads drop their fds of it) */
+  onNodeSegmentRemoved?: (nodeId: string, segment: number) => void;
 }
 
 export interface PublisherFace {
@@ -64,6 +69,12 @@ export interface PublisherFace {
   url: string;
   endpointKeys: string[];
   backend: BlobBackend;
+  /** stores may authenticate with a JWT */
+  jwt: boolean;
+  /** how another thread reads the network (undefined on Walrus) */
+  networkView: NetworkView | undefined;
+  /** the whole face, for requests front-end threads forward */
+  serve: RunningPublisher['serve'];
   reclaimNow: RunningPublisher['reclaimNow'];
   reloadTls: RunningPublisher['reloadTls'];
   /** ledger, worker pool and storage nodes, for metrics */
@@ -119,6 +130,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       tls: config.tls,
       log,
       observer: config.observer,
+      threadsInFlight: config.threadsInFlight,
     });
     const hostText = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${hostText}:${publisher.port}`;
@@ -133,6 +145,9 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       url,
       endpointKeys,
       backend,
+      jwt: config.jwt !== undefined,
+      networkView: networkView(backend, path.join(config.dataDir, NODES_DIR)),
+      serve: publisher.serve,
       reclaimNow: publisher.reclaimNow,
       reloadTls: publisher.reloadTls,
       stats: () => backendStats(backend, opened.queued ?? 0),
@@ -153,7 +168,14 @@ async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<Bl
   try {
     const network = config.nodeUrls?.length
       ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))
-      : await openLocalNetwork({ dir: path.join(config.dataDir, NODES_DIR), nShards: config.nShards, nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES, durability: config.durability, diskReserve: config.diskReserve });
+      : await openLocalNetwork({
+          dir: path.join(config.dataDir, NODES_DIR),
+          nShards: config.nShards,
+          nodeCount: config.nodeCount ?? DEFAULT_LOCAL_NODES,
+          durability: config.durability,
+          diskReserve: config.diskReserve,
+          onSegmentRemoved: config.onNodeSegmentRemoved,
+        });
     return new EmbeddedBackend(ledger, network, log, async () => {
       await network.close();
       await ledger.close();

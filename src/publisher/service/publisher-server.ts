@@ -2,7 +2,7 @@
 // /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
-import { AbortedError, listen, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
+import { AbortedError, listen, listenForThreads, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { parseLedgerRoute, runLedgerQuery } from '../ledger/index.js';
 import { AdmissionLimiter } from './admission.js';
@@ -10,7 +10,7 @@ import { openBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
 import type { BlobBackend } from './backend.js';
-import type { Logger, PublisherContext, PublisherRequestObserver } from './context.js';
+import type { BlobReadContext, Logger, PublisherContext, PublisherRequestObserver } from './context.js';
 import { EmbeddedBackend } from './embedded-backend.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -21,7 +21,7 @@ import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchById
 import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
-import { classifyPublisherRequest, EndpointKeys } from './routes.js';
+import { classifyPublisherRequest, EndpointKeys, type PublisherRoute } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
 import { isOutOfSpace, storageErrno } from '../../storage-failures.js';
@@ -72,10 +72,14 @@ export interface PublisherOptions {
   log?: Logger;
   observer?: PublisherRequestObserver;
   tls?: TlsFiles;
+  /** the listener shares its port with front-end threads (threads/front-publisher.ts); this counts the requests of all of them */
+  threadsInFlight?: Int32Array;
 }
 
 export interface RunningPublisher {
   port: number;
+  /** The whole face's handler, for requests front-end threads forward (observed as this listener's own). */
+  serve(ex: Exchange): Promise<void>;
   /** Switches new TLS handshakes to these checked files (SIGHUP; http/tls-snapshots.ts). */
   reloadTls(files: TlsFiles): void;
   /** Runs one reclaim pass now (tests and operators); on Walrus the network reclaims, and this does nothing. */
@@ -87,7 +91,6 @@ export interface RunningPublisher {
 export async function startPublisher(opts: PublisherOptions): Promise<RunningPublisher> {
   if (opts.backend.nShards !== opts.nShards) throw new RangeError(`the storage network serves ${opts.backend.nShards} shards, the publisher is configured for ${opts.nShards}`);
   if (!Number.isSafeInteger(opts.maxBodyBytes) || opts.maxBodyBytes < 0) throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${opts.maxBodyBytes}`);
-  const keys = new EndpointKeys(opts.endpointKeys);
   const ctx: PublisherContext = {
     backend: opts.backend,
     codec: opts.codec,
@@ -95,17 +98,26 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
     blobLocks: new KeyedLock(),
     log: opts.log ?? ((line) => console.log(line)),
   };
-  const stores = new AdmissionLimiter(opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, opts.queue ?? DEFAULT_QUEUE);
-  const reads = new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE);
   const jwt = opts.jwt ? new JwtAuthenticator(opts.jwt) : undefined;
-  const handler: Handler = { ctx, keys, jwt, stores, reads, maxBodyBytes: opts.maxBodyBytes, maxQuiltBodyBytes: opts.maxQuiltBodyBytes ?? DEFAULT_MAX_QUILT_BODY_BYTES };
+  const handler: Handler = {
+    ...readHandler(opts.endpointKeys, jwt !== undefined, ctx, ctx.log),
+    ctx,
+    jwt,
+    stores: new AdmissionLimiter(opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, opts.queue ?? DEFAULT_QUEUE),
+    maxBodyBytes: opts.maxBodyBytes,
+    maxQuiltBodyBytes: opts.maxQuiltBodyBytes ?? DEFAULT_MAX_QUILT_BODY_BYTES,
+  };
   const reclaimer = opts.backend instanceof EmbeddedBackend ? startReclaimer(ctx, opts.backend, opts.reclaimIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS) : undefined;
 
   const observer = opts.observer;
-  const server = await listen(opts.host, opts.port, observer ? (ex) => observed(handler, ex, observer) : (ex) => handle(handler, ex), opts.tls);
+  const serve = observer ? (ex: Exchange) => observed(ex, observer, (routed) => handle(handler, ex, routed)) : (ex: Exchange) => handle(handler, ex);
+  const server = opts.threadsInFlight
+    ? await listenForThreads(opts.host, opts.port, serve, opts.threadsInFlight, opts.tls)
+    : await listen(opts.host, opts.port, serve, opts.tls);
   let closed = false;
   return {
     port: server.port,
+    serve,
     reclaimNow: async () => (reclaimer ? reclaimer.runNow() : { reclaimed: [], deletedBlobIds: [], keptBlobIds: [], retryBlobIds: [] }),
     reloadTls: (files) => server.reloadTls(files),
     async close(graceMs = 10_000) {
@@ -117,22 +129,88 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   };
 }
 
-interface Handler {
-  ctx: PublisherContext;
+/** Routes answered from reads alone: a front-end thread serves these itself, and forwards the others. */
+const READ_OPS: ReadonlySet<PublisherRoute['op']> = new Set([
+  'preflight',
+  'status',
+  'api',
+  'tipConfig',
+  'readBlob',
+  'readBlobRange',
+  'readQuiltPatch',
+  'readQuiltPatchByIdentifier',
+  'listQuiltPatches',
+]);
+
+export interface PublisherReaderOptions {
+  endpointKeys: readonly string[];
+  /** stores may authenticate with a JWT instead of an endpoint key (routing differs) */
+  jwt: boolean;
+  reads: BlobReadContext;
+  log: Logger;
+  observer?: PublisherRequestObserver;
+}
+
+/**
+ * The read routes over a read-only view of the network, for a front-end thread: returns the
+ * request's handling when it is a read route, undefined when the request must go to the thread
+ * that serves the whole face (stores, the relay, the ledger, and every refusal, which that thread
+ * answers and logs).
+ */
+export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Promise<void> | undefined {
+  const h = readHandler(o.endpointKeys, o.jwt, o.reads, o.log);
+  const observer = o.observer;
+  return (ex) => {
+    let route: PublisherRoute;
+    try {
+      route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwtRoutes);
+    } catch {
+      return undefined;
+    }
+    if (!READ_OPS.has(route.op)) return undefined;
+    const run = async (): Promise<void> => {
+      try {
+        await serveRead(h, ex, route);
+      } catch (e) {
+        if (e instanceof AbortedError || ex.aborted) return;
+        await answerError(h.log, ex, e);
+      }
+    };
+    if (!observer) return run();
+    return observed(ex, observer, (routed) => {
+      routed.op = route.op;
+      return run();
+    });
+  };
+}
+
+interface ReadHandler {
+  reads: BlobReadContext;
   keys: EndpointKeys;
+  /** stores without a key are routed for JWT authentication */
+  jwtRoutes: boolean;
+  readLimit: AdmissionLimiter;
+  log: Logger;
+}
+
+interface Handler extends ReadHandler {
+  ctx: PublisherContext;
   jwt: JwtAuthenticator | undefined;
   stores: AdmissionLimiter;
-  reads: AdmissionLimiter;
   maxBodyBytes: number;
   maxQuiltBodyBytes: number;
 }
 
-async function observed(h: Handler, ex: Exchange, observer: PublisherRequestObserver): Promise<void> {
+function readHandler(endpointKeys: readonly string[], jwtRoutes: boolean, reads: BlobReadContext, log: Logger): ReadHandler {
+  return { reads, keys: new EndpointKeys(endpointKeys), jwtRoutes, readLimit: new AdmissionLimiter(AGGREGATOR_MAX_CONCURRENT, AGGREGATOR_QUEUE), log };
+}
+
+async function observed(ex: Exchange, observer: PublisherRequestObserver, run: (routed: { op: string }) => Promise<void>): Promise<void> {
   const startedAt = performance.now();
   const routed = { op: 'unrouted' };
   observer.started(ex);
   try {
-    await handle(h, ex, routed);
+    await run(routed);
   } finally {
     observer.finished(ex, routed.op, startedAt);
   }
@@ -140,53 +218,18 @@ async function observed(h: Handler, ex: Exchange, observer: PublisherRequestObse
 
 async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promise<void> {
   try {
-    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwt !== undefined);
+    const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwtRoutes);
     if (routed) routed.op = route.op;
+    if (READ_OPS.has(route.op)) return await serveRead(h, ex, route);
     switch (route.op) {
-      case 'preflight':
-        ex.send(200, PREFLIGHT_HEADERS);
-        return;
-      case 'status':
-        answer(ex, 200, TEXT_HEADERS, 'OK');
-        return;
-      case 'api':
-        answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
-        return;
       case 'storeBlob':
       case 'storeQuilt':
         return await handleStore(h, ex, route.jwt === true, route.op === 'storeQuilt');
-      case 'readBlob':
-        parseReadQuery(ex.head.rawQuery);
-        return await handleRead(h, ex, route.blobId);
-      case 'readBlobRange':
-        return await handleRead(h, ex, route.blobId, parseByteRangeQuery(ex.head.rawQuery));
       case 'readBlobByObject':
         parseReadQuery(ex.head.rawQuery);
         return await handleRead(h, ex, await h.ctx.backend.blobIdOfObject(route.objectId));
-      case 'readQuiltPatch':
-        parseReadQuery(ex.head.rawQuery);
-        return await handlePatchRead(h, ex, async () => {
-          const patch = await readPatchById(h.ctx, route.patchId);
-          return { ...patch, etag: patch.quiltId };
-        });
-      case 'readQuiltPatchByIdentifier':
-        parseReadQuery(ex.head.rawQuery);
-        return await handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.ctx, route.quiltId, route.identifier)), etag: route.quiltId }));
-      case 'tipConfig':
-        answer(ex, 200, JSON_HEADERS, JSON.stringify(TIP_CONFIG));
-        return;
       case 'uploadRelay':
         return await handleRelay(h, ex);
-      case 'listQuiltPatches': {
-        parseReadQuery(ex.head.rawQuery);
-        const release = await h.reads.admit();
-        try {
-          answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.ctx, route.quiltId)));
-        } finally {
-          release();
-        }
-        return;
-      }
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         const ledger = h.ctx.backend.ledger;
@@ -199,7 +242,51 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
     }
   } catch (e) {
     if (e instanceof AbortedError || ex.aborted) return;
-    await answerError(h.ctx, ex, e);
+    await answerError(h.log, ex, e);
+  }
+}
+
+/** The routes of READ_OPS; throws what the caller answers. */
+async function serveRead(h: ReadHandler, ex: Exchange, route: PublisherRoute): Promise<void> {
+  switch (route.op) {
+    case 'preflight':
+      ex.send(200, PREFLIGHT_HEADERS);
+      return;
+    case 'status':
+      answer(ex, 200, TEXT_HEADERS, 'OK');
+      return;
+    case 'api':
+      answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
+      return;
+    case 'tipConfig':
+      answer(ex, 200, JSON_HEADERS, JSON.stringify(TIP_CONFIG));
+      return;
+    case 'readBlob':
+      parseReadQuery(ex.head.rawQuery);
+      return handleRead(h, ex, route.blobId);
+    case 'readBlobRange':
+      return handleRead(h, ex, route.blobId, parseByteRangeQuery(ex.head.rawQuery));
+    case 'readQuiltPatch':
+      parseReadQuery(ex.head.rawQuery);
+      return handlePatchRead(h, ex, async () => {
+        const patch = await readPatchById(h.reads, route.patchId);
+        return { ...patch, etag: patch.quiltId };
+      });
+    case 'readQuiltPatchByIdentifier':
+      parseReadQuery(ex.head.rawQuery);
+      return handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.reads, route.quiltId, route.identifier)), etag: route.quiltId }));
+    case 'listQuiltPatches': {
+      parseReadQuery(ex.head.rawQuery);
+      const release = await h.readLimit.admit();
+      try {
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.reads, route.quiltId)));
+      } finally {
+        release();
+      }
+      return;
+    }
+    default:
+      throw new Error(`${route.op} is not a read route`);
   }
 }
 
@@ -247,14 +334,14 @@ async function handleRelay(h: Handler, ex: Exchange): Promise<void> {
 
 /** A blob read: the whole blob, one `Range` of it (206), or with `byteRange` the byte-range route's
  * slice (200, so CDNs cache it; walrus.md §11). */
-async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRange?: ByteRangeQuery): Promise<void> {
-  const release = await h.reads.admit();
+async function handleRead(h: ReadHandler, ex: Exchange, blobIdText: string, byteRange?: ByteRangeQuery): Promise<void> {
+  const release = await h.readLimit.admit();
   let body: Buffer;
   let status = 200;
   let etag = blobIdText;
   const extra: Array<readonly [string, string]> = [];
   try {
-    const blob = await openBlob(h.ctx, blobIdText);
+    const blob = await openBlob(h.reads, blobIdText);
     if (byteRange) {
       const { start, length } = byteRange;
       // walrus-sdk byte_range_read_client.rs: the whole range must lie inside the blob (400, not a short body).
@@ -279,8 +366,8 @@ async function handleRead(h: Handler, ex: Exchange, blobIdText: string, byteRang
 
 /** A quilt patch read (walrus daemon routes.rs build_quilt_patch_response): the file's bytes, the
  * quilt id as ETag, and its identifier in X-Quilt-Patch-Identifier. */
-async function handlePatchRead(h: Handler, ex: Exchange, read: () => Promise<PatchRead & { etag: string }>): Promise<void> {
-  const release = await h.reads.admit();
+async function handlePatchRead(h: ReadHandler, ex: Exchange, read: () => Promise<PatchRead & { etag: string }>): Promise<void> {
+  const release = await h.readLimit.admit();
   let patch: PatchRead & { etag: string };
   try {
     patch = await read();
@@ -331,9 +418,9 @@ function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: st
 }
 
 /** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */
-async function answerError(ctx: PublisherContext, ex: Exchange, error: unknown): Promise<void> {
+async function answerError(log: Logger, ex: Exchange, error: unknown): Promise<void> {
   const rendered = renderError((await isOutOfSpace(await storageErrno(error))) ? new PublisherError('STORAGE_FULL') : error);
-  if (rendered.incidentId) ctx.log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${ex.head.rawPath}: ${(error as Error)?.stack ?? error}`);
+  if (rendered.incidentId) log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${ex.head.rawPath}: ${(error as Error)?.stack ?? error}`);
   if (ex.responded) {
     ex.close();
     return;

@@ -1,0 +1,81 @@
+// A front-end thread's share of the publisher face: a listener of its own on the publisher's port
+// (SO_REUSEPORT, beside the writer thread's), which serves the aggregator's reads itself, from
+// read-only views of the storage network and an RS2 codec of its own, and forwards every other
+// request (stores, the upload relay, the ledger, refusals) to the writer thread's publisher.
+
+import type { MessagePort } from 'node:worker_threads';
+import { forwardTo } from '../http/thread-bridge.js';
+import { listen, type Exchange, type TlsFiles } from '../http/uws.js';
+import { publisherAccessRecord, type PublisherAccessRecord } from '../ops/access-log.js';
+import { openBlobCodec } from '../publisher/codec.js';
+import type { BlobCodec } from '../publisher/codec-types.js';
+import { openNetworkReader, type NetworkReader, type NetworkView } from '../publisher/service/network-view.js';
+import { publisherReader } from '../publisher/service/publisher-server.js';
+
+/** What the writer thread tells a front end of its publisher (plain data and a port: it crosses threads). */
+export interface FrontPublisherData {
+  port: number;
+  endpointKeys: string[];
+  jwt: boolean;
+  nShards: number;
+  /** undefined (Walrus): every request is forwarded */
+  network?: NetworkView;
+  /** this front end's decoding threads */
+  codecThreads: number;
+  /** requests in flight on every thread's publisher listener */
+  inFlightTotal: Int32Array;
+  /** the request bridge to the writer's publisher (thread-bridge.ts) */
+  bridge: MessagePort;
+}
+
+export interface FrontPublisher {
+  reloadTls(files: TlsFiles): void;
+  /** an in-process node's compaction deleted one of its segments */
+  segmentRemoved(nodeId: string, segment: number): void;
+  close(graceMs: number): Promise<void>;
+}
+
+export async function startFrontPublisher(
+  d: FrontPublisherData,
+  host: string,
+  o: { tls?: TlsFiles; log: (line: string) => void; record?: (r: PublisherAccessRecord) => void },
+): Promise<FrontPublisher> {
+  const bridge = forwardTo(d.bridge);
+  let reader: NetworkReader | undefined;
+  let codec: BlobCodec | undefined;
+  let serve: (ex: Exchange) => Promise<void> = (ex) => bridge.forward(ex);
+  try {
+    if (d.network) {
+      reader = await openNetworkReader(d.network);
+      codec = await openBlobCodec({ threads: d.codecThreads });
+      const network = reader.network;
+      const local = publisherReader({
+        endpointKeys: d.endpointKeys,
+        jwt: d.jwt,
+        reads: { backend: { slivers: network }, codec, nShards: d.nShards },
+        log: o.log,
+        observer: o.record && {
+          started: () => undefined,
+          finished: (ex, op, startedAt) => o.record!(publisherAccessRecord(ex, op, startedAt)),
+        },
+      });
+      const fresh = reader;
+      serve = (ex) => {
+        fresh.refresh();
+        return local(ex) ?? bridge.forward(ex);
+      };
+    }
+    const server = await listen(host, d.port, serve, o.tls, { sharedPort: true, inFlightTotal: d.inFlightTotal });
+    return {
+      reloadTls: (files) => server.reloadTls(files),
+      segmentRemoved: (nodeId, segment) => reader?.segmentRemoved(nodeId, segment),
+      async close(graceMs) {
+        await server.close(graceMs);
+        await Promise.all([reader?.close(), codec?.close()]);
+      },
+    };
+  } catch (e) {
+    await Promise.all([reader?.close(), codec?.close()]);
+    throw e;
+  }
+}
