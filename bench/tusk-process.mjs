@@ -41,8 +41,8 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
     [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', ...args],
     { env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  let out = '';
   const endpoint = await new Promise((resolve, reject) => {
-    let out = '';
     const onData = (d) => {
       out += d;
       const m = /s3 listening on (http:\/\/[^\s"]+)/.exec(out);
@@ -56,6 +56,8 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
   });
   return {
     endpoint,
+    /** what it printed until it listened (the publisher's address and key come before) */
+    startOutput: out,
     /** the server process's CPU time so far (user + system), in ms */
     pid: child.pid,
     cpuMs: () => benchLib.processCpuMs(child.pid),

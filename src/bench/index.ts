@@ -7,7 +7,7 @@ export { formatReport } from './report.js';
 export type { BenchResult, OpResult } from './result.js';
 export { runBench } from './scenario.js';
 export { processCpuMs } from './server-cpu.js';
-export { parseSizeDistribution } from './sizes.js';
+export { parseByteSize, parseSizeDistribution } from './sizes.js';
 export { fixed, markdownTable, ms } from './table.js';
 export { signRequest } from './client.js';
 export { SigV4Signer, UNSIGNED_PAYLOAD } from './sigv4-client.js';

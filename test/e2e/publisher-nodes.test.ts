@@ -1,6 +1,6 @@
-// The publisher with its storage nodes as separate `tusk storage-node` processes (walrus.md §12):
-// stores with up to f shards down, refuses to certify with more, and reads back byte-identical
-// after stopping or wiping nodes holding 2f shards.
+// The publisher with its storage nodes as separate `tusk storage-node` processes (walrus.md §12),
+// some of them with --threads 3: stores with up to f shards down, refuses to certify with more, and
+// reads back byte-identical after stopping or wiping nodes holding 2f shards.
 
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,8 @@ describe('publisher over storage-node processes, n = 10', () => {
     root = makeTempDir('tusk-publisher-nodes-e2e-');
     const ranges = shardRanges(N, NODES);
     for (const [i, shards] of ranges.entries()) {
-      nodes.push(await startStorageNodeProcess({ dataDir: join(root, `node-${i}`), shards, nShards: N }));
+      // every other node serves on three threads: its reads on each, its stores on the first
+      nodes.push(await startStorageNodeProcess({ dataDir: join(root, `node-${i}`), shards, nShards: N, threads: i % 2 === 0 ? 3 : undefined }));
     }
     pub = await startPublisherProcess({ dataDir: join(root, 'publisher'), nShards: N, nodeUrls: nodes.map((n) => n.url) });
   });

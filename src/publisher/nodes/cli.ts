@@ -1,10 +1,12 @@
 // `tusk storage-node`: one storage node as its own process, serving the REST API until SIGTERM/SIGINT.
 
+import { parseArgs as parseOptions } from 'node:util';
 import { formatShardRanges, parseShardRanges } from './shard-assignment.js';
 import { serveStorageNode } from './http-server.js';
 import { openBlobCodec } from '../codec.js';
 import { nativeBlobVerifier } from '../native-verifier.js';
 import { openLocalNode } from './local-node.js';
+import { startNodeThreads, type NodeThreads } from './node-threads.js';
 import { lockDataDir } from '../../data-dir-lock.js';
 
 export const STORAGE_NODE_USAGE = `Usage: tusk storage-node --data-dir DIR --shards a-b[,c-d] [options]
@@ -18,7 +20,9 @@ Options:
   --shards RANGES       shards this node holds, inclusive ranges: 0-99,200-299
   --n-shards N          shards in the whole network (default 1000, as on Walrus mainnet)
   --node-id ID          name in confirmations and health (default storage-node-<first shard>)
-  --durability MODE     strict (default: acknowledged = fsynced) or relaxed`;
+  --durability MODE     strict (default: acknowledged = fsynced) or relaxed
+  --threads N           threads serving the port (default 1): each answers metadata, sliver and
+                        confirmation reads itself; stores, deletes and health go to the first`;
 
 interface StorageNodeArgs {
   host: string;
@@ -28,43 +32,44 @@ interface StorageNodeArgs {
   nShards: number;
   nodeId: string;
   durability: 'strict' | 'relaxed';
+  threads: number;
 }
 
 function parseArgs(argv: string[]): StorageNodeArgs {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    if (!['--listen', '--data-dir', '--shards', '--n-shards', '--node-id', '--durability'].includes(name)) {
-      throw new Error(`unknown option '${arg}'`);
-    }
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new Error(`${name} needs a value`);
-    values.set(name, value);
-  }
-  const listenText = values.get('--listen') ?? '127.0.0.1:31416';
-  const listenMatch = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listenText);
-  if (!listenMatch || Number(listenMatch[3]) > 65535) throw new Error(`--listen needs HOST:PORT, got '${listenText}'`);
-  const nShardsText = values.get('--n-shards') ?? '1000';
-  if (!/^\d+$/.test(nShardsText)) throw new Error(`--n-shards needs an integer, got '${nShardsText}'`);
-  const nShards = Number(nShardsText);
+  const { values } = parseOptions({
+    args: argv,
+    options: {
+      listen: { type: 'string', default: '127.0.0.1:31416' },
+      'data-dir': { type: 'string' },
+      shards: { type: 'string' },
+      'n-shards': { type: 'string', default: '1000' },
+      'node-id': { type: 'string' },
+      durability: { type: 'string', default: 'strict' },
+      threads: { type: 'string', default: '1' },
+    },
+    strict: true,
+  });
+  const listenMatch = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(values.listen);
+  if (!listenMatch || Number(listenMatch[3]) > 65535) throw new Error(`--listen needs HOST:PORT, got '${values.listen}'`);
+  if (!/^\d+$/.test(values['n-shards'])) throw new Error(`--n-shards needs an integer, got '${values['n-shards']}'`);
+  const nShards = Number(values['n-shards']);
   if (nShards < 4) throw new Error('--n-shards must be at least 4 (walrus.md §2)');
-  const dataDir = values.get('--data-dir');
+  const dataDir = values['data-dir'];
   if (!dataDir) throw new Error('--data-dir is required');
-  const shardsText = values.get('--shards');
-  if (!shardsText) throw new Error('--shards is required');
-  const shards = parseShardRanges(shardsText, nShards);
-  const durability = values.get('--durability') ?? 'strict';
+  if (!values.shards) throw new Error('--shards is required');
+  const shards = parseShardRanges(values.shards, nShards);
+  const durability = values.durability;
   if (durability !== 'strict' && durability !== 'relaxed') throw new Error(`--durability must be strict or relaxed, got '${durability}'`);
+  if (!/^[1-9]\d{0,2}$/.test(values.threads)) throw new Error(`--threads needs an integer from 1 to 999, got '${values.threads}'`);
   return {
     host: listenMatch[1] ?? listenMatch[2]!,
     port: Number(listenMatch[3]),
     dataDir,
     shards,
     nShards,
-    nodeId: values.get('--node-id') ?? `storage-node-${shards[0]}`,
+    nodeId: values['node-id'] ?? `storage-node-${shards[0]}`,
     durability,
+    threads: Number(values.threads),
   };
 }
 
@@ -84,16 +89,36 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
   const lock = lockDataDir(args.dataDir, 'storage node directory');
   // a node on its own receives slivers from publishers it does not control: check every hash (walrus.md §7.2)
   const codec = await openBlobCodec();
+  let threads: NodeThreads | undefined;
   const node = await openLocalNode({
     dir: args.dataDir, nodeId: args.nodeId, shards: args.shards, nShards: args.nShards, durability: args.durability,
     verifier: nativeBlobVerifier(codec),
+    onSegmentRemoved: (segment) => threads?.segmentRemoved(segment),
   }).catch(async (e) => {
     await codec.close();
     throw e;
   });
   let server;
   try {
-    server = await serveStorageNode(node, args.host, args.port);
+    const inFlightTotal = args.threads > 1 ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    server = await serveStorageNode(node, args.host, args.port, inFlightTotal);
+    if (inFlightTotal) {
+      const opened = server;
+      threads = await startNodeThreads({
+        count: args.threads - 1,
+        dir: args.dataDir,
+        nodeId: args.nodeId,
+        shards: [...node.shards],
+        nShards: args.nShards,
+        host: args.host,
+        port: opened.port,
+        inFlightTotal,
+        handler: opened.handler,
+      }).catch(async (e) => {
+        await opened.close(0);
+        throw e;
+      });
+    }
   } catch (e) {
     await node.close();
     await codec.close();
@@ -101,7 +126,7 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
   }
   if (args.durability === 'relaxed') console.log('storage-node: durability relaxed: acknowledged writes are not flushed to disk');
   console.log(`storage-node ${args.nodeId}: shards ${formatShardRanges(args.shards)} of ${args.nShards}, public key ${node.publicKey}`);
-  console.log(`storage-node listening on ${server.url}`);
+  console.log(`storage-node listening on ${server.url}${threads ? ` with ${args.threads} threads` : ''}`);
   const signal = await new Promise<string>((resolve) => {
     const onTerm = () => finish('SIGTERM');
     const onInt = () => finish('SIGINT');
@@ -118,7 +143,7 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
     else stop?.addEventListener('abort', onStop);
   });
   console.log(`storage-node: ${signal}: closing`);
-  await server.close();
+  await Promise.all([server.close(), threads?.close(10_000)]);
   await node.close();
   await codec.close();
   lock.release();

@@ -1,6 +1,6 @@
 // Serves one storage node over HTTP (walrus.md §12.2) on the shared uWS front end (src/http/uws.ts).
 
-import { listen, type Exchange, type ResponseHeaders } from '../../http/uws.js';
+import { listen, listenForThreads, type Exchange, type ResponseHeaders } from '../../http/uws.js';
 import { metadataLength, ulebLength } from './bcs.js';
 import { encodingParams, MAX_SYMBOL_SIZE } from './encoding-params.js';
 import { errorBody, StorageNodeError } from './errors.js';
@@ -30,27 +30,62 @@ export function bodyLimits(nShards: number): { metadata: number; sliver: number 
   return { metadata: metadataLength(nShards), sliver: ulebLength(maxData) + maxData + 4 };
 }
 
-export async function serveStorageNode(node: StorageNodeClient, host: string, port: number): Promise<StorageNodeServer> {
-  const limits = bodyLimits((await node.info()).nShards);
-  const server = await listen(host, port, (ex) =>
-    handle(node, limits, ex).catch((e) => {
-      if (ex.aborted) return; // the client went away mid-request: nothing to answer, nothing stored
-      console.error(`storage-node: ${ex.head.method} ${ex.head.rawPath}: ${(e as Error).stack ?? e}`);
-      if (!ex.responded) ex.send(500, JSON_HEADERS, errorBody(new StorageNodeError('INTERNAL_ERROR')), true);
-    }),
-  );
+export async function serveStorageNode(
+  node: StorageNodeClient,
+  host: string,
+  port: number,
+  /** the listener shares its port with other threads of this process (node-threads.ts); this counts the requests of all of them */
+  threadsInFlight?: Int32Array,
+): Promise<StorageNodeServer & { handler: (ex: Exchange) => Promise<void> }> {
+  const handler = nodeHandler(node, bodyLimits((await node.info()).nShards));
+  const server = threadsInFlight ? await listenForThreads(host, port, handler, threadsInFlight) : await listen(host, port, handler);
   const hostText = host.includes(':') ? `[${host}]` : host;
   return {
     port: server.port,
     url: `http://${hostText}:${server.port}`,
+    handler,
     close: (graceMs = 10_000) => server.close(graceMs),
   };
 }
 
-async function handle(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange): Promise<void> {
+/** Every route of `node`, answered and logged as the node's own listener does. */
+export function nodeHandler(node: StorageNodeClient, limits: { metadata: number; sliver: number }): (ex: Exchange) => Promise<void> {
+  // a request that does not route is answered with its error, as any other refusal
+  return (ex) => serve(node, limits, ex, () => classifyNodeRequest(ex.head.method, ex.head.rawPath, ex.head.rawQuery));
+}
+
+/** Routes that only read: another thread's read-only view of the node answers these. */
+const READ_ROUTES: ReadonlySet<NodeRoute['op']> = new Set(['getMetadata', 'getSliver', 'getConfirmation']);
+
+/**
+ * The read routes over a read-only view of the node (another thread's: node-worker.ts): the
+ * request's handling when it only reads, undefined when the node's own thread must answer it
+ * (writes, health, and requests that do not route).
+ */
+export function nodeReadHandler(reader: StorageNodeClient, nShards: number): (ex: Exchange) => Promise<void> | undefined {
+  const limits = bodyLimits(nShards);
+  return (ex) => {
+    let route: NodeRoute;
+    try {
+      route = classifyNodeRequest(ex.head.method, ex.head.rawPath, ex.head.rawQuery);
+    } catch {
+      return undefined;
+    }
+    return READ_ROUTES.has(route.op) ? serve(reader, limits, ex, route) : undefined;
+  };
+}
+
+function serve(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange, route: NodeRoute | (() => NodeRoute)): Promise<void> {
+  return handle(node, limits, ex, route).catch((e) => {
+    if (ex.aborted) return; // the client went away mid-request: nothing to answer, nothing stored
+    console.error(`storage-node: ${ex.head.method} ${ex.head.rawPath}: ${(e as Error).stack ?? e}`);
+    if (!ex.responded) ex.send(500, JSON_HEADERS, errorBody(new StorageNodeError('INTERNAL_ERROR')), true);
+  });
+}
+
+async function handle(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange, route: NodeRoute | (() => NodeRoute)): Promise<void> {
   try {
-    const route = classifyNodeRequest(ex.head.method, ex.head.rawPath, ex.head.rawQuery);
-    await dispatch(node, limits, route, ex);
+    await dispatch(node, limits, typeof route === 'function' ? route() : route, ex);
   } catch (e) {
     if (!(e instanceof StorageNodeError)) throw e;
     // Answering before the body was read: close the connection rather than drain an unwanted body.

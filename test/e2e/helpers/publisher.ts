@@ -104,8 +104,9 @@ export interface StorageNodeProcess extends TestChild {
 }
 
 /** `tusk storage-node` through bin/tusk.js. */
-export async function startStorageNodeProcess(options: { dataDir: string; shards: string; nShards: number; port?: number }): Promise<StorageNodeProcess> {
+export async function startStorageNodeProcess(options: { dataDir: string; shards: string; nShards: number; port?: number; threads?: number }): Promise<StorageNodeProcess> {
   const nodeArgs = ['--listen', `127.0.0.1:${options.port ?? 0}`, '--data-dir', options.dataDir, '--shards', options.shards, '--n-shards', String(options.nShards), '--durability', 'relaxed'];
+  if (options.threads !== undefined) nodeArgs.push('--threads', String(options.threads));
   requireDist('cli/main.js');
   const child = await spawnUntil([join(REPO_ROOT, 'bin', 'tusk.js'), 'storage-node', ...nodeArgs], /storage-node listening on (http:\/\/\S+)/, {
     startTimeoutMs: START_TIMEOUT_MS,

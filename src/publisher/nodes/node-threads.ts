@@ -1,0 +1,82 @@
+// `tusk storage-node --threads N`: N - 1 worker threads beside the node's own, each listening on
+// the node's port (SO_REUSEPORT) and answering the read routes (metadata, slivers, confirmations)
+// from a read-only view of the node's directory; every other request (stores, deletes, health) is
+// forwarded to the node's thread, which answers it with its own handler. The node's thread tells
+// them when its compaction deleted a segment.
+
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { Exchange } from '../../http/exchange.js';
+import { serveForwarded } from '../../http/thread-bridge.js';
+
+/** What a node worker is given (plain data and a port: it crosses threads). */
+export interface NodeWorkerData {
+  index: number;
+  dir: string;
+  nodeId: string;
+  shards: number[];
+  nShards: number;
+  host: string;
+  port: number;
+  inFlightTotal: Int32Array;
+  /** the request bridge to the node's thread (thread-bridge.ts) */
+  bridge: MessagePort;
+}
+
+/** node's thread → worker */
+export type ToNodeWorker = { t: 'segment-removed'; segment: number } | { t: 'close'; graceMs: number };
+
+/** worker → node's thread */
+export type FromNodeWorker = { t: 'ready' } | { t: 'failed'; message: string } | { t: 'closed' };
+
+export interface NodeThreads {
+  segmentRemoved(segment: number): void;
+  /** Stops every worker's listener, waits for its requests (at most `graceMs`), ends the threads. */
+  close(graceMs: number): Promise<void>;
+}
+
+export async function startNodeThreads(
+  o: Omit<NodeWorkerData, 'index' | 'bridge'> & { count: number; handler: (ex: Exchange) => Promise<void> },
+): Promise<NodeThreads> {
+  const { count, handler, ...shared } = o;
+  const workers: Array<{ worker: Worker; closed: Promise<void> }> = [];
+  const started = Array.from({ length: count }, (_, i) => {
+    const bridge = new MessageChannel();
+    serveForwarded(bridge.port1, handler);
+    bridge.port1.unref();
+    const workerData: NodeWorkerData = { ...shared, index: i + 1, bridge: bridge.port2 };
+    const worker = new Worker(new URL('./node-worker.js', import.meta.url), { workerData, transferList: [bridge.port2] });
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    let closed: () => void = () => undefined;
+    workers.push({ worker, closed: Promise.race([new Promise<void>((resolve) => (closed = resolve)), exited]) });
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: FromNodeWorker) => {
+        if (m.t === 'ready') resolve();
+        else if (m.t === 'failed') reject(new Error(`storage-node thread ${i + 1}: ${m.message}`));
+        else closed();
+      });
+      worker.on('error', reject);
+      void exited.then(() => reject(new Error(`storage-node thread ${i + 1} ended during start-up`)));
+    });
+  });
+  try {
+    await Promise.all(started);
+  } catch (e) {
+    await Promise.all(workers.map((w) => w.worker.terminate()));
+    throw e;
+  }
+  const post = (m: ToNodeWorker): void => {
+    for (const w of workers) w.worker.postMessage(m);
+  };
+  return {
+    segmentRemoved: (segment) => post({ t: 'segment-removed', segment }),
+    async close(graceMs) {
+      post({ t: 'close', graceMs });
+      await Promise.all(
+        workers.map(async (w) => {
+          await w.closed;
+          await w.worker.terminate();
+        }),
+      );
+    },
+  };
+}
