@@ -67,6 +67,7 @@ fn decode_error(e: DecodeError) -> JsError {
         DecodeError::NotEnoughSlivers { .. } => c"NOT_ENOUGH_SLIVERS",
         DecodeError::InvalidSliver { .. } => c"INVALID_SLIVER",
         DecodeError::BlobIdMismatch => c"BLOB_ID_MISMATCH",
+        DecodeError::SliverHashMismatch { .. } => c"SLIVER_HASH_MISMATCH",
     };
     JsError::Plain(code, e.to_string())
 }
@@ -231,20 +232,32 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
     })
 }
 
-/// rs2Decode(nShards, unencodedLength, blobId: Uint8Array | null, slivers: [pairIndex, SliverData BCS][]):
-/// ArrayBuffer — the blob from at least n_primary primary slivers; with a blob id, the result is
-/// re-encoded and must give that id (Walrus's strict consistency check, walrus.md §11).
+/// rs2Decode(nShards, unencodedLength, metadataBcs | null, slivers: [pairIndex, SliverData BCS][],
+/// strict?: 0 | 1): ArrayBuffer — the blob from at least n_primary primary slivers. With metadata
+/// the result is checked against it (walrus.md §11): by default each systematic primary sliver
+/// against its hash (Walrus's default consistency check), with `strict` by re-encoding the blob and
+/// comparing the blob id; without metadata it is not checked (Walrus's skip).
 unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<4>(env, info, |env, [n, length, id, pairs]| {
+    callback::<5>(env, info, |env, [n, length, metadata, pairs, strict]| {
         let n_shards = get_n_shards(env, n)?;
         let length = get_length(env, length, "unencodedLength")?;
-        let blob_id: Option<Digest> = match id {
-            Some(v) if !is_nullish(env, v)? => Some(env.bytes(v, "blobId")?.try_into().map_err(|_| {
-                JsError::Type(c"ERR_INVALID_ARG_TYPE", "blobId must be 32 bytes".into())
-            })?),
+        let metadata = match metadata {
+            Some(v) if !is_nullish(env, v)? => Some(
+                parse_metadata(env.bytes(v, "metadataBcs")?)
+                    .map_err(|e| JsError::Plain(c"INVALID_METADATA", format!("invalid blob metadata: {e}")))?,
+            ),
             _ => None,
         };
+        let strict = match strict {
+            Some(v) if !is_nullish(env, v)? => env.get_u32(v, "strict")? != 0,
+            _ => false,
+        };
         let params = EncodingParams::new(n_shards, length).map_err(encode_error)?;
+        if let Some(m) = &metadata {
+            if m.hashes.len() != params.n_shards || m.unencoded_length != length {
+                return Err(JsError::Plain(c"INVALID_METADATA", "the metadata is for another blob shape".into()));
+            }
+        }
         let pairs = required(pairs, "slivers")?;
         let invalid = |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
         let mut slivers: Vec<(u16, &[u8])> = Vec::new();
@@ -256,8 +269,12 @@ unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi
             check_sliver_shape(&params, &s, index, params.primary_sliver_len()).map_err(|e| invalid(index, e))?;
             slivers.push((index as u16, s.data));
         }
-        let blob = match blob_id {
-            Some(id) => tusk_rs2::decode_verified(n_shards, &id, length, &slivers),
+        let blob = match &metadata {
+            Some(m) if strict => tusk_rs2::decode_verified(n_shards, &m.blob_id, length, &slivers),
+            Some(m) => {
+                let primary: Vec<Digest> = m.hashes.iter().map(|h| h.primary).collect();
+                tusk_rs2::decode_checked(n_shards, &primary, length, &slivers)
+            }
             None => tusk_rs2::decode(n_shards, length, &slivers),
         }
         .map_err(decode_error)?;

@@ -2,6 +2,8 @@
 // compute its blob id, rebuild it from primary slivers, and check what storage nodes receive.
 // Implemented over the native module, in the worker pool for large inputs.
 
+import type { ConsistencyCheck } from './rs2-native.js';
+
 export interface BlobIdInfo {
   /** 32 bytes */
   blobId: Buffer;
@@ -34,9 +36,10 @@ export interface BlobCodec {
   blobId(data: Buffer, nShards: number): Promise<BlobIdInfo>;
   /**
    * Rebuilds the blob from at least n_primary primary slivers (BCS SliverData by pair index),
-   * verifies what it rebuilt against the metadata's blob id, and returns the bytes.
+   * checks what it rebuilt against the metadata as `check` says (default: each systematic primary
+   * sliver against its hash; rs2-native.ts ConsistencyCheck), and returns the bytes.
    */
-  decode(metadataBcs: Buffer, primarySlivers: ReadonlyMap<number, Buffer>, nShards: number): Promise<Buffer>;
+  decode(metadataBcs: Buffer, primarySlivers: ReadonlyMap<number, Buffer>, nShards: number, check?: ConsistencyCheck): Promise<Buffer>;
   /** Metadata is well-formed and its hashes give its blob id (walrus.md §7.4–7.5, §8.2). */
   verifyMetadata(metadataBcs: Buffer, nShards: number): Promise<boolean>;
   /** A sliver's Merkle root over its other-code expansion equals the metadata's hash (walrus.md §7.2). */

@@ -24,10 +24,11 @@ import {
   rs2Encode,
   rs2MetadataProblem,
   rs2SliverProblem,
+  type ConsistencyCheck,
   type NativeEncoding,
   type SliverAxis,
 } from './rs2-native.js';
-import type { EncodeTask, Rs2TaskName, TaskOutcome } from '../workers/rs2-tasks.js';
+import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from '../workers/rs2-tasks.js';
 
 /** Blobs up to this size at up to INLINE_MAX_SHARDS shards are encoded on the calling thread (< 0.5 ms). */
 export const INLINE_MAX_BYTES = 64 * 1024;
@@ -171,10 +172,9 @@ export class NativeBlobCodec implements BlobCodec {
     }
   }
 
-  async decode(metadataBcs: Buffer, primarySlivers: ReadonlyMap<number, Buffer>, nShards: number): Promise<Buffer> {
+  async decode(metadataBcs: Buffer, primarySlivers: ReadonlyMap<number, Buffer>, nShards: number, check: ConsistencyCheck = 'default'): Promise<Buffer> {
     const problem = await this.metadataProblem(metadataBcs, nShards);
     if (problem) throw new Rs2Error('INVALID_METADATA', `invalid blob metadata: ${problem}`);
-    const blobId = metadataBcs.subarray(0, BLOB_ID_BYTES);
     const unencodedLength = Number(metadataBcs.readBigUInt64LE(UNENCODED_LENGTH_OFFSET));
     // The systematic slivers (rows of the blob) first: with all of them no arithmetic is needed (walrus.md §11).
     const need = primaryCount(nShards);
@@ -183,7 +183,7 @@ export class NativeBlobCodec implements BlobCodec {
       throw new Rs2Error('NOT_ENOUGH_SLIVERS', `not enough primary slivers to decode: ${chosen.length} of ${need}`);
     }
     if (isSmallBlob(unencodedLength, nShards)) {
-      return asBuffer(new Uint8Array(rs2Decode(nShards, unencodedLength, blobId, chosen.map((i) => [i, primarySlivers.get(i)!]))));
+      return asBuffer(new Uint8Array(rs2Decode(nShards, unencodedLength, metadataBcs, chosen.map((i) => [i, primarySlivers.get(i)!]), check)));
     }
     const packed = new Uint8Array(chosen.reduce((sum, i) => sum + primarySlivers.get(i)!.length, 0));
     const slivers: Array<[number, number, number]> = [];
@@ -194,9 +194,9 @@ export class NativeBlobCodec implements BlobCodec {
       slivers.push([i, at, bcs.length]);
       at += bcs.length;
     }
-    const id = ownCopy(blobId);
-    const task = { nShards, unencodedLength, blobId: id, packed, slivers };
-    return Buffer.from(reclaim(await this.#run<ArrayBuffer>('decode', task, transferables(packed, id))));
+    const metadata = check === 'skip' ? null : ownCopy(metadataBcs);
+    const task: DecodeTask = { nShards, unencodedLength, metadataBcs: metadata, check, packed, slivers };
+    return Buffer.from(reclaim(await this.#run<ArrayBuffer>('decode', task, metadata ? transferables(packed, metadata) : transferables(packed))));
   }
 
   /** Why the metadata is invalid (structure, parameters, blob id from its hashes; walrus.md §8.2), or null. */

@@ -15,6 +15,7 @@ export const RS2_ERROR_CODES = [
   'NOT_ENOUGH_SLIVERS',
   'INVALID_SLIVER',
   'BLOB_ID_MISMATCH',
+  'SLIVER_HASH_MISMATCH',
   // thrown by the codec (codec.ts) for metadata the native check rejects
   'INVALID_METADATA',
 ] as const;
@@ -70,7 +71,7 @@ export interface NativeEncoding extends NativeBlobIdInfo {
 interface Rs2Binding {
   rs2BlobId(data: Uint8Array, nShards: number): NativeBlobIdInfo;
   rs2Encode(data: Uint8Array, nShards: number, out?: Uint8Array): Omit<NativeEncoding, 'bytes'> & { bytes?: ArrayBufferLike };
-  rs2Decode(nShards: number, unencodedLength: number, blobId: Uint8Array | null, slivers: Array<[number, Uint8Array]>): ArrayBuffer;
+  rs2Decode(nShards: number, unencodedLength: number, metadataBcs: Uint8Array | null, slivers: Array<[number, Uint8Array]>, strict?: 0 | 1): ArrayBuffer;
   rs2VerifyMetadata(bcs: Uint8Array, nShards?: number): string | null;
   rs2VerifySliver(metadataBcs: Uint8Array, pairIndex: number, axis: 0 | 1, sliverBcs: Uint8Array): string | null;
   rs2RsEncode(originals: Uint8Array, originalCount: number, recoveryCount: number): Buffer;
@@ -113,18 +114,25 @@ export function rs2Encode(data: Uint8Array, nShards: number, out?: ArrayBufferLi
 }
 
 /**
+ * Walrus's consistency checks of a decoded blob (walrus.md §11): `default` hashes each systematic
+ * primary sliver (row) of the result against the metadata (else SLIVER_HASH_MISMATCH), `strict`
+ * re-encodes it and compares the blob id (else BLOB_ID_MISMATCH), `skip` checks nothing.
+ */
+export type ConsistencyCheck = 'default' | 'strict' | 'skip';
+
+/**
  * Rebuilds a blob from at least n_primary primary slivers, given as [pair index, BCS SliverData]
- * (walrus.md §11). With `blobId`, the result is re-encoded and must give that id (Walrus's strict
- * consistency check), else BLOB_ID_MISMATCH.
+ * (walrus.md §11), checked against `metadataBcs` as `check` says (without metadata, not at all).
  */
 export function rs2Decode(
   nShards: number,
   unencodedLength: number,
-  blobId: Uint8Array | null,
+  metadataBcs: Uint8Array | null,
   slivers: Array<[number, Uint8Array]>,
+  check: ConsistencyCheck = 'default',
 ): ArrayBuffer {
   try {
-    return binding().rs2Decode(nShards, unencodedLength, blobId, slivers);
+    return binding().rs2Decode(nShards, unencodedLength, check === 'skip' ? null : metadataBcs, slivers, check === 'strict' ? 1 : 0);
   } catch (e) {
     rethrow(e);
   }
@@ -171,6 +179,8 @@ export function rs2SelfTest(): void {
   const problem = rs2MetadataProblem(metadata, n) ?? rs2SliverProblem(metadata, n - 1, 'primary', primary(n - 1));
   if (problem) throw new Error(`RS2 self-test failed: own encoding rejected: ${problem}`);
   const last = Array.from({ length: nPrimary }, (_, k): [number, Uint8Array] => [n - 1 - k, primary(n - 1 - k)]);
-  const decoded = Buffer.from(rs2Decode(n, data.length, e.blobId, last));
-  if (!decoded.equals(data)) throw new Error('RS2 self-test failed: decoding did not give the encoded bytes back');
+  for (const check of ['default', 'strict'] as const) {
+    const decoded = Buffer.from(rs2Decode(n, data.length, metadata, last, check));
+    if (!decoded.equals(data)) throw new Error(`RS2 self-test failed: decoding (${check} check) did not give the encoded bytes back`);
+  }
 }

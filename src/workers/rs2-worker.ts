@@ -52,7 +52,7 @@ export function decode(task: DecodeTask) {
   return moving(
     outcome(() => {
       const slivers = task.slivers.map(([index, at, length]): [number, Uint8Array] => [index, task.packed.subarray(at, at + length)]);
-      return rs2Decode(task.nShards, task.unencodedLength, task.blobId, slivers);
+      return rs2Decode(task.nShards, task.unencodedLength, task.metadataBcs, slivers, task.check);
     }),
     (blob) => blob,
   );

@@ -2,6 +2,7 @@
 //! position of the primary code is erasure-decoded, in column batches like the encoder.
 
 use crate::engine::Engine;
+use crate::hash::{symbols_merkle_root, Digest};
 use crate::packing::{batches, Packing};
 use crate::params::{EncodeError, EncodingParams};
 use crate::rs::RsCode;
@@ -24,6 +25,11 @@ pub enum DecodeError {
     },
     /// The decoded blob does not re-encode to the expected blob id.
     BlobIdMismatch,
+    /// A systematic primary sliver of the decoded blob (one of its rows) does not hash to its
+    /// primary hash in the metadata.
+    SliverHashMismatch {
+        index: u16,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -37,6 +43,9 @@ impl fmt::Display for DecodeError {
                 write!(f, "invalid primary sliver {index}: {reason}")
             }
             DecodeError::BlobIdMismatch => write!(f, "the decoded blob does not match the blob id"),
+            DecodeError::SliverHashMismatch { index } => {
+                write!(f, "systematic primary sliver {index} of the decoded blob does not match its hash in the metadata")
+            }
         }
     }
 }
@@ -45,6 +54,45 @@ impl std::error::Error for DecodeError {}
 
 /// Rebuilds a blob of `unencoded_length` bytes from primary slivers `(sliver index, bytes)`.
 pub fn decode_primary(
+    n_shards: u16,
+    unencoded_length: u64,
+    slivers: &[(u16, &[u8])],
+    eng: &Engine,
+) -> Result<Vec<u8>, DecodeError> {
+    let mut blob = decode_rows(n_shards, unencoded_length, slivers, eng)?;
+    blob.truncate(unencoded_length as usize);
+    Ok(blob)
+}
+
+/// Walrus's default consistency check (walrus.md §11, walrus-core `default_consistency_check`):
+/// each systematic primary sliver, that is each row of the rebuilt blob with its padding, hashes
+/// to its primary hash in the metadata (`primary_hashes[r]` for row r). The blob is exactly those
+/// rows, so with verified metadata this proves every byte, at the cost of hashing n_primary of
+/// the 2n slivers instead of re-encoding the whole blob (the strict check).
+pub fn check_systematic_rows(n_shards: u16, unencoded_length: u64, rows: &[u8], primary_hashes: &[Digest]) -> Result<(), DecodeError> {
+    let params = EncodingParams::new(n_shards, unencoded_length).map_err(DecodeError::Params)?;
+    let row_len = params.primary_sliver_len();
+    let (n, k, s) = (params.n_shards, params.n_secondary, params.symbol_size);
+    assert_eq!(rows.len(), params.n_primary * row_len, "the padded rows of the blob");
+    assert!(primary_hashes.len() >= params.n_primary, "a primary hash per systematic sliver");
+    let bad = rows
+        .par_chunks_exact(row_len)
+        .enumerate()
+        .filter(|&(r, row)| {
+            let recovery = crate::rs_encode(row, k, n - k);
+            symbols_merkle_root(&[row, &recovery], s) != primary_hashes[r]
+        })
+        .map(|(r, _)| r)
+        .min();
+    match bad {
+        Some(r) => Err(DecodeError::SliverHashMismatch { index: r as u16 }),
+        None => Ok(()),
+    }
+}
+
+/// The rows 0..n_primary of the blob (primary sliver length each, the last ones zero-padded past
+/// `unencoded_length`) from primary slivers `(sliver index, bytes)`.
+pub(crate) fn decode_rows(
     n_shards: u16,
     unencoded_length: u64,
     slivers: &[(u16, &[u8])],
@@ -123,6 +171,5 @@ pub fn decode_primary(
                 }
             });
     }
-    blob.truncate(unencoded_length as usize);
     Ok(blob)
 }

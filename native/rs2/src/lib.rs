@@ -205,6 +205,20 @@ pub fn decode_verified(
     }
 }
 
+/// `decode` with Walrus's default consistency check: every systematic primary sliver of the result
+/// matches `primary_hashes[r]` (the metadata's primary hash of pair r, r < n_primary).
+pub fn decode_checked(
+    n_shards: u16,
+    primary_hashes: &[Digest],
+    unencoded_length: u64,
+    primary_slivers: &[(u16, &[u8])],
+) -> Result<Vec<u8>, DecodeError> {
+    let mut rows = decode::decode_rows(n_shards, unencoded_length, primary_slivers, &Engine::default())?;
+    decode::check_systematic_rows(n_shards, unencoded_length, &rows, primary_hashes)?;
+    rows.truncate(unencoded_length as usize);
+    Ok(rows)
+}
+
 /// Text form of a blob id: URL-safe base64 without padding (43 characters, §1).
 pub fn blob_id_to_base64url(id: &Digest) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

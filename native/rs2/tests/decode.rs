@@ -4,7 +4,7 @@
 mod common;
 
 use common::splitmix64;
-use tusk_rs2::{decode, decode_verified, encode, encode_with_engine, DecodeError, EngineKind};
+use tusk_rs2::{decode, decode_checked, decode_verified, encode, encode_with_engine, DecodeError, Digest, EngineKind};
 
 /// Deterministic shuffle (Fisher–Yates driven by SplitMix64 bytes).
 fn shuffled(n: usize, seed: u64) -> Vec<usize> {
@@ -37,7 +37,13 @@ fn round_trip(n: u16, size: usize, seed: u64) {
         assert!(out == data, "n={n} size={size} picked={picked:?}");
         let verified = decode_verified(n, &enc.metadata.blob_id, size as u64, &slivers).unwrap();
         assert!(verified == data);
+        let checked = decode_checked(n, &primary_hashes(&enc), size as u64, &slivers).unwrap();
+        assert!(checked == data);
     }
+}
+
+fn primary_hashes(enc: &tusk_rs2::EncodedBlob) -> Vec<Digest> {
+    enc.metadata.pair_hashes.iter().map(|h| h.primary).collect()
 }
 
 #[test]
@@ -94,6 +100,20 @@ fn decode_errors() {
     assert_eq!(
         decode_verified(10, &enc.metadata.blob_id, 5000, &slivers).unwrap_err(),
         DecodeError::BlobIdMismatch
+    );
+    // The default check finds the rows it rebuilt from it wrong; with a systematic sliver
+    // corrupted, its own row (taken as it is).
+    assert!(matches!(
+        decode_checked(10, &primary_hashes(&enc), 5000, &slivers),
+        Err(DecodeError::SliverHashMismatch { .. })
+    ));
+    let mut bad_row = enc.primary_sliver(2).to_vec();
+    bad_row[7] ^= 0x40;
+    let mut systematic: Vec<(u16, &[u8])> = (0..need).map(|i| (i as u16, enc.primary_sliver(i))).collect();
+    systematic[2] = (2, &bad_row);
+    assert_eq!(
+        decode_checked(10, &primary_hashes(&enc), 5000, &systematic).unwrap_err(),
+        DecodeError::SliverHashMismatch { index: 2 }
     );
 }
 

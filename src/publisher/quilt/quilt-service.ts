@@ -2,6 +2,7 @@
 // a multipart form becomes a quilt blob stored like any other, and patches are read back out of
 // the rebuilt quilt blob by patch id or by identifier.
 
+import type { ConsistencyCheck } from '../rs2-native.js';
 import { openBlob } from '../service/aggregator.js';
 import type { BlobReadContext, PublisherContext } from '../service/context.js';
 import { PublisherError } from '../service/errors.js';
@@ -97,22 +98,22 @@ export async function storeQuilt(ctx: PublisherContext, files: readonly QuiltFil
   };
 }
 
-export async function readPatchById(ctx: BlobReadContext, patchIdText: string): Promise<PatchRead & { quiltId: string }> {
+export async function readPatchById(ctx: BlobReadContext, patchIdText: string, check?: ConsistencyCheck): Promise<PatchRead & { quiltId: string }> {
   const id = parseQuiltPatchId(patchIdText);
   if (!id) throw new PublisherError('INVALID_QUILT_PATCH_ID', `got '${patchIdText.slice(0, 80)}'`);
-  const blob = await readQuilt(ctx, id.quiltId);
+  const blob = await readQuilt(ctx, id.quiltId, check);
   return { quiltId: id.quiltId, ...asPatch(() => readQuiltPatch(blob, ctx.nShards, id.start, id.end)) };
 }
 
-export async function readPatchByIdentifier(ctx: BlobReadContext, quiltId: string, identifier: string): Promise<PatchRead> {
-  const blob = await readQuilt(ctx, quiltId);
+export async function readPatchByIdentifier(ctx: BlobReadContext, quiltId: string, identifier: string, check?: ConsistencyCheck): Promise<PatchRead> {
+  const blob = await readQuilt(ctx, quiltId, check);
   const patch = asPatch(() => readQuiltIndex(blob, ctx.nShards)).find((p) => p.identifier === identifier);
   if (!patch) throw new PublisherError('QUILT_PATCH_NOT_FOUND', `no patch '${identifier.slice(0, 80)}' in quilt ${quiltId}`);
   return asPatch(() => readQuiltPatch(blob, ctx.nShards, patch.start, patch.end));
 }
 
-export async function listPatches(ctx: BlobReadContext, quiltId: string): Promise<QuiltPatchItem[]> {
-  const blob = await readQuilt(ctx, quiltId);
+export async function listPatches(ctx: BlobReadContext, quiltId: string, check?: ConsistencyCheck): Promise<QuiltPatchItem[]> {
+  const blob = await readQuilt(ctx, quiltId, check);
   return asPatch(() => readQuiltIndex(blob, ctx.nShards)).map((p) => ({
     identifier: p.identifier,
     patch_id: encodeQuiltPatchId({ quiltId, start: p.start, end: p.end }),
@@ -143,8 +144,8 @@ export function patchHeaders(patch: PatchRead): { contentType?: string; headers:
   return { contentType, headers };
 }
 
-async function readQuilt(ctx: BlobReadContext, quiltId: string): Promise<Buffer> {
-  return (await openBlob(ctx, quiltId)).whole();
+async function readQuilt(ctx: BlobReadContext, quiltId: string, check?: ConsistencyCheck): Promise<Buffer> {
+  return (await openBlob(ctx, quiltId)).whole(check);
 }
 
 /** A blob that is not a quilt, or columns where no patch starts, hold no such patch. */

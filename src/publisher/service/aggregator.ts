@@ -10,7 +10,7 @@ import { isStorageNodeError } from '../nodes/errors.js';
 import { NotEnoughSliversError } from '../nodes/network.js';
 import { runBounded } from '../nodes/run-bounded.js';
 import type { BlobReadContext } from './context.js';
-import { isRs2Error } from '../rs2-native.js';
+import { isRs2Error, type ConsistencyCheck } from '../rs2-native.js';
 import { PublisherError } from './errors.js';
 
 const BLOB_ID_TEXT = /^[A-Za-z0-9_-]{43}$/;
@@ -27,8 +27,8 @@ export function parseBlobId(text: string): Buffer {
 /** A blob whose metadata has been fetched and verified: its size, and reads of all or part of it. */
 export interface OpenedBlob {
   size: number;
-  /** The whole blob, rebuilt from n_primary verified primary slivers and checked against its id. */
-  whole(): Promise<Buffer>;
+  /** The whole blob, rebuilt from n_primary primary slivers and checked against the metadata as `check` says (default: Walrus's default check). */
+  whole(check?: ConsistencyCheck): Promise<Buffer>;
   /** Bytes [start, end): only the systematic primary slivers (rows) covering them, each verified;
    * the whole blob, decoded, when one of them cannot be had (walrus.md §11). */
   range(start: number, end: number): Promise<Buffer>;
@@ -61,17 +61,18 @@ export async function openBlob(ctx: BlobReadContext, blobIdText: string): Promis
     }
   };
 
-  // The decode re-encodes what it rebuilt and compares the blob id (Walrus's consistency check), so
-  // a wrong sliver cannot pass it: the slivers are first taken unchecked (their checks were most of
-  // a read's time), and only when the decode refuses them read again, each one checked against its
-  // hash, so that a wrong one is left out and another node's taken instead.
-  const whole = async (): Promise<Buffer> => {
+  // The decode checks what it rebuilt against the metadata (each row against its hash, or with
+  // `strict` the whole blob re-encoded against the blob id), so a wrong sliver cannot pass it: the
+  // slivers are first taken unchecked (checking each was most of a read's time), and only when the
+  // decode refuses them read again, each one checked against its hash, so that a wrong one is left
+  // out and another node's taken instead.
+  const whole = async (check: ConsistencyCheck = 'default'): Promise<Buffer> => {
     try {
-      return await ctx.codec.decode(verifiedMetadata, await primarySlivers(), nShards);
+      return await ctx.codec.decode(verifiedMetadata, await primarySlivers(), nShards, check);
     } catch (e) {
-      if (!isRs2Error(e, 'BLOB_ID_MISMATCH') && !isRs2Error(e, 'INVALID_SLIVER')) throw e;
+      if (!isRs2Error(e, 'BLOB_ID_MISMATCH') && !isRs2Error(e, 'SLIVER_HASH_MISMATCH') && !isRs2Error(e, 'INVALID_SLIVER')) throw e;
     }
-    return ctx.codec.decode(verifiedMetadata, await primarySlivers(accept), nShards);
+    return ctx.codec.decode(verifiedMetadata, await primarySlivers(accept), nShards, check);
   };
 
   const range = async (start: number, end: number): Promise<Buffer> => {

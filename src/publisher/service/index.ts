@@ -210,7 +210,7 @@ function timedEncodes(codec: BlobCodec, observe: (seconds: number) => void): Blo
       }
     },
     blobId: (data, nShards) => codec.blobId(data, nShards),
-    decode: (metadataBcs, slivers, nShards) => codec.decode(metadataBcs, slivers, nShards),
+    decode: (metadataBcs, slivers, nShards, check) => codec.decode(metadataBcs, slivers, nShards, check),
     verifyMetadata: (metadataBcs, nShards) => codec.verifyMetadata(metadataBcs, nShards),
     verifySliver: (metadataBcs, pair, axis, sliverBcs) => codec.verifySliver(metadataBcs, pair, axis, sliverBcs),
     get queued() {

@@ -17,6 +17,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import type { ConsistencyCheck } from '../rs2-native.js';
 import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
 import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
@@ -226,8 +227,7 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
       case 'storeQuilt':
         return await handleStore(h, ex, route.jwt === true, route.op === 'storeQuilt');
       case 'readBlobByObject':
-        parseReadQuery(ex.head.rawQuery);
-        return await handleRead(h, ex, await h.ctx.backend.blobIdOfObject(route.objectId));
+        return await handleRead(h, ex, await h.ctx.backend.blobIdOfObject(route.objectId), { check: parseReadQuery(ex.head.rawQuery) });
       case 'uploadRelay':
         return await handleRelay(h, ex);
       case 'ledger': {
@@ -262,24 +262,25 @@ async function serveRead(h: ReadHandler, ex: Exchange, route: PublisherRoute): P
       answer(ex, 200, JSON_HEADERS, JSON.stringify(TIP_CONFIG));
       return;
     case 'readBlob':
-      parseReadQuery(ex.head.rawQuery);
-      return handleRead(h, ex, route.blobId);
+      return handleRead(h, ex, route.blobId, { check: parseReadQuery(ex.head.rawQuery) });
     case 'readBlobRange':
-      return handleRead(h, ex, route.blobId, parseByteRangeQuery(ex.head.rawQuery));
-    case 'readQuiltPatch':
-      parseReadQuery(ex.head.rawQuery);
+      return handleRead(h, ex, route.blobId, { byteRange: parseByteRangeQuery(ex.head.rawQuery) });
+    case 'readQuiltPatch': {
+      const check = parseReadQuery(ex.head.rawQuery);
       return handlePatchRead(h, ex, async () => {
-        const patch = await readPatchById(h.reads, route.patchId);
+        const patch = await readPatchById(h.reads, route.patchId, check);
         return { ...patch, etag: patch.quiltId };
       });
-    case 'readQuiltPatchByIdentifier':
-      parseReadQuery(ex.head.rawQuery);
-      return handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.reads, route.quiltId, route.identifier)), etag: route.quiltId }));
+    }
+    case 'readQuiltPatchByIdentifier': {
+      const check = parseReadQuery(ex.head.rawQuery);
+      return handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.reads, route.quiltId, route.identifier, check)), etag: route.quiltId }));
+    }
     case 'listQuiltPatches': {
-      parseReadQuery(ex.head.rawQuery);
+      const check = parseReadQuery(ex.head.rawQuery);
       const release = await h.readLimit.admit();
       try {
-        answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.reads, route.quiltId)));
+        answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.reads, route.quiltId, check)));
       } finally {
         release();
       }
@@ -334,7 +335,7 @@ async function handleRelay(h: Handler, ex: Exchange): Promise<void> {
 
 /** A blob read: the whole blob, one `Range` of it (206), or with `byteRange` the byte-range route's
  * slice (200, so CDNs cache it; walrus.md §11). */
-async function handleRead(h: ReadHandler, ex: Exchange, blobIdText: string, byteRange?: ByteRangeQuery): Promise<void> {
+async function handleRead(h: ReadHandler, ex: Exchange, blobIdText: string, { byteRange, check }: { byteRange?: ByteRangeQuery; check?: ConsistencyCheck }): Promise<void> {
   const release = await h.readLimit.admit();
   let body: Buffer;
   let status = 200;
@@ -355,7 +356,7 @@ async function handleRead(h: ReadHandler, ex: Exchange, blobIdText: string, byte
         body = await blob.range(range.start, range.end + 1);
         extra.push(['content-range', `bytes ${range.start}-${range.end}/${blob.size}`]);
       } else {
-        body = await blob.whole();
+        body = await blob.whole(check);
       }
     }
   } finally {

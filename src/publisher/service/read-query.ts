@@ -2,30 +2,38 @@
 // and `start`/`length` of the byte-range route. Unknown parameters are refused, as the daemon's
 // `ReadOptions` and `ByteRangeQueryParams` declare `deny_unknown_fields` (walrus daemon routes.rs).
 
+import type { ConsistencyCheck } from '../rs2-native.js';
 import { PublisherError } from './errors.js';
 import { parseBool, refuseUnknown, splitQuery } from './query-params.js';
 
 /** Decimal digits only, at most 2^53 − 1 so the sum of start and length stays exact. */
 const U53_PATTERN = /^[0-9]{1,16}$/;
 
-/** Checks the consistency switches. Tusk always rebuilds and checks the whole blob against its id
- * (Walrus's strict check), so both only pass validation; together they contradict each other. */
-export function parseReadQuery(rawQuery: string): void {
+/**
+ * The consistency check a blob read asks for (walrus.md §11): Walrus's default (each systematic
+ * primary sliver of the rebuilt blob against its hash), or `strict_consistency_check=true` (the
+ * whole blob re-encoded and its id compared). `skip_consistency_check=true` gets the default check:
+ * Walrus skips it because its client has verified every sliver it fetched, which costs Tusk as much
+ * as the default check does, and Tusk never answers bytes it has not verified. Both switches
+ * together contradict each other.
+ */
+export function parseReadQuery(rawQuery: string): ConsistencyCheck {
   const params = splitQuery(rawQuery);
   refuseUnknown(params, READ_PARAMETERS);
-  checkConsistencySwitches(params);
+  return consistencyCheck(params);
 }
 
 const READ_PARAMETERS: ReadonlySet<string> = new Set(['strict_consistency_check', 'skip_consistency_check']);
 /** The byte-range route takes no consistency switches (walrus daemon `ByteRangeQueryParams`). */
 const BYTE_RANGE_PARAMETERS: ReadonlySet<string> = new Set(['start', 'length']);
 
-function checkConsistencySwitches(params: Map<string, string>): void {
+function consistencyCheck(params: Map<string, string>): ConsistencyCheck {
   const strict = parseBool(params, 'strict_consistency_check');
   const skip = parseBool(params, 'skip_consistency_check');
   if (strict === true && skip === true) {
     throw new PublisherError('MALFORMED_REQUEST', 'strict_consistency_check and skip_consistency_check exclude each other');
   }
+  return strict === true ? 'strict' : 'default';
 }
 
 export interface ByteRangeQuery {

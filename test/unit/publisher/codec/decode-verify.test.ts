@@ -59,13 +59,15 @@ describe('decode', () => {
     });
   }
 
-  it('rebuilds from exactly the non-systematic slivers (every row recomputed)', async () => {
+  it('rebuilds from exactly the non-systematic slivers (every row recomputed), with each consistency check', async () => {
     const n = 100;
     const data = randomBytes(99, 150_000);
     const e = await codec.encode(data, n);
     const { nPrimary } = params(n);
     const last = primaries(e, Array.from({ length: nPrimary }, (_, k) => n - 1 - k));
-    expect((await codec.decode(e.metadataBcs, last, n)).equals(data)).toBe(true);
+    for (const check of ['default', 'strict', 'skip'] as const) {
+      expect((await codec.decode(e.metadataBcs, last, n, check)).equals(data), check).toBe(true);
+    }
   });
 
   it('refuses fewer than n − 2f slivers with NOT_ENOUGH_SLIVERS', async () => {
@@ -79,14 +81,24 @@ describe('decode', () => {
     ['inline', 500],
     ['in the pool', INLINE_MAX_BYTES * 2],
   ] as const) {
-    it(`detects a corrupted sliver with BLOB_ID_MISMATCH (${what})`, async () => {
-      const n = 10;
-      const e = await codec.encode(randomBytes(4, size), n);
-      const { nPrimary } = params(n);
-      const slivers = primaries(e, Array.from({ length: nPrimary }, (_, k) => n - 1 - k));
-      slivers.set(n - 1, flipped(slivers.get(n - 1)!, 3));
-      await expect(codec.decode(e.metadataBcs, slivers, n)).rejects.toMatchObject({ code: 'BLOB_ID_MISMATCH' });
-    });
+    // a repair sliver (every row recomputed from it) or a systematic one (its row taken as it is)
+    for (const [which, pairs] of [
+      ['repair', (n: number, nPrimary: number) => Array.from({ length: nPrimary }, (_, k) => n - 1 - k)],
+      ['systematic', (_n: number, nPrimary: number) => Array.from({ length: nPrimary }, (_, k) => k)],
+    ] as const) {
+      it(`detects a corrupted ${which} sliver: SLIVER_HASH_MISMATCH by default, BLOB_ID_MISMATCH when strict (${what})`, async () => {
+        const n = 10;
+        const e = await codec.encode(randomBytes(4, size), n);
+        const { nPrimary } = params(n);
+        const chosen = pairs(n, nPrimary);
+        const slivers = primaries(e, chosen);
+        slivers.set(chosen[0]!, flipped(slivers.get(chosen[0]!)!, 3));
+        await expect(codec.decode(e.metadataBcs, slivers, n)).rejects.toMatchObject({ code: 'SLIVER_HASH_MISMATCH' });
+        await expect(codec.decode(e.metadataBcs, slivers, n, 'strict')).rejects.toMatchObject({ code: 'BLOB_ID_MISMATCH' });
+        // unchecked, the corruption comes through
+        expect((await codec.decode(e.metadataBcs, slivers, n, 'skip')).equals(randomBytes(4, size))).toBe(false);
+      });
+    }
   }
 
   it('rejects a sliver of the wrong shape with INVALID_SLIVER', async () => {

@@ -15,10 +15,13 @@ function failure(fn: () => unknown): { code: string; status: number; reason: str
 
 describe('aggregator queries (walrus.md §11)', () => {
   it('accepts either consistency switch, refuses both, bad booleans and unknown parameters', () => {
-    expect(() => parseReadQuery('')).not.toThrow();
-    expect(() => parseReadQuery('strict_consistency_check=true')).not.toThrow();
+    expect(parseReadQuery('')).toBe('default');
+    expect(parseReadQuery('strict_consistency_check=true')).toBe('strict');
+    expect(parseReadQuery('strict_consistency_check=false')).toBe('default');
+    // Tusk verifies what Walrus's client would have verified on fetching: the default check
+    expect(parseReadQuery('skip_consistency_check=true')).toBe('default');
     expect(failure(() => parseReadQuery('strict_consistency_check=true&cache=123'))).toEqual({ code: 'MALFORMED_REQUEST', status: 400, reason: 'MALFORMED_REQUEST' });
-    expect(() => parseReadQuery('skip_consistency_check=true&strict_consistency_check=false')).not.toThrow();
+    expect(parseReadQuery('skip_consistency_check=true&strict_consistency_check=false')).toBe('default');
     expect(failure(() => parseReadQuery('strict_consistency_check=true&skip_consistency_check=true'))).toEqual({
       code: 'MALFORMED_REQUEST',
       status: 400,
