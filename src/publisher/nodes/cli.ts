@@ -86,47 +86,10 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
     console.error(`tusk storage-node: ${(e as Error).message}\n\n${STORAGE_NODE_USAGE}`);
     return 2;
   }
-  const lock = lockDataDir(args.dataDir, 'storage node directory');
-  // a node on its own receives slivers from publishers it does not control: check every hash (walrus.md §7.2)
-  const codec = await openBlobCodec();
-  let threads: NodeThreads | undefined;
-  const node = await openLocalNode({
-    dir: args.dataDir, nodeId: args.nodeId, shards: args.shards, nShards: args.nShards, durability: args.durability,
-    verifier: nativeBlobVerifier(codec),
-    onSegmentRemoved: (segment) => threads?.segmentRemoved(segment),
-  }).catch(async (e) => {
-    await codec.close();
-    throw e;
-  });
-  let server;
-  try {
-    const inFlightTotal = args.threads > 1 ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
-    server = await serveStorageNode(node, args.host, args.port, inFlightTotal);
-    if (inFlightTotal) {
-      const opened = server;
-      threads = await startNodeThreads({
-        count: args.threads - 1,
-        dir: args.dataDir,
-        nodeId: args.nodeId,
-        shards: [...node.shards],
-        nShards: args.nShards,
-        host: args.host,
-        port: opened.port,
-        inFlightTotal,
-        handler: opened.handler,
-      }).catch(async (e) => {
-        await opened.close(0);
-        throw e;
-      });
-    }
-  } catch (e) {
-    await node.close();
-    await codec.close();
-    throw e;
-  }
+  const running = await startNode(args);
   if (args.durability === 'relaxed') console.log('storage-node: durability relaxed: acknowledged writes are not flushed to disk');
-  console.log(`storage-node ${args.nodeId}: shards ${formatShardRanges(args.shards)} of ${args.nShards}, public key ${node.publicKey}`);
-  console.log(`storage-node listening on ${server.url}${threads ? ` with ${args.threads} threads` : ''}`);
+  console.log(`storage-node ${args.nodeId}: shards ${formatShardRanges(args.shards)} of ${args.nShards}, public key ${running.publicKey}`);
+  console.log(`storage-node listening on ${running.url}${args.threads > 1 ? ` with ${args.threads} threads` : ''}`);
   const signal = await new Promise<string>((resolve) => {
     const onTerm = () => finish('SIGTERM');
     const onInt = () => finish('SIGINT');
@@ -143,10 +106,56 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
     else stop?.addEventListener('abort', onStop);
   });
   console.log(`storage-node: ${signal}: closing`);
-  await Promise.all([server.close(), threads?.close(10_000)]);
-  await node.close();
-  await codec.close();
-  lock.release();
+  await running.close();
   console.log('storage-node: stopped');
   return 0;
+}
+
+/** Locks the directory, opens the node and serves it; a failure closes what was opened, the lock included. */
+async function startNode(args: StorageNodeArgs): Promise<{ url: string; publicKey: string; close(): Promise<void> }> {
+  const opened: Array<() => unknown> = [];
+  try {
+    const lock = lockDataDir(args.dataDir, 'storage node directory');
+    opened.push(() => lock.release());
+    // a node on its own receives slivers from publishers it does not control: check every hash (walrus.md §7.2)
+    const codec = await openBlobCodec();
+    opened.push(() => codec.close());
+    let threads: NodeThreads | undefined;
+    const node = await openLocalNode({
+      dir: args.dataDir, nodeId: args.nodeId, shards: args.shards, nShards: args.nShards, durability: args.durability,
+      verifier: nativeBlobVerifier(codec),
+      onSegmentRemoved: (segment) => threads?.segmentRemoved(segment),
+    });
+    opened.push(() => node.close());
+    const inFlightTotal = args.threads > 1 ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const server = await serveStorageNode(node, args.host, args.port, inFlightTotal);
+    opened.push(() => server.close(0));
+    if (inFlightTotal) {
+      threads = await startNodeThreads({
+        count: args.threads - 1,
+        dir: args.dataDir,
+        nodeId: args.nodeId,
+        shards: [...node.shards],
+        nShards: args.nShards,
+        host: args.host,
+        port: server.port,
+        inFlightTotal,
+        handler: server.handler,
+      });
+    }
+    return {
+      url: server.url,
+      publicKey: node.publicKey,
+      async close() {
+        // every thread keeps its connections until the requests of all of them are answered
+        await Promise.all([server.close(), threads?.close(10_000)]);
+        await node.close();
+        await codec.close();
+        lock.release();
+      },
+    };
+  } catch (e) {
+    for (const close of opened.reverse()) await close();
+    throw e;
+  }
 }

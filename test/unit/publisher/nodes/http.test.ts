@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runStorageNodeCli } from '../../../../src/publisher/nodes/cli.js';
@@ -160,6 +161,28 @@ describe('tusk storage-node', () => {
       await expect(new RemoteNodeClient(url!, { timeoutMs: 1_000 }).info()).rejects.toMatchObject({ code: 'NODE_UNAVAILABLE' });
     } finally {
       log.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lets its directory go when it cannot listen, so that the next start on it works', async () => {
+    const dir = tempDir();
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    try {
+      const args = ['--data-dir', dir, '--shards', '0-3', '--n-shards', '4', '--durability', 'relaxed'];
+      await expect(runStorageNodeCli(['--listen', `127.0.0.1:${port}`, ...args])).rejects.toThrow(/address already in use/);
+      const stop = new AbortController();
+      const running = runStorageNodeCli(['--listen', '127.0.0.1:0', ...args], stop.signal);
+      for (let i = 0; i < 200 && !lines.some((l) => l.startsWith('storage-node listening on')); i++) await new Promise((r) => setTimeout(r, 10));
+      stop.abort();
+      expect(await running).toBe(0);
+    } finally {
+      log.mockRestore();
+      taken.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
