@@ -236,9 +236,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     publisherPort: publisher?.port,
     async close(graceMs = 10_000) {
       health.draining = true;
-      const publisherClosed = publisher?.close(graceMs);
       // every thread keeps its connections until the requests of all of them are answered
-      await Promise.all([fronts?.close(graceMs), server.close(graceMs)]);
+      const listenersClosed = Promise.all([fronts?.close(graceMs), server.close(graceMs)]);
+      // the front ends read the publisher's nodes: those close after them
+      const publisherClosed = publisher?.close(graceMs, listenersClosed);
+      await listenersClosed;
       await lifecycle.stop();
       await opened.close();
       await publisherClosed;

@@ -79,8 +79,11 @@ export interface PublisherFace {
   reloadTls: RunningPublisher['reloadTls'];
   /** ledger, worker pool and storage nodes, for metrics */
   stats(): Promise<PublisherFaceStats>;
-  /** Stops the listener, then closes the network, the codec (if opened here) and the ledger. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Stops the listener, then closes the network, the codec (if opened here) and the ledger; the
+   * network only once `readersClosed` settled (other threads' read-only views of its nodes).
+   */
+  close(graceMs?: number, readersClosed?: Promise<unknown>): Promise<void>;
 }
 
 export interface PublisherFaceStats {
@@ -151,8 +154,9 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       reclaimNow: publisher.reclaimNow,
       reloadTls: publisher.reloadTls,
       stats: () => backendStats(backend, opened.queued ?? 0),
-      async close(graceMs) {
+      async close(graceMs, readersClosed) {
         await publisher.close(graceMs);
+        await readersClosed;
         await closeAll();
       },
     };
