@@ -2,7 +2,7 @@
 //! position of the primary code is erasure-decoded, in column batches like the encoder.
 
 use crate::engine::Engine;
-use crate::hash::{symbols_merkle_root, Digest};
+use crate::hash::Digest;
 use crate::packing::{batches, Packing};
 use crate::params::{EncodeError, EncodingParams};
 use crate::rs::RsCode;
@@ -69,22 +69,12 @@ pub fn decode_primary(
 /// to its primary hash in the metadata (`primary_hashes[r]` for row r). The blob is exactly those
 /// rows, so with verified metadata this proves every byte, at the cost of hashing n_primary of
 /// the 2n slivers instead of re-encoding the whole blob (the strict check).
-pub fn check_systematic_rows(n_shards: u16, unencoded_length: u64, rows: &[u8], primary_hashes: &[Digest]) -> Result<(), DecodeError> {
+pub fn check_systematic_rows(n_shards: u16, unencoded_length: u64, rows: &[u8], primary_hashes: &[Digest], eng: &Engine) -> Result<(), DecodeError> {
     let params = EncodingParams::new(n_shards, unencoded_length).map_err(DecodeError::Params)?;
-    let row_len = params.primary_sliver_len();
-    let (n, k, s) = (params.n_shards, params.n_secondary, params.symbol_size);
-    assert_eq!(rows.len(), params.n_primary * row_len, "the padded rows of the blob");
+    assert_eq!(rows.len(), params.n_primary * params.primary_sliver_len(), "the padded rows of the blob");
     assert!(primary_hashes.len() >= params.n_primary, "a primary hash per systematic sliver");
-    let bad = rows
-        .par_chunks_exact(row_len)
-        .enumerate()
-        .filter(|&(r, row)| {
-            let recovery = crate::rs_encode(row, k, n - k);
-            symbols_merkle_root(&[row, &recovery], s) != primary_hashes[r]
-        })
-        .map(|(r, _)| r)
-        .min();
-    match bad {
+    let computed = crate::encode::source_row_hashes(rows, params, eng);
+    match computed.iter().zip(primary_hashes).position(|(got, want)| got != want) {
         Some(r) => Err(DecodeError::SliverHashMismatch { index: r as u16 }),
         None => Ok(()),
     }

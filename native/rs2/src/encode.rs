@@ -271,3 +271,61 @@ pub fn expand(
         })
         .collect()
 }
+
+/// The primary hashes of the n_primary source rows alone (§7.2: each row expanded with the
+/// secondary code, its n symbols the leaves of its tree), as step 1 of `expand` batches rows:
+/// what Walrus's default consistency check compares a decoded blob with. `data` is the blob, or
+/// its rows with their zero padding.
+pub fn source_row_hashes(data: &[u8], params: EncodingParams, eng: &Engine) -> Vec<Digest> {
+    let EncodingParams {
+        n_shards: n,
+        f,
+        n_primary,
+        n_secondary,
+        symbol_size: s,
+        ..
+    } = params;
+    let msg = Message {
+        data,
+        s,
+        n_secondary,
+    };
+    let row_code = RsCode::cached(n_secondary, f);
+    let per_symbol = Packing::bytes_per_symbol(s);
+    let per_batch: Vec<Vec<Digest>> = batches(n_primary, per_symbol)
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, rows| {
+            let pk = Packing::new(s, rows.len());
+            let len = pk.shard_len();
+            let Scratch { work, stage, leaves, merkle, .. } = scratch;
+            work.clear();
+            work.resize(row_code.encode_work_shards() * len, 0);
+            let mut pad = vec![0u8; s];
+            for r in rows.clone() {
+                for c in 0..n_secondary {
+                    pk.pack(&mut work[c * len..(c + 1) * len], r - rows.start, msg.symbol(r, c, &mut pad));
+                }
+            }
+            row_code.encode(eng, work, len);
+            if !matches!(stage, Some(st) if st.fits(s, n)) {
+                *stage = Some(LeafStage::new(s, n));
+            }
+            let stage = stage.as_mut().unwrap();
+            leaves.clear();
+            leaves.resize(rows.len() * n, EMPTY_NODE);
+            for r in rows.clone() {
+                for c in 0..n_secondary {
+                    stage.slot(c).copy_from_slice(msg.symbol(r, c, &mut pad));
+                }
+                for j in 0..f {
+                    let slot = row_code.recovery_slot(j);
+                    pk.unpack(&work[slot * len..(slot + 1) * len], r - rows.start, stage.slot(n_secondary + j));
+                }
+                let at = (r - rows.start) * n;
+                stage.hash(&mut leaves[at..at + n]);
+            }
+            merkle_roots(leaves, n, merkle)
+        })
+        .collect();
+    per_batch.concat()
+}

@@ -213,8 +213,9 @@ pub fn decode_checked(
     unencoded_length: u64,
     primary_slivers: &[(u16, &[u8])],
 ) -> Result<Vec<u8>, DecodeError> {
-    let mut rows = decode::decode_rows(n_shards, unencoded_length, primary_slivers, &Engine::default())?;
-    decode::check_systematic_rows(n_shards, unencoded_length, &rows, primary_hashes)?;
+    let eng = Engine::default();
+    let mut rows = decode::decode_rows(n_shards, unencoded_length, primary_slivers, &eng)?;
+    decode::check_systematic_rows(n_shards, unencoded_length, &rows, primary_hashes, &eng)?;
     rows.truncate(unencoded_length as usize);
     Ok(rows)
 }
