@@ -95,9 +95,11 @@ export class SliverStore {
     }
   }
 
-  async get(key: string): Promise<Buffer | undefined> {
-    const record = this.store.getObject(SLIVER_BUCKET, key);
-    return record && this.readRecord(record, 0, record.size);
+  get(key: string): Promise<Buffer | undefined> {
+    return this.reading(async () => {
+      const record = this.store.getObject(SLIVER_BUCKET, key);
+      return record && this.readRecord(record, 0, record.size);
+    });
   }
 
   /** The stored object under `key`: its size and an identity that changes when it is replaced. */
@@ -110,10 +112,26 @@ export class SliverStore {
    * Bytes [start, end) of the object under `key`, if it is still the one `identity` names (else
    * undefined: it was deleted or replaced since).
    */
-  async getRange(key: string, start: number, end: number, identity?: string): Promise<Buffer | undefined> {
-    const record = this.store.getObject(SLIVER_BUCKET, key);
-    if (!record || (identity !== undefined && recordIdentity(record) !== identity)) return undefined;
-    return this.readRecord(record, start, Math.min(end, record.size));
+  getRange(key: string, start: number, end: number, identity?: string): Promise<Buffer | undefined> {
+    return this.reading(async () => {
+      const record = this.store.getObject(SLIVER_BUCKET, key);
+      if (!record || (identity !== undefined && recordIdentity(record) !== identity)) return undefined;
+      return this.readRecord(record, start, Math.min(end, record.size));
+    });
+  }
+
+  /**
+   * A reader's snapshot may name a segment the writer's compaction has deleted since (the record
+   * moved): it looks again, once, in a fresh snapshot.
+   */
+  private async reading<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (e) {
+      if (!this.replica || !isStoreError(e, 'moved')) throw e;
+      this.replica.refresh();
+      return read();
+    }
   }
 
   private async readRecord(record: ObjectVersion, start: number, end: number): Promise<Buffer> {
