@@ -125,7 +125,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --accept-any-region      do not check the credential scope's region (TUSK_ACCEPT_ANY_REGION)
   --max-buckets N          buckets per account (TUSK_MAX_BUCKETS, default 10000)
   --threads N              threads serving S3 on the listener: each serves reads and uploads, the
-                           first commits them (TUSK_THREADS, default: the number of cores)
+                           first commits them; with the publisher on, each also serves its reads
+                           (TUSK_THREADS, default: the number of cores)
 
   Storage:
   --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
