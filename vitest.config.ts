@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           name: 'threads-4',
           include: ['test/e2e/**/*.test.ts'],
-          exclude: ['test/e2e/publisher{,-browser,-crash,-event-loop,-nodes,-threads}.test.ts'],
+          exclude: ['test/e2e/publisher{,-browser,-crash,-event-loop,-nodes,-threads,-threads-remote}.test.ts'],
           env: { TUSK_THREADS: '4' },
         },
       },
