@@ -43,7 +43,16 @@ const UNENCODED_LENGTH_OFFSET = BLOB_ID_BYTES + 2;
 export interface BlobCodecOptions {
   /** worker threads; default: the number of cores */
   threads?: number;
+  /**
+   * Workers start at the first task that needs one and end after a minute without work, and
+   * nothing is run at open (for a codec beside another that checked the worker at start-up: a
+   * front-end thread's, whose small reads may never need one).
+   */
+  lazy?: boolean;
 }
+
+/** A lazy codec's idle worker ends after this long. */
+const LAZY_IDLE_MS = 60_000;
 
 /**
  * The worker module. tsc compiles it to dist/workers/rs2-worker.js beside dist/publisher/codec.js;
@@ -124,8 +133,10 @@ export class NativeBlobCodec implements BlobCodec {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
     // each encode's slivers reuse the memory of the blob before rather than fresh pages (native.ts)
     keepLargeAllocations();
-    const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+    const lazy = options.lazy === true;
+    const pool = new Piscina({ filename: workerFile(), minThreads: lazy ? 0 : threads, maxThreads: threads, idleTimeout: lazy ? LAZY_IDLE_MS : Infinity });
     const codec = new NativeBlobCodec(pool, threads);
+    if (lazy) return codec;
     try {
       // Loads the worker and the native module now, so a broken build fails at start-up.
       await codec.#run('verifyMetadata', { metadataBcs: new Uint8Array(0) });

@@ -47,7 +47,7 @@ export async function startFrontPublisher(
   try {
     if (d.network) {
       reader = await openNetworkReader(d.network);
-      codec = await openBlobCodec({ threads: d.codecThreads });
+      codec = await openBlobCodec({ threads: d.codecThreads, lazy: true });
       const network = reader.network;
       const local = publisherReader({
         endpointKeys: d.endpointKeys,
