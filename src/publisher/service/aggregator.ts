@@ -32,6 +32,9 @@ export interface OpenedBlob {
   /** Bytes [start, end): only the systematic primary slivers (rows) covering them, each verified;
    * the whole blob, decoded, when one of them cannot be had (walrus.md §11). */
   range(start: number, end: number): Promise<Buffer>;
+  /** The blob front to back as `range` reads it, RANGE_READ_CONCURRENCY rows at a time (the
+   * streaming route: the first bytes go out before the last rows are read). */
+  stream(): AsyncGenerator<Buffer>;
 }
 
 export async function openBlob(ctx: BlobReadContext, blobIdText: string): Promise<OpenedBlob> {
@@ -75,18 +78,25 @@ export async function openBlob(ctx: BlobReadContext, blobIdText: string): Promis
     return ctx.codec.decode(verifiedMetadata, await primarySlivers(accept), nShards, check);
   };
 
+  // decoded at most once, for the ranges that cannot be read row by row
+  let decoded: Promise<Buffer> | undefined;
   const range = async (start: number, end: number): Promise<Buffer> => {
     const first = Math.floor(start / rowLength);
     const last = Math.floor((end - 1) / rowLength);
-    if (last - first + 1 >= params.nPrimary) return (await whole()).subarray(start, end);
+    if (last - first + 1 >= params.nPrimary) return (await (decoded ??= whole())).subarray(start, end);
     const rows: Array<Buffer | undefined> = new Array(last - first + 1);
     await runBounded([...rows.keys()], RANGE_READ_CONCURRENCY, async (i) => {
       rows[i] = await ctx.backend.slivers.readPrimarySliver(blobId, first + i, accept);
     });
-    if (rows.some((r) => r === undefined)) return (await whole()).subarray(start, end);
+    if (rows.some((r) => r === undefined)) return (await (decoded ??= whole())).subarray(start, end);
     const data = Buffer.concat(rows.map((r) => parseSliverData(r!).data));
     return data.subarray(start - first * rowLength, end - first * rowLength);
   };
 
-  return { size, whole, range };
+  async function* stream(): AsyncGenerator<Buffer> {
+    const step = RANGE_READ_CONCURRENCY * rowLength;
+    for (let at = 0; at < size; at += step) yield await range(at, Math.min(size, at + step));
+  }
+
+  return { size, whole, range, stream };
 }

@@ -44,6 +44,9 @@ export const PUBLISHER_ERRORS = {
   // The byte-range route's own refusals: 400, same reason (a fourth entry overrides the reason).
   INVALID_BYTE_RANGE_QUERY: [400, 'INVALID_ARGUMENT', 'start and length must be unsigned integers, length above 0 and start inside the blob', 'INVALID_BYTE_RANGE'],
   INVALID_OBJECT_ID: [400, 'INVALID_ARGUMENT', 'an object id is 0x followed by 64 hexadecimal digits'],
+  // /v1alpha/blobs/concat (walrus daemon routes.rs ConcatBlobError).
+  INVALID_ID_FORMAT: [400, 'INVALID_ARGUMENT', 'an id is a blob id (43 characters of unpadded base64url) or an object id (0x and hexadecimal digits)'],
+  OBJECT_ID_RESOLUTION_FAILED: [404, 'NOT_FOUND', 'the object id does not name a Blob object whose blob can be read'],
   // The publisher's wallet running dry is not the client's fault (walrus.md §15, walrus#2114).
   INSUFFICIENT_WAL: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough WAL to pay for this blob', 'INSUFFICIENT_BALANCE'],
   INSUFFICIENT_GAS: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough SUI to pay for the transactions of this blob'],

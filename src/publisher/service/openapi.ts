@@ -14,8 +14,8 @@ const QUILT_ID = { name: 'quilt_id', in: 'path', required: true, description: 'b
 const ENDPOINT_KEY = { name: 'endpoint_key', in: 'path', required: true, description: 'one of the publisher endpoint keys (seed interface B)', schema: { type: 'string' } };
 const bool = (name: string, description: string) => ({ name, in: 'query', required: false, description, schema: { type: 'boolean' } });
 const READ_OPTIONS = [
-  bool('strict_consistency_check', 'accepted; Tusk always rebuilds the blob and checks it against its id'),
-  bool('skip_consistency_check', 'accepted; excludes strict_consistency_check'),
+  bool('strict_consistency_check', 're-encode the rebuilt blob and compare its blob id (default: each systematic primary sliver against its hash)'),
+  bool('skip_consistency_check', 'accepted; Tusk still does the default check; excludes strict_consistency_check'),
 ];
 const RANGE_HEADER = { name: 'Range', in: 'header', required: false, description: 'one range `bytes=a-b` with both ends inside the blob, else 416', schema: { type: 'string' } };
 const STORE_QUERY = [
@@ -80,6 +80,32 @@ export function openApiDocument(version: string): Json {
         ]),
       },
       '/v1/blobs/by-object-id/{object_id}': { parameters: [OBJECT_ID], ...read('readBlobByObject', 'Read the blob of a Blob object', [...READ_OPTIONS, RANGE_HEADER]) },
+      '/v1alpha/blobs/{blob_id}/stream': { parameters: [BLOB_ID], ...read('streamBlob', 'Read a blob as its rows are read (x-walrus-streaming: true)', []) },
+      '/v1alpha/blobs/concat': {
+        ...read('concatBlobs', 'Several blobs one after another; ETag: base64url SHA-256 of the ids joined with commas', [
+          { name: 'ids', in: 'query', required: true, description: 'blob ids or Blob object ids, comma-separated', schema: { type: 'string' } },
+          ...READ_OPTIONS,
+        ]),
+        post: {
+          operationId: 'concatBlobsPost',
+          'x-tusk-route': 'concatBlobs',
+          summary: 'Several blobs one after another, named in a JSON body',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['ids'],
+                  additionalProperties: false,
+                  properties: { ids: { type: 'array', items: { type: 'string' } }, strict_consistency_check: { type: 'boolean' }, skip_consistency_check: { type: 'boolean' } },
+                },
+              },
+            },
+          },
+          responses: { '200': { description: 'the blobs concatenated', ...BYTES }, ...errors(400, 404, 429, 503) },
+        },
+      },
       '/{endpoint_key}/v1/quilts': { parameters: [ENDPOINT_KEY], ...QUILT_OP('storeQuilt', 'Authorized by the endpoint key in the path.') },
       '/v1/quilts': { ...QUILT_OP('storeQuiltWithJwt', 'Authorized by a JWT, when the publisher is configured with a JWT secret; else 401.', [{ jwt: [] }]) },
       '/v1/blobs/by-quilt-patch-id/{quilt_patch_id}': {

@@ -2,11 +2,12 @@
 // /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
+import { createHash } from 'node:crypto';
 import { AbortedError, listen, listenForThreads, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
 import type { BlobCodec } from '../codec-types.js';
 import { parseLedgerRoute, runLedgerQuery } from '../ledger/index.js';
 import { AdmissionLimiter } from './admission.js';
-import { openBlob } from './aggregator.js';
+import { openBlob, parseBlobId, type OpenedBlob } from './aggregator.js';
 import { parseByteRange } from './byte-range.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
 import type { BlobBackend } from './backend.js';
@@ -16,7 +17,7 @@ import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
-import { parseByteRangeQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import { parseByteRangeQuery, parseConcatBody, parseConcatQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
 import type { ConsistencyCheck } from '../rs2-native.js';
 import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
 import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
@@ -41,6 +42,8 @@ export const DEFAULT_RECLAIM_INTERVAL_MS = 60_000;
 /** An early error answer reads (and drops) at most this much of the body to keep the connection; past it, it closes. */
 const DRAIN_LIMIT = 1 << 20;
 const STREAM_CHUNK = 1 << 19;
+/** A concatenation's JSON body: ids are 43 to 66 characters each. */
+const CONCAT_BODY_LIMIT = 1 << 20;
 
 const JSON_HEADERS: ResponseHeaders = [
   ['content-type', 'application/json'],
@@ -138,6 +141,7 @@ const READ_OPS: ReadonlySet<PublisherRoute['op']> = new Set([
   'tipConfig',
   'readBlob',
   'readBlobRange',
+  'streamBlob',
   'readQuiltPatch',
   'readQuiltPatchByIdentifier',
   'listQuiltPatches',
@@ -230,6 +234,8 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
         return await handleRead(h, ex, await h.ctx.backend.blobIdOfObject(route.objectId), { check: parseReadQuery(ex.head.rawQuery) });
       case 'uploadRelay':
         return await handleRelay(h, ex);
+      case 'concatBlobs':
+        return await handleConcat(h, ex);
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         const ledger = h.ctx.backend.ledger;
@@ -265,6 +271,8 @@ async function serveRead(h: ReadHandler, ex: Exchange, route: PublisherRoute): P
       return handleRead(h, ex, route.blobId, { check: parseReadQuery(ex.head.rawQuery) });
     case 'readBlobRange':
       return handleRead(h, ex, route.blobId, { byteRange: parseByteRangeQuery(ex.head.rawQuery) });
+    case 'streamBlob':
+      return handleStream(h, ex, route.blobId);
     case 'readQuiltPatch': {
       const check = parseReadQuery(ex.head.rawQuery);
       return handlePatchRead(h, ex, async () => {
@@ -381,8 +389,12 @@ async function handlePatchRead(h: ReadHandler, ex: Exchange, read: () => Promise
 
 /** `fallbackType`: the type when the request names none (a quilt patch's `content-type` tag). */
 async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: string, extra: ResponseHeaders, fallbackType?: string): Promise<void> {
-  // walrus.md §11: ETag is the blob id as the code sets it (unquoted); caching as the Walrus aggregator.
-  const headers: Array<readonly [string, string]> = [
+  await sendChunks(ex, status, blobHeaders(ex, etag, extra, fallbackType), body.length, [body].values());
+}
+
+/** The head of a blob answer (walrus.md §11): ETag as the code sets it (unquoted), caching as the Walrus aggregator. */
+function blobHeaders(ex: Exchange, etag: string, extra: ResponseHeaders, fallbackType?: string): ResponseHeaders {
+  return [
     ['content-type', readContentType(ex.head.headers, fallbackType)],
     ['etag', etag],
     ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
@@ -391,17 +403,85 @@ async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: strin
     ...CORS_HEADERS,
     ...extra,
   ];
-  // axum answers HEAD on `get` routes by running the handler and dropping the body.
+}
+
+/**
+ * Sends `total` bytes as `chunks` yields them; HEAD gets the head only, as axum answers HEAD on
+ * `get` routes. The first chunk is read before the head goes out, so that a failure there is
+ * still answered as an error; a later one cuts the connection (the body cannot be taken back).
+ */
+async function sendChunks(ex: Exchange, status: number, headers: ResponseHeaders, total: number, chunks: Iterator<Buffer> | AsyncIterator<Buffer>): Promise<void> {
   if (ex.head.method === 'HEAD') {
-    ex.sendHead(status, headers, body.length);
+    ex.sendHead(status, headers, total);
     return;
   }
+  const first = await chunks.next();
+  let current: Buffer = first.done ? Buffer.alloc(0) : first.value;
   let at = 0;
-  await ex.stream(status, headers, body.length, async (max) => {
-    const chunk = body.subarray(at, at + Math.min(max, STREAM_CHUNK));
+  await ex.stream(status, headers, total, async (max) => {
+    while (at >= current.length) {
+      const next = await chunks.next();
+      if (next.done) return null;
+      current = next.value;
+      at = 0;
+    }
+    const chunk = current.subarray(at, at + Math.min(max, STREAM_CHUNK));
     at += chunk.length;
     return chunk;
   });
+}
+
+/** GET /v1alpha/blobs/{id}/stream: the blob as its rows are read, the first bytes before the last rows (walrus daemon routes.rs stream_blob). */
+async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): Promise<void> {
+  const release = await h.readLimit.admit();
+  try {
+    const blob = await openBlob(h.reads, blobIdText);
+    await sendChunks(ex, 200, blobHeaders(ex, blobIdText, [['x-walrus-streaming', 'true']]), blob.size, blob.stream());
+  } finally {
+    release();
+  }
+}
+
+/**
+ * GET /v1alpha/blobs/concat?ids=… or POST with {"ids": […]}: the blobs one after another, each
+ * read whole in turn (walrus daemon routes.rs concat_blobs_impl). Every id is resolved and every
+ * blob's metadata read before the answer starts, so an unknown one is a 404, not a cut body.
+ */
+async function handleConcat(h: Handler, ex: Exchange): Promise<void> {
+  const { ids, check } = ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery);
+  if (ids.length === 0) throw new PublisherError('MALFORMED_REQUEST', 'at least one blob ID or object ID must be provided');
+  const release = await h.readLimit.admit();
+  try {
+    const blobs: OpenedBlob[] = [];
+    for (const id of ids) blobs.push(await openBlob(h.reads, await concatBlobId(h, id)));
+    // the ids as the request gave them (walrus daemon: the same blobs named otherwise are another ETag)
+    const etag = createHash('sha256').update(ids.join(',')).digest('base64url');
+    const total = blobs.reduce((sum, b) => sum + b.size, 0);
+    async function* each(): AsyncGenerator<Buffer> {
+      for (const blob of blobs) yield await blob.whole(check);
+    }
+    await sendChunks(ex, 200, blobHeaders(ex, etag, []), total, each());
+  } finally {
+    release();
+  }
+}
+
+/** A blob id as it is, or the blob id of the Blob object an object id names (walrus daemon parse_and_resolve_id). */
+async function concatBlobId(h: Handler, id: string): Promise<string> {
+  try {
+    parseBlobId(id);
+    return id;
+  } catch {
+    // not a blob id: an object id?
+  }
+  const hex = /^0x([0-9a-fA-F]{1,64})$/.exec(id)?.[1];
+  if (hex === undefined) throw new PublisherError('INVALID_ID_FORMAT', `got '${id.slice(0, 80)}'`);
+  const objectId = `0x${hex.toLowerCase().padStart(64, '0')}`;
+  try {
+    return await h.ctx.backend.blobIdOfObject(objectId);
+  } catch (e) {
+    throw new PublisherError('OBJECT_ID_RESOLUTION_FAILED', `${objectId}: ${(e as Error).message}`);
+  }
 }
 
 /** walrus.md §11: the type the request names in `Accept` (when it names one, without `*`), else

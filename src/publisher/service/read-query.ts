@@ -24,6 +24,51 @@ export function parseReadQuery(rawQuery: string): ConsistencyCheck {
 }
 
 const READ_PARAMETERS: ReadonlySet<string> = new Set(['strict_consistency_check', 'skip_consistency_check']);
+/** walrus daemon `ConcatQueryParams`: `ids` and the read options, nothing else. */
+const CONCAT_PARAMETERS: ReadonlySet<string> = new Set(['ids', ...READ_PARAMETERS]);
+const CONCAT_BODY_FIELDS: ReadonlySet<string> = new Set(['ids', ...READ_PARAMETERS]);
+
+/** The blobs of a concatenation, as given (blob ids or object ids, in order), and the check to read them with. */
+export interface ConcatRequest {
+  ids: string[];
+  check: ConsistencyCheck;
+}
+
+/** `GET /v1alpha/blobs/concat?ids=a,b,…`: comma-separated, blanks dropped (walrus daemon get_blobs_concat). */
+export function parseConcatQuery(rawQuery: string): ConcatRequest {
+  const params = splitQuery(rawQuery);
+  refuseUnknown(params, CONCAT_PARAMETERS);
+  const ids = params.get('ids');
+  if (ids === undefined) throw new PublisherError('MALFORMED_REQUEST', 'ids is required');
+  return { ids: ids.split(',').map((id) => id.trim()).filter((id) => id !== ''), check: consistencyCheck(params) };
+}
+
+/** `POST /v1alpha/blobs/concat` with `{"ids": […], "strict_consistency_check"?, "skip_consistency_check"?}` (walrus daemon `ConcatRequestBody`). */
+export function parseConcatBody(body: Buffer): ConcatRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new PublisherError('MALFORMED_REQUEST', 'the body is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PublisherError('MALFORMED_REQUEST', 'the body is not a JSON object');
+  const fields = value as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((k) => !CONCAT_BODY_FIELDS.has(k));
+  if (unknown !== undefined) throw new PublisherError('MALFORMED_REQUEST', `unknown field '${unknown.slice(0, 64)}'`);
+  const { ids } = fields;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw new PublisherError('MALFORMED_REQUEST', 'ids must be an array of strings');
+  const flag = (name: string): boolean => {
+    const v = fields[name];
+    if (v === undefined || v === null || typeof v === 'boolean') return v === true;
+    throw new PublisherError('MALFORMED_REQUEST', `${name} must be a boolean`);
+  };
+  const strict = flag('strict_consistency_check');
+  const skip = flag('skip_consistency_check');
+  if (strict && skip) {
+    throw new PublisherError('MALFORMED_REQUEST', 'strict_consistency_check and skip_consistency_check exclude each other');
+  }
+  return { ids: ids as string[], check: strict ? 'strict' : 'default' };
+}
 /** The byte-range route takes no consistency switches (walrus daemon `ByteRangeQueryParams`). */
 const BYTE_RANGE_PARAMETERS: ReadonlySet<string> = new Set(['start', 'length']);
 

@@ -19,23 +19,25 @@ export type PublisherRoute =
   | { op: 'readBlob'; blobId: string }
   | { op: 'readBlobRange'; blobId: string }
   | { op: 'readBlobByObject'; objectId: string }
+  | { op: 'streamBlob'; blobId: string }
+  | { op: 'concatBlobs' }
   | { op: 'ledger'; rest: string };
 
 /** Every op the router can produce (the OpenAPI test checks the document names each). */
-export const PUBLISHER_OPS = ['storeBlob', 'storeQuilt', 'readQuiltPatch', 'readQuiltPatchByIdentifier', 'listQuiltPatches', 'uploadRelay', 'tipConfig', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
+export const PUBLISHER_OPS = ['storeBlob', 'storeQuilt', 'readQuiltPatch', 'readQuiltPatchByIdentifier', 'listQuiltPatches', 'uploadRelay', 'tipConfig', 'status', 'api', 'preflight', 'readBlob', 'readBlobRange', 'readBlobByObject', 'streamBlob', 'concatBlobs', 'ledger'] as const satisfies readonly PublisherRoute['op'][];
 // Compile-time: PUBLISHER_OPS lists every op of the union.
 const _everyOp: Exclude<PublisherRoute['op'], (typeof PUBLISHER_OPS)[number]> extends never ? true : never = true;
 void _everyOp;
 
 /** Path segments that begin an unkeyed route, so they can never be endpoint keys. */
-export const RESERVED_SEGMENTS = new Set(['v1', 'status']);
+export const RESERVED_SEGMENTS = new Set(['v1', 'v1alpha', 'status']);
 
 /** Endpoint keys are path segments: URL-safe characters only. */
 export const ENDPOINT_KEY_PATTERN = /^[A-Za-z0-9._~-]{8,128}$/;
 
 export function assertEndpointKey(key: string): void {
   if (!ENDPOINT_KEY_PATTERN.test(key) || RESERVED_SEGMENTS.has(key)) {
-    throw new RangeError(`an endpoint key is 8 to 128 characters of A-Z a-z 0-9 . _ ~ - (and not 'v1' or 'status'), got '${key}'`);
+    throw new RangeError(`an endpoint key is 8 to 128 characters of A-Z a-z 0-9 . _ ~ - (and not 'v1', 'v1alpha' or 'status'), got '${key}'`);
   }
 }
 
@@ -111,6 +113,11 @@ function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolea
       }
       if (more.length === 1 && more[0] === 'byte-range') return { op: 'readBlobRange', blobId: c };
     }
+  }
+  // The aggregator's alpha routes (walrus daemon routes.rs BLOB_STREAM_ENDPOINT, BLOB_CONCAT_ENDPOINT).
+  if (a === 'v1alpha' && b === 'blobs' && c !== undefined) {
+    if (c === 'concat' && more.length === 0 && (read || method === 'POST')) return { op: 'concatBlobs' };
+    if (more.length === 1 && more[0] === 'stream' && read) return { op: 'streamBlob', blobId: c };
   }
   if (a === 'v1' && b === 'ledger' && read) return { op: 'ledger', rest: segments.slice(2).join('/') };
   throw new PublisherError('ROUTE_NOT_FOUND', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodedLength, registrationCost } from '../../../../src/publisher/ledger/index.js';
 import type { LocalNode } from '../../../../src/publisher/nodes/local-node.js';
@@ -380,5 +381,79 @@ describe('reclaiming expired blobs', () => {
     expect((await fx.publisher.reclaimNow()).deletedBlobIds).toEqual([long.blobId]);
     expect(await fx.nodesHolding(Buffer.from(long.blobId, 'base64url'))).toBe(0);
     expect((await fx.publisher.reclaimNow()).reclaimed).toEqual([]);
+  });
+});
+
+describe('GET /v1alpha/blobs/<blobId>/stream and /v1alpha/blobs/concat (walrus daemon alpha routes)', () => {
+  const data = (seed: number, size: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * seed + 3) & 0xff));
+  const reason = async (r: Response) => ((await r.json()) as any).error.details[0].reason;
+
+  it('streams a blob with its length and x-walrus-streaming, HEAD too, and 404 for an unknown one', async () => {
+    fx = await startFixture();
+    const bytes = data(7, 30_000);
+    const { blobId } = (await fx.put('', bytes)).json.newlyCreated.blobObject;
+    for (const path of [`/v1alpha/blobs/${blobId}/stream`, `/${KEY}/v1alpha/blobs/${blobId}/stream`]) {
+      const r = await fx.get(path);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-walrus-streaming')).toBe('true');
+      expect(r.headers.get('etag')).toBe(blobId);
+      expect(r.headers.get('content-length')).toBe('30000');
+      expect(Buffer.from(await r.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+    const head = await fetch(`${fx.url}/v1alpha/blobs/${blobId}/stream`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('30000');
+    const unknown = await fx.get(`/v1alpha/blobs/${Buffer.alloc(32, 5).toString('base64url')}/stream`);
+    expect(unknown.status).toBe(404);
+    expect(await reason(unknown)).toBe('BLOB_NOT_FOUND');
+  });
+
+  it('concatenates blobs named by blob id or object id, by GET and by POST, with the ids hashed into the ETag', async () => {
+    fx = await startFixture();
+    const blobs = [data(3, 5_000), data(5, 1), data(11, 20_000)];
+    const stored = [];
+    for (const b of blobs) stored.push((await fx.put('', b)).json.newlyCreated.blobObject as { blobId: string; id: string });
+    const ids = [stored[0]!.blobId, stored[1]!.id, stored[2]!.blobId];
+    const expected = Buffer.concat(blobs);
+    const etag = createHash('sha256').update(ids.join(',')).digest('base64url');
+
+    const got = await fx.get(`/v1alpha/blobs/concat?ids=${ids.join(',')}`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('etag')).toBe(etag);
+    expect(got.headers.get('content-length')).toBe(String(expected.length));
+    expect(Buffer.from(await got.arrayBuffer()).equals(expected)).toBe(true);
+    // blanks dropped, strict check on request
+    const strict = await fx.get(`/v1alpha/blobs/concat?ids=${ids[0]},,${ids[2]}&strict_consistency_check=true`);
+    expect(Buffer.from(await strict.arrayBuffer()).equals(Buffer.concat([blobs[0]!, blobs[2]!]))).toBe(true);
+
+    const posted = await fetch(`${fx.url}/v1alpha/blobs/concat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids }) });
+    expect(posted.status).toBe(200);
+    expect(posted.headers.get('etag')).toBe(etag);
+    expect(Buffer.from(await posted.arrayBuffer()).equals(expected)).toBe(true);
+  });
+
+  it('refuses what cannot be concatenated before answering, with its JSON error', async () => {
+    fx = await startFixture();
+    const { blobId } = (await fx.put('', data(3, 100))).json.newlyCreated.blobObject;
+    const post = (body: string) => fetch(`${fx!.url}/v1alpha/blobs/concat`, { method: 'POST', body });
+    const cases: Array<[Promise<Response>, number, string]> = [
+      [fx.get('/v1alpha/blobs/concat?ids='), 400, 'MALFORMED_REQUEST'],
+      [fx.get('/v1alpha/blobs/concat'), 400, 'MALFORMED_REQUEST'],
+      [fx.get(`/v1alpha/blobs/concat?ids=${blobId}&other=1`), 400, 'MALFORMED_REQUEST'],
+      [fx.get(`/v1alpha/blobs/concat?ids=${blobId}&strict_consistency_check=true&skip_consistency_check=true`), 400, 'MALFORMED_REQUEST'],
+      [fx.get(`/v1alpha/blobs/concat?ids=${blobId},not-an-id`), 400, 'INVALID_ID_FORMAT'],
+      [fx.get(`/v1alpha/blobs/concat?ids=${blobId},0x1234`), 404, 'OBJECT_ID_RESOLUTION_FAILED'],
+      [fx.get(`/v1alpha/blobs/concat?ids=${blobId},${Buffer.alloc(32, 9).toString('base64url')}`), 404, 'BLOB_NOT_FOUND'],
+      [post('{"ids": []}'), 400, 'MALFORMED_REQUEST'],
+      [post('not json'), 400, 'MALFORMED_REQUEST'],
+      [post(`{"ids": ["${blobId}"], "extra": 1}`), 400, 'MALFORMED_REQUEST'],
+      [post('{"ids": [1]}'), 400, 'MALFORMED_REQUEST'],
+      [post(`{"ids": ["${blobId}"], "skip_consistency_check": "yes"}`), 400, 'MALFORMED_REQUEST'],
+    ];
+    for (const [pending, status, why] of cases) {
+      const r = await pending;
+      expect(r.status).toBe(status);
+      expect(await reason(r)).toBe(why);
+    }
   });
 });

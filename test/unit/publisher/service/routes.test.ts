@@ -57,6 +57,13 @@ describe('publisher routes (walrus.md §10.1, §11; seed interface B)', () => {
     ['GET', `/v1/blobs/by-quilt-id/${BLOB}`, 'ROUTE_NOT_FOUND'],
     ['GET', `/v1/quilts/${BLOB}/patches`, { op: 'listQuiltPatches', quiltId: BLOB }],
     ['GET', `/v1/quilts/${BLOB}`, 'ROUTE_NOT_FOUND'],
+    ['GET', `/v1alpha/blobs/${BLOB}/stream`, { op: 'streamBlob', blobId: BLOB }],
+    ['HEAD', `/${KEY}/v1alpha/blobs/${BLOB}/stream`, { op: 'streamBlob', blobId: BLOB }],
+    ['PUT', `/v1alpha/blobs/${BLOB}/stream`, 'ROUTE_NOT_FOUND'],
+    ['GET', '/v1alpha/blobs/concat', { op: 'concatBlobs' }],
+    ['POST', `/${KEY}/v1alpha/blobs/concat`, { op: 'concatBlobs' }],
+    ['PUT', '/v1alpha/blobs/concat', 'ROUTE_NOT_FOUND'],
+    ['GET', `/v1alpha/blobs/${BLOB}`, 'ROUTE_NOT_FOUND'],
   ])('%s %s', (method, path, expected) => {
     expect(classify(method, path)).toEqual(expected);
   });
