@@ -42,7 +42,7 @@ describe(`publisher with --threads ${THREADS}`, () => {
     expect(server.output()).toContain(`publisher on ${THREADS} threads (reads on each`);
   });
 
-  it('reads every acknowledged blob back at once on every other connection, whole and by range, each read logged once', async () => {
+  it('reads every acknowledged blob back at once on every other connection, whole, by range and streamed, each read logged once', async () => {
     const conns = connections(9);
     const readsBefore = accessLines('readBlob');
     let reads = 0;
@@ -65,6 +65,9 @@ describe(`publisher with --threads ${THREADS}`, () => {
             reads++;
             expect(ranged.status).toBe(206);
             expect(ranged.body.equals(blob.subarray(0, Math.min(blob.length, 999)))).toBe(true);
+            const streamed = await request(conns[(i + n + 5) % conns.length]!, `/v1alpha/blobs/${id}/stream`);
+            expect(streamed.status).toBe(200);
+            expect(streamed.body.equals(blob)).toBe(true);
           }
         }),
       );
