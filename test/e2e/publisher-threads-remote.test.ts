@@ -50,7 +50,7 @@ describe(`publisher with --threads ${THREADS} over remote storage nodes`, () => 
     try {
       const blobs: Array<{ id: string; bytes: Buffer }> = [];
       for (const [i, c] of conns.entries()) {
-        const bytes = randomBytes(1 + i * 9_001);
+        const bytes = randomBytes(16 + i * 9_001);
         const put = await request(c, `/${key}/v1/blobs`, { method: 'PUT', body: bytes });
         expect(put.status, put.body.toString()).toBe(200);
         const id = JSON.parse(put.body.toString()).newlyCreated.blobObject.blobId as string;

@@ -50,7 +50,8 @@ describe(`publisher with --threads ${THREADS}`, () => {
       await Promise.all(
         conns.map(async (c, i) => {
           for (let n = 0; n < 4; n++) {
-            const blob = randomBytes(1 + ((i * 4 + n) % 5) * 20_011);
+            // at least 16 random bytes: no two blobs alike (a repeat would be alreadyCertified)
+            const blob = randomBytes(16 + ((i * 4 + n) % 5) * 20_011);
             const put = await request(c, `/${key}/v1/blobs`, { method: 'PUT', body: blob });
             expect(put.status, put.body.toString()).toBe(200);
             const id = JSON.parse(put.body.toString()).newlyCreated.blobObject.blobId as string;
