@@ -431,15 +431,21 @@ async function sendChunks(ex: Exchange, status: number, headers: ResponseHeaders
   });
 }
 
-/** GET /v1alpha/blobs/{id}/stream: the blob as its rows are read, the first bytes before the last rows (walrus daemon routes.rs stream_blob). */
+/**
+ * GET /v1alpha/blobs/{id}/stream: the blob as its rows are read, the first bytes before the last
+ * rows (walrus daemon routes.rs stream_blob). The admission slot is held while the blob is opened,
+ * not while its body goes out, as the daemon's concurrency limit holds its permit until its
+ * response starts: a slow reader does not keep one.
+ */
 async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): Promise<void> {
   const release = await h.readLimit.admit();
+  let blob: OpenedBlob;
   try {
-    const blob = await openBlob(h.reads, blobIdText);
-    await sendChunks(ex, 200, blobHeaders(ex, blobIdText, [['x-walrus-streaming', 'true']]), blob.size, blob.stream());
+    blob = await openBlob(h.reads, blobIdText);
   } finally {
     release();
   }
+  await sendChunks(ex, 200, blobHeaders(ex, blobIdText, [['x-walrus-streaming', 'true']]), blob.size, blob.stream());
 }
 
 /**
@@ -450,20 +456,21 @@ async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): P
 async function handleConcat(h: Handler, ex: Exchange): Promise<void> {
   const { ids, check } = ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery);
   if (ids.length === 0) throw new PublisherError('MALFORMED_REQUEST', 'at least one blob ID or object ID must be provided');
+  // the slot while the blobs are opened, as handleStream
   const release = await h.readLimit.admit();
+  const blobs: OpenedBlob[] = [];
   try {
-    const blobs: OpenedBlob[] = [];
     for (const id of ids) blobs.push(await openBlob(h.reads, await concatBlobId(h, id)));
-    // the ids as the request gave them (walrus daemon: the same blobs named otherwise are another ETag)
-    const etag = createHash('sha256').update(ids.join(',')).digest('base64url');
-    const total = blobs.reduce((sum, b) => sum + b.size, 0);
-    async function* each(): AsyncGenerator<Buffer> {
-      for (const blob of blobs) yield await blob.whole(check);
-    }
-    await sendChunks(ex, 200, blobHeaders(ex, etag, []), total, each());
   } finally {
     release();
   }
+  // the ids as the request gave them (walrus daemon: the same blobs named otherwise are another ETag)
+  const etag = createHash('sha256').update(ids.join(',')).digest('base64url');
+  const total = blobs.reduce((sum, b) => sum + b.size, 0);
+  async function* each(): AsyncGenerator<Buffer> {
+    for (const blob of blobs) yield await blob.whole(check);
+  }
+  await sendChunks(ex, 200, blobHeaders(ex, etag, []), total, each());
 }
 
 /** A blob id as it is, or the blob id of the Blob object an object id names (walrus daemon parse_and_resolve_id). */
