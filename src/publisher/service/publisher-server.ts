@@ -172,10 +172,13 @@ export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Pr
     } catch {
       return undefined;
     }
-    if (!READ_OPS.has(route.op)) return undefined;
+    // a concatenation of blob ids only needs no ledger: served here too (object ids go to the ledger's thread)
+    const localConcat = route.op === 'concatBlobs' && ex.head.method !== 'POST' && namesBlobsOnly(ex.head.rawQuery);
+    if (!READ_OPS.has(route.op) && !localConcat) return undefined;
     const run = async (): Promise<void> => {
       try {
-        await serveRead(h, ex, route);
+        if (localConcat) await handleConcat(h, ex, async (id) => id);
+        else await serveRead(h, ex, route);
       } catch (e) {
         if (e instanceof AbortedError || ex.aborted) return;
         await answerError(h.log, ex, e);
@@ -235,7 +238,7 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
       case 'uploadRelay':
         return await handleRelay(h, ex);
       case 'concatBlobs':
-        return await handleConcat(h, ex);
+        return await handleConcat(h, ex, (id) => concatBlobId(h, id));
       case 'ledger': {
         const query = parseLedgerRoute(route.rest);
         const ledger = h.ctx.backend.ledger;
@@ -453,14 +456,14 @@ async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): P
  * read whole in turn (walrus daemon routes.rs concat_blobs_impl). Every id is resolved and every
  * blob's metadata read before the answer starts, so an unknown one is a 404, not a cut body.
  */
-async function handleConcat(h: Handler, ex: Exchange): Promise<void> {
+async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string) => Promise<string>): Promise<void> {
   const { ids, check } = ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery);
   if (ids.length === 0) throw new PublisherError('MALFORMED_REQUEST', 'at least one blob ID or object ID must be provided');
   // the slot while the blobs are opened, as handleStream
   const release = await h.readLimit.admit();
   const blobs: OpenedBlob[] = [];
   try {
-    for (const id of ids) blobs.push(await openBlob(h.reads, await concatBlobId(h, id)));
+    for (const id of ids) blobs.push(await openBlob(h.reads, await blobIdOf(id)));
   } finally {
     release();
   }
@@ -471,6 +474,17 @@ async function handleConcat(h: Handler, ex: Exchange): Promise<void> {
     for (const blob of blobs) yield await blob.whole(check);
   }
   await sendChunks(ex, 200, blobHeaders(ex, etag, []), total, each());
+}
+
+/** The query of a concatenation parses, and names blobs by blob id only. */
+function namesBlobsOnly(rawQuery: string): boolean {
+  try {
+    const { ids } = parseConcatQuery(rawQuery);
+    for (const id of ids) parseBlobId(id);
+    return ids.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** A blob id as it is, or the blob id of the Blob object an object id names (walrus daemon parse_and_resolve_id). */

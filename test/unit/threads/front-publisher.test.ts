@@ -98,6 +98,16 @@ describe('a front-end thread of the publisher', () => {
       const ledger = await getJson(url, `/v1/ledger/objects/${object}`);
       expect(ledger.status, ledger.text).toBe(200);
       expect(forwarded).toEqual(['PUT /<key>/v1/blobs', 'PUT /not-the-key/v1/blobs', `GET /v1/blobs/by-object-id/${object}`, `GET /v1/ledger/objects/${object}`]);
+
+      // a concatenation of blob ids is served here; one naming an object, or posted, is forwarded
+      const concat = await getBytes(url, `/v1alpha/blobs/concat?ids=${id},${id}`);
+      expect(concat.body.equals(Buffer.concat([blob, blob]))).toBe(true);
+      expect(forwarded).toHaveLength(4);
+      const viaObject = await getBytes(url, `/v1alpha/blobs/concat?ids=${id},${object}`);
+      expect(viaObject.body.equals(Buffer.concat([blob, blob]))).toBe(true);
+      const posted = await fetch(`${url}/v1alpha/blobs/concat`, { method: 'POST', body: JSON.stringify({ ids: [id] }) });
+      expect(Buffer.from(await posted.arrayBuffer()).equals(blob)).toBe(true);
+      expect(forwarded.slice(4)).toEqual([`GET /v1alpha/blobs/concat`, 'POST /v1alpha/blobs/concat']);
     } finally {
       await front.close(1_000);
       channel.port1.close();
