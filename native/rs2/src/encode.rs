@@ -22,6 +22,7 @@ use crate::params::EncodingParams;
 use crate::rs::RsCode;
 use crate::shared::SharedMut;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Columns per group: the row trees are climbed this many columns at a time (2^GROUP_LEVELS).
 const GROUP_LEVELS: usize = 4;
@@ -64,6 +65,21 @@ impl<'a> Message<'a> {
             }
             pad
         }
+    }
+
+    /// Step 1's arithmetic for a batch of source rows: their symbols packed into `work` (`pk`'s
+    /// layout) and the secondary (row) code run over them, so that recovery symbol j of row r is
+    /// then in shard `row_code.recovery_slot(j)` of `work`, at packing position r − rows.start.
+    fn encode_rows(&self, rows: Range<usize>, row_code: &RsCode, pk: &Packing, work: &mut Vec<u8>, pad: &mut [u8], eng: &Engine) {
+        let len = pk.shard_len();
+        work.clear();
+        work.resize(row_code.encode_work_shards() * len, 0);
+        for r in rows.clone() {
+            for c in 0..self.n_secondary {
+                pk.pack(&mut work[c * len..(c + 1) * len], r - rows.start, self.symbol(r, c, pad));
+            }
+        }
+        row_code.encode(eng, work, len);
     }
 }
 
@@ -135,15 +151,8 @@ pub fn expand(
             let pk = Packing::new(s, rows.len());
             let len = pk.shard_len();
             let work = &mut scratch.work;
-            work.clear();
-            work.resize(row_code.encode_work_shards() * len, 0);
             let mut pad = vec![0u8; s];
-            for r in rows.clone() {
-                for c in 0..n_secondary {
-                    pk.pack(&mut work[c * len..(c + 1) * len], r - rows.start, msg.symbol(r, c, &mut pad));
-                }
-            }
-            row_code.encode(eng, work, len);
+            msg.encode_rows(rows.clone(), &row_code, &pk, work, &mut pad, eng);
             for r in rows.clone() {
                 for c in first_column..n {
                     // SAFETY: symbol r of each secondary sliver belongs to this row batch only.
@@ -298,15 +307,8 @@ pub fn source_row_hashes(data: &[u8], params: EncodingParams, eng: &Engine) -> V
             let pk = Packing::new(s, rows.len());
             let len = pk.shard_len();
             let Scratch { work, stage, leaves, merkle, .. } = scratch;
-            work.clear();
-            work.resize(row_code.encode_work_shards() * len, 0);
             let mut pad = vec![0u8; s];
-            for r in rows.clone() {
-                for c in 0..n_secondary {
-                    pk.pack(&mut work[c * len..(c + 1) * len], r - rows.start, msg.symbol(r, c, &mut pad));
-                }
-            }
-            row_code.encode(eng, work, len);
+            msg.encode_rows(rows.clone(), &row_code, &pk, work, &mut pad, eng);
             if !matches!(stage, Some(st) if st.fits(s, n)) {
                 *stage = Some(LeafStage::new(s, n));
             }
