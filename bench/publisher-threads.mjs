@@ -8,14 +8,12 @@
 //   npm run build && node bench/publisher-threads.mjs [--threads 1,2] [--sizes 64KiB,1MiB] [--blobs 16]
 //       [--n-shards 1000] [--duration 5s] [--rounds 3] [--connections 16]
 
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ensureDebianPackages } from '../scripts/build-native.mjs';
-import { benchLib, milliseconds, overheadArgs, roundOrder, startTusk } from './tusk-process.mjs';
+import { benchLib, milliseconds, overheadArgs, roundOrder, startTusk, wrkRate } from './tusk-process.mjs';
 
 const { parseByteSize, markdownTable, fixed } = benchLib;
 const args = overheadArgs({
@@ -24,11 +22,10 @@ const args = overheadArgs({
   blobs: { type: 'string', default: '16' },
   'n-shards': { type: 'string', default: '1000' },
   connections: { type: 'string', default: '16' },
+  rounds: { type: 'string', default: '3' },
 });
-args.rounds = process.argv.includes('--rounds') ? args.rounds : '3';
 const counts = args.threads.split(',').map(Number);
 const sizes = args.sizes.split(',').map((s) => [s, parseByteSize(s)]);
-const run = promisify(execFile);
 
 ensureDebianPackages(['wrk']);
 const work = await mkdtemp(join(tmpdir(), 'tusk-publisher-threads-bench-'));
@@ -44,12 +41,8 @@ request = function()
 end
 `);
 
-async function wrk(url, file) {
-  const { stdout } = await run('wrk', ['-t1', '--timeout', '30s', `-c${args.connections}`, `-d${Math.round(milliseconds(args.duration) / 1000)}s`, '-s', replay, url, '--', file]);
-  const failures = /Non-2xx or 3xx responses: (\d+)/.exec(stdout) ?? /Socket errors: [^\n]*/.exec(stdout);
-  if (failures) throw new Error(`wrk against ${url}: ${failures[0]}`);
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]);
-}
+// a 1 MiB read at n = 1000 with 16 in flight can take longer than wrk's default 2 s
+const wrk = (url, file) => wrkRate(url, { script: replay, file, connections: args.connections, durationMs: milliseconds(args.duration), timeout: '30s' });
 
 const servers = [];
 try {

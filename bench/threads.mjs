@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { ensureDebianPackages } from '../scripts/build-native.mjs';
-import { benchLib, milliseconds, overheadArgs, roundOrder, startTusk } from './tusk-process.mjs';
+import { benchLib, milliseconds, overheadArgs, roundOrder, startTusk, wrkRate } from './tusk-process.mjs';
 
 const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS, signRequest, SigV4Signer, UNSIGNED_PAYLOAD } = benchLib;
 const args = overheadArgs({
@@ -74,13 +74,8 @@ async function signedRequests(endpoint, method, label) {
   return file;
 }
 
-/** obj/s over `durationMs`, failing on any answer but 2xx. */
-async function wrk(endpoint, file) {
-  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${Math.round(milliseconds(args.duration) / 1000)}s`, '-s', replay, endpoint, '--', file]);
-  const failures = /Non-2xx or 3xx responses: (\d+)/.exec(stdout) ?? /Socket errors: [^\n]*/.exec(stdout);
-  if (failures) throw new Error(`wrk against ${endpoint}: ${failures[0]}`);
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]);
-}
+/** obj/s over the run's duration, failing on any answer but 2xx. */
+const wrk = (endpoint, file) => wrkRate(endpoint, { script: replay, file, connections, durationMs: milliseconds(args.duration) });
 
 const servers = [];
 try {

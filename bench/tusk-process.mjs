@@ -3,12 +3,12 @@
 // it slows the generator that shares the machine). TUSK_BENCH_NODE_ARGS adds Node flags to the server,
 // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 
 export const repo = fileURLToPath(new URL('..', import.meta.url));
 
@@ -67,6 +67,19 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Requests/s of one wrk run (one thread, `connections` connections, `durationMs`) against `url`,
+ * its Lua `script` given `file`; throws on any answer but 2xx/3xx and on a socket error.
+ * `timeout`: wrk's per-request timeout (its default is 2 s).
+ */
+export async function wrkRate(url, { script, file, connections, durationMs, timeout }) {
+  const args = ['-t1', ...(timeout ? ['--timeout', timeout] : []), `-c${connections}`, `-d${Math.round(durationMs / 1000)}s`, '-s', script, url, '--', file];
+  const { stdout } = await promisify(execFile)('wrk', args);
+  const failures = /Non-2xx or 3xx responses: (\d+)/.exec(stdout) ?? /Socket errors: [^\n]*/.exec(stdout);
+  if (failures) throw new Error(`wrk against ${url}: ${failures[0]}`);
+  return Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]);
 }
 
 /** `5s` or `500ms` in milliseconds. */
