@@ -50,7 +50,6 @@ export async function serveStorageNode(
 
 /** Every route of `node`, answered and logged as the node's own listener does. */
 export function nodeHandler(node: StorageNodeClient, limits: { metadata: number; sliver: number }): (ex: Exchange) => Promise<void> {
-  // a request that does not route is answered with its error, as any other refusal
   return (ex) => serve(node, limits, ex, () => classifyNodeRequest(ex.head.method, ex.head.rawPath, ex.head.rawQuery));
 }
 
@@ -71,11 +70,12 @@ export function nodeReadHandler(reader: StorageNodeClient, nShards: number): (ex
     } catch {
       return undefined;
     }
-    return READ_ROUTES.has(route.op) ? serve(reader, limits, ex, route) : undefined;
+    return READ_ROUTES.has(route.op) ? serve(reader, limits, ex, () => route) : undefined;
   };
 }
 
-function serve(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange, route: NodeRoute | (() => NodeRoute)): Promise<void> {
+/** `route` is called inside the error handling, so that a request that does not route is answered as a refusal. */
+function serve(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange, route: () => NodeRoute): Promise<void> {
   return handle(node, limits, ex, route).catch((e) => {
     if (ex.aborted) return; // the client went away mid-request: nothing to answer, nothing stored
     console.error(`storage-node: ${ex.head.method} ${ex.head.rawPath}: ${(e as Error).stack ?? e}`);
@@ -83,9 +83,9 @@ function serve(node: StorageNodeClient, limits: { metadata: number; sliver: numb
   });
 }
 
-async function handle(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange, route: NodeRoute | (() => NodeRoute)): Promise<void> {
+async function handle(node: StorageNodeClient, limits: { metadata: number; sliver: number }, ex: Exchange, route: () => NodeRoute): Promise<void> {
   try {
-    await dispatch(node, limits, typeof route === 'function' ? route() : route, ex);
+    await dispatch(node, limits, route(), ex);
   } catch (e) {
     if (!(e instanceof StorageNodeError)) throw e;
     // Answering before the body was read: close the connection rather than drain an unwanted body.
