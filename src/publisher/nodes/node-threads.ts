@@ -10,7 +10,6 @@ import { serveForwarded } from '../../http/thread-bridge.js';
 
 /** What a node worker is given (plain data and a port: it crosses threads). */
 export interface NodeWorkerData {
-  index: number;
   dir: string;
   nodeId: string;
   shards: number[];
@@ -35,7 +34,7 @@ export interface NodeThreads {
 }
 
 export async function startNodeThreads(
-  o: Omit<NodeWorkerData, 'index' | 'bridge'> & { count: number; handler: (ex: Exchange) => Promise<void> },
+  o: Omit<NodeWorkerData, 'bridge'> & { count: number; handler: (ex: Exchange) => Promise<void> },
 ): Promise<NodeThreads> {
   const { count, handler, ...shared } = o;
   const workers: Array<{ worker: Worker; closed: Promise<void> }> = [];
@@ -43,7 +42,7 @@ export async function startNodeThreads(
     const bridge = new MessageChannel();
     serveForwarded(bridge.port1, handler);
     bridge.port1.unref();
-    const workerData: NodeWorkerData = { ...shared, index: i + 1, bridge: bridge.port2 };
+    const workerData: NodeWorkerData = { ...shared, bridge: bridge.port2 };
     const worker = new Worker(new URL('./node-worker.js', import.meta.url), { workerData, transferList: [bridge.port2] });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     let closed: () => void = () => undefined;

@@ -24,9 +24,8 @@ export function parseReadQuery(rawQuery: string): ConsistencyCheck {
 }
 
 const READ_PARAMETERS: ReadonlySet<string> = new Set(['strict_consistency_check', 'skip_consistency_check']);
-/** walrus daemon `ConcatQueryParams`: `ids` and the read options, nothing else. */
-const CONCAT_PARAMETERS: ReadonlySet<string> = new Set(['ids', ...READ_PARAMETERS]);
-const CONCAT_BODY_FIELDS: ReadonlySet<string> = new Set(['ids', ...READ_PARAMETERS]);
+/** walrus daemon `ConcatQueryParams` and `ConcatRequestBody`: `ids` and the read options, nothing else. */
+const CONCAT_FIELDS: ReadonlySet<string> = new Set(['ids', ...READ_PARAMETERS]);
 
 /** The blobs of a concatenation, as given (blob ids or object ids, in order), and the check to read them with. */
 export interface ConcatRequest {
@@ -37,7 +36,7 @@ export interface ConcatRequest {
 /** `GET /v1alpha/blobs/concat?ids=a,b,…`: comma-separated, blanks dropped (walrus daemon get_blobs_concat). */
 export function parseConcatQuery(rawQuery: string): ConcatRequest {
   const params = splitQuery(rawQuery);
-  refuseUnknown(params, CONCAT_PARAMETERS);
+  refuseUnknown(params, CONCAT_FIELDS);
   const ids = params.get('ids');
   if (ids === undefined) throw new PublisherError('MALFORMED_REQUEST', 'ids is required');
   return { ids: ids.split(',').map((id) => id.trim()).filter((id) => id !== ''), check: consistencyCheck(params) };
@@ -53,7 +52,7 @@ export function parseConcatBody(body: Buffer): ConcatRequest {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PublisherError('MALFORMED_REQUEST', 'the body is not a JSON object');
   const fields = value as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((k) => !CONCAT_BODY_FIELDS.has(k));
+  const unknown = Object.keys(fields).find((k) => !CONCAT_FIELDS.has(k));
   if (unknown !== undefined) throw new PublisherError('MALFORMED_REQUEST', `unknown field '${unknown.slice(0, 64)}'`);
   const { ids } = fields;
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw new PublisherError('MALFORMED_REQUEST', 'ids must be an array of strings');
@@ -62,23 +61,19 @@ export function parseConcatBody(body: Buffer): ConcatRequest {
     if (v === undefined || v === null || typeof v === 'boolean') return v === true;
     throw new PublisherError('MALFORMED_REQUEST', `${name} must be a boolean`);
   };
-  const strict = flag('strict_consistency_check');
-  const skip = flag('skip_consistency_check');
-  if (strict && skip) {
-    throw new PublisherError('MALFORMED_REQUEST', 'strict_consistency_check and skip_consistency_check exclude each other');
-  }
-  return { ids: ids as string[], check: strict ? 'strict' : 'default' };
+  return { ids: ids as string[], check: checkOf(flag('strict_consistency_check'), flag('skip_consistency_check')) };
 }
 /** The byte-range route takes no consistency switches (walrus daemon `ByteRangeQueryParams`). */
 const BYTE_RANGE_PARAMETERS: ReadonlySet<string> = new Set(['start', 'length']);
 
 function consistencyCheck(params: Map<string, string>): ConsistencyCheck {
-  const strict = parseBool(params, 'strict_consistency_check');
-  const skip = parseBool(params, 'skip_consistency_check');
-  if (strict === true && skip === true) {
-    throw new PublisherError('MALFORMED_REQUEST', 'strict_consistency_check and skip_consistency_check exclude each other');
-  }
-  return strict === true ? 'strict' : 'default';
+  return checkOf(parseBool(params, 'strict_consistency_check') === true, parseBool(params, 'skip_consistency_check') === true);
+}
+
+/** The check the two switches ask for (see parseReadQuery); both together are refused. */
+function checkOf(strict: boolean, skip: boolean): ConsistencyCheck {
+  if (strict && skip) throw new PublisherError('MALFORMED_REQUEST', 'strict_consistency_check and skip_consistency_check exclude each other');
+  return strict ? 'strict' : 'default';
 }
 
 export interface ByteRangeQuery {
