@@ -180,7 +180,6 @@ export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Pr
         if (localConcat) await handleConcat(h, ex, async (id) => id);
         else await serveRead(h, ex, route);
       } catch (e) {
-        if (e instanceof AbortedError || ex.aborted) return;
         await answerError(h.log, ex, e);
       }
     };
@@ -250,7 +249,6 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
       }
     }
   } catch (e) {
-    if (e instanceof AbortedError || ex.aborted) return;
     await answerError(h.log, ex, e);
   }
 }
@@ -521,6 +519,8 @@ function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: st
 
 /** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */
 async function answerError(log: Logger, ex: Exchange, error: unknown): Promise<void> {
+  // the client went away: nobody to answer
+  if (error instanceof AbortedError || ex.aborted) return;
   const rendered = renderError((await isOutOfSpace(await storageErrno(error))) ? new PublisherError('STORAGE_FULL') : error);
   if (rendered.incidentId) log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${ex.head.rawPath}: ${(error as Error)?.stack ?? error}`);
   if (ex.responded) {
