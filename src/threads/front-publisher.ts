@@ -49,6 +49,7 @@ export async function startFrontPublisher(
       reader = await openNetworkReader(d.network);
       codec = await openBlobCodec({ threads: d.codecThreads, lazy: true });
       const network = reader.network;
+      const fresh = reader;
       const local = publisherReader({
         endpointKeys: d.endpointKeys,
         jwt: d.jwt,
@@ -58,12 +59,10 @@ export async function startFrontPublisher(
           started: () => undefined,
           finished: (ex, op, startedAt) => o.record!(publisherAccessRecord(ex, op, startedAt)),
         },
+        // what the writer thread committed before this request is seen by it; forwarded requests need no refresh
+        beforeRead: () => fresh.refresh(),
       });
-      const fresh = reader;
-      serve = (ex) => {
-        fresh.refresh();
-        return local(ex) ?? bridge.forward(ex);
-      };
+      serve = (ex) => local(ex) ?? bridge.forward(ex);
     }
     const server = await listen(host, d.port, serve, o.tls, { sharedPort: true, inFlightTotal: d.inFlightTotal });
     return {

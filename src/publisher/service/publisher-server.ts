@@ -154,6 +154,8 @@ export interface PublisherReaderOptions {
   reads: BlobReadContext;
   log: Logger;
   observer?: PublisherRequestObserver;
+  /** called once a request is known to be served here, before it reads anything (a view's refresh) */
+  beforeRead?: () => void;
 }
 
 /**
@@ -175,6 +177,7 @@ export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Pr
     // a concatenation of blob ids only needs no ledger: served here too (object ids go to the ledger's thread)
     const localConcat = route.op === 'concatBlobs' && ex.head.method !== 'POST' && namesBlobsOnly(ex.head.rawQuery);
     if (!READ_OPS.has(route.op) && !localConcat) return undefined;
+    o.beforeRead?.();
     const run = async (): Promise<void> => {
       try {
         if (localConcat) await handleConcat(h, ex, async (id) => id);
