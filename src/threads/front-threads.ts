@@ -13,6 +13,7 @@ import { serveForwarded } from '../http/thread-bridge.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
 import type { FrontPublisherData } from './front-publisher.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
+import { startListenerThreads } from '../listener-threads.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
 
 export interface FrontThreads {
@@ -66,81 +67,67 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
   const fronts: Front[] = [];
   // the process's own flags, less those that describe how its entry was given (--input-type)
   const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)\b|^-[ep]$/.test(a));
-  const started = Array.from({ length: o.count }, (_, i) => {
-    const channel = new MessageChannel();
-    serveForwarded(channel.port1, o.handler);
-    channel.port1.unref();
-    const writes = new MessageChannel();
-    const grants = serveRemoteWrites(writes.port1, o.store);
-    writes.port1.unref();
-    const publisherBridge = o.publisher && new MessageChannel();
-    if (publisherBridge) {
-      serveForwarded(publisherBridge.port1, o.publisher!.handler);
-      publisherBridge.port1.unref();
-    }
-    const workerData: FrontWorkerData = {
-      index: i + 1,
-      config: o.config,
-      port: o.port,
-      bucketGeneration: o.bucketGeneration,
-      accountsGeneration: o.accountsGeneration,
-      quotaGeneration: o.quotaGeneration,
-      inFlightTotal: o.inFlightTotal,
-      readCacheBytes: o.readCacheBytes,
-      tls: o.tls,
-      observe: o.record !== undefined,
-      bridge: channel.port2,
-      writes: writes.port2,
-      publisher: publisherBridge && { ...o.publisher!.data, bridge: publisherBridge.port2 },
-    };
-    const transferList = [channel.port2, writes.port2, ...(publisherBridge ? [publisherBridge.port2] : [])];
-    const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList, execArgv });
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    void exited.then(() => grants.close());
-    let closed: () => void = () => undefined;
-    const front: Front = {
-      worker,
-      // after 'closed' (its listener drained, its replica closed), or once it ended anyway
-      closed: Promise.race([new Promise<void>((resolve) => (closed = resolve)), exited]),
-      tlsReloads: [],
-      post: (m) => worker.postMessage(m),
-    };
-    fronts.push(front);
-    return new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: ToWriter) => {
-        switch (m.t) {
-          case 'ready':
-            resolve();
-            break;
-          case 'failed':
-            reject(new Error(`front-end thread ${i + 1}: ${m.message}`));
-            break;
-          case 'access':
-            if (o.record) for (const r of m.records) o.record(r, true);
-            break;
-          case 'publisher-access': {
-            const record = o.publisher?.record;
-            if (record) for (const r of m.records) record(r, true);
-            break;
-          }
-          case 'log':
-            o.log(m.line);
-            break;
-          case 'closed':
-            closed();
-            break;
-          case 'tls-reloaded':
-            front.tlsReloads.shift()?.();
-            break;
+  const grants: Array<{ close(): void }> = [];
+  const started = await startListenerThreads<ToWriter>({
+    count: o.count,
+    label: 'front-end thread',
+    log: o.log,
+    spawn: (i) => {
+      const channel = new MessageChannel();
+      serveForwarded(channel.port1, o.handler);
+      channel.port1.unref();
+      const writes = new MessageChannel();
+      grants[i] = serveRemoteWrites(writes.port1, o.store);
+      writes.port1.unref();
+      const publisherBridge = o.publisher && new MessageChannel();
+      if (publisherBridge) {
+        serveForwarded(publisherBridge.port1, o.publisher!.handler);
+        publisherBridge.port1.unref();
+      }
+      const workerData: FrontWorkerData = {
+        index: i + 1,
+        config: o.config,
+        port: o.port,
+        bucketGeneration: o.bucketGeneration,
+        accountsGeneration: o.accountsGeneration,
+        quotaGeneration: o.quotaGeneration,
+        inFlightTotal: o.inFlightTotal,
+        readCacheBytes: o.readCacheBytes,
+        tls: o.tls,
+        observe: o.record !== undefined,
+        bridge: channel.port2,
+        writes: writes.port2,
+        publisher: publisherBridge && { ...o.publisher!.data, bridge: publisherBridge.port2 },
+      };
+      const transferList = [channel.port2, writes.port2, ...(publisherBridge ? [publisherBridge.port2] : [])];
+      return new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList, execArgv });
+    },
+    onMessage: (m, i) => {
+      switch (m.t) {
+        case 'access':
+          if (o.record) for (const r of m.records) o.record(r, true);
+          break;
+        case 'publisher-access': {
+          const record = o.publisher?.record;
+          if (record) for (const r of m.records) record(r, true);
+          break;
         }
-      });
-      worker.on('error', (e) => {
-        o.log(`front-end thread ${i + 1} failed: ${e.stack ?? e}`);
-        reject(e);
-      });
-      void exited.then(() => reject(new Error(`front-end thread ${i + 1} ended during start-up`)));
-    });
+        case 'log':
+          o.log(m.line);
+          break;
+        case 'tls-reloaded':
+          fronts[i]?.tlsReloads.shift()?.();
+          break;
+      }
+    },
+  }).catch((e: unknown) => {
+    for (const g of grants) g?.close();
+    throw e;
   });
+  for (const [i, thread] of started.entries()) {
+    void thread.exited.then(() => grants[i]!.close());
+    fronts.push({ ...thread, tlsReloads: [], post: (m) => thread.worker.postMessage(m) });
+  }
   const threads: FrontThreads = {
     async close(graceMs) {
       await Promise.all(fronts.map(async (f) => {
@@ -163,11 +150,5 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       }));
     },
   };
-  try {
-    await Promise.all(started);
-  } catch (e) {
-    await Promise.all(fronts.map((f) => f.worker.terminate()));
-    throw e;
-  }
   return threads;
 }

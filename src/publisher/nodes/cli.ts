@@ -141,6 +141,7 @@ async function startNode(args: StorageNodeArgs): Promise<{ url: string; publicKe
         port: server.port,
         inFlightTotal,
         handler: server.handler,
+        log: (line) => console.error(`storage-node: ${line}`),
       });
     }
     return {

@@ -7,6 +7,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Exchange } from '../../http/exchange.js';
 import { serveForwarded } from '../../http/thread-bridge.js';
+import { startListenerThreads } from '../../listener-threads.js';
 
 /** What a node worker is given (plain data and a port: it crosses threads). */
 export interface NodeWorkerData {
@@ -34,35 +35,21 @@ export interface NodeThreads {
 }
 
 export async function startNodeThreads(
-  o: Omit<NodeWorkerData, 'bridge'> & { count: number; handler: (ex: Exchange) => Promise<void> },
+  o: Omit<NodeWorkerData, 'bridge'> & { count: number; handler: (ex: Exchange) => Promise<void>; log: (line: string) => void },
 ): Promise<NodeThreads> {
-  const { count, handler, ...shared } = o;
-  const workers: Array<{ worker: Worker; closed: Promise<void> }> = [];
-  const started = Array.from({ length: count }, (_, i) => {
-    const bridge = new MessageChannel();
-    serveForwarded(bridge.port1, handler);
-    bridge.port1.unref();
-    const workerData: NodeWorkerData = { ...shared, bridge: bridge.port2 };
-    const worker = new Worker(new URL('./node-worker.js', import.meta.url), { workerData, transferList: [bridge.port2] });
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    let closed: () => void = () => undefined;
-    workers.push({ worker, closed: Promise.race([new Promise<void>((resolve) => (closed = resolve)), exited]) });
-    return new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: FromNodeWorker) => {
-        if (m.t === 'ready') resolve();
-        else if (m.t === 'failed') reject(new Error(`storage-node thread ${i + 1}: ${m.message}`));
-        else closed();
-      });
-      worker.on('error', reject);
-      void exited.then(() => reject(new Error(`storage-node thread ${i + 1} ended during start-up`)));
-    });
+  const { count, handler, log, ...shared } = o;
+  const workers = await startListenerThreads({
+    count,
+    label: 'storage-node thread',
+    log,
+    spawn: () => {
+      const bridge = new MessageChannel();
+      serveForwarded(bridge.port1, handler);
+      bridge.port1.unref();
+      const workerData: NodeWorkerData = { ...shared, bridge: bridge.port2 };
+      return new Worker(new URL('./node-worker.js', import.meta.url), { workerData, transferList: [bridge.port2] });
+    },
   });
-  try {
-    await Promise.all(started);
-  } catch (e) {
-    await Promise.all(workers.map((w) => w.worker.terminate()));
-    throw e;
-  }
   const post = (m: ToNodeWorker): void => {
     for (const w of workers) w.worker.postMessage(m);
   };
