@@ -17,7 +17,7 @@ import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
-import { parseByteRangeQuery, parseConcatBody, parseConcatQuery, parseReadQuery, type ByteRangeQuery } from './read-query.js';
+import { parseByteRangeQuery, parseConcatBody, parseConcatQuery, parseReadQuery, type ByteRangeQuery, type ConcatRequest } from './read-query.js';
 import type { ConsistencyCheck } from '../rs2-native.js';
 import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
 import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
@@ -175,12 +175,12 @@ export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Pr
       return undefined;
     }
     // a concatenation of blob ids only needs no ledger: served here too (object ids go to the ledger's thread)
-    const localConcat = route.op === 'concatBlobs' && ex.head.method !== 'POST' && namesBlobsOnly(ex.head.rawQuery);
+    const localConcat = route.op === 'concatBlobs' && ex.head.method !== 'POST' ? blobsOnlyConcat(ex.head.rawQuery) : undefined;
     if (!READ_OPS.has(route.op) && !localConcat) return undefined;
     o.beforeRead?.();
     const run = async (): Promise<void> => {
       try {
-        if (localConcat) await handleConcat(h, ex, async (id) => id);
+        if (localConcat) await handleConcat(h, ex, async (id) => id, localConcat);
         else await serveRead(h, ex, route);
       } catch (e) {
         await answerError(h.log, ex, e);
@@ -457,8 +457,10 @@ async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): P
  * read whole in turn (walrus daemon routes.rs concat_blobs_impl). Every id is resolved and every
  * blob's metadata read before the answer starts, so an unknown one is a 404, not a cut body.
  */
-async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string) => Promise<string>): Promise<void> {
-  const { ids, check } = ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery);
+/** `parsed`: the request's ids and options when the caller has parsed them already. */
+async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string) => Promise<string>, parsed?: ConcatRequest): Promise<void> {
+  const { ids, check } =
+    parsed ?? (ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery));
   if (ids.length === 0) throw new PublisherError('MALFORMED_REQUEST', 'at least one blob ID or object ID must be provided');
   // the slot while the blobs are opened, as handleStream
   const release = await h.readLimit.admit();
@@ -478,13 +480,14 @@ async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string)
 }
 
 /** The query of a concatenation parses, and names blobs by blob id only. */
-function namesBlobsOnly(rawQuery: string): boolean {
+/** A GET concatenation's query when it is valid and names blob ids only (no ledger needed), else undefined. */
+function blobsOnlyConcat(rawQuery: string): ConcatRequest | undefined {
   try {
-    const { ids } = parseConcatQuery(rawQuery);
-    for (const id of ids) parseBlobId(id);
-    return ids.length > 0;
+    const parsed = parseConcatQuery(rawQuery);
+    for (const id of parsed.ids) parseBlobId(id);
+    return parsed.ids.length > 0 ? parsed : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
