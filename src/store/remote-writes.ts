@@ -34,10 +34,10 @@ type WriteRequest =
   | { t: 'commit'; id: number; target: CommitTarget; extent: Extent; end: number }
   | { t: 'release'; grant: number };
 
-/** writer → front end */
+/** writer → front end; a commit's answer is only what the front end does not know already (its version id) */
 type WriteReply =
   | { t: 'granted'; id: number; grant: number; where: Reservation }
-  | { t: 'committed'; id: number; result: ObjectVersion | Part }
+  | { t: 'committed'; id: number; versionId?: string }
   | { t: 'failed'; id: number; error: WireError };
 
 /** What the writer thread's store does for another thread's body writers (segment-store.ts). */
@@ -52,6 +52,18 @@ async function toWire(e: unknown): Promise<WireError> {
   // an LMDB commit failure keeps its errno on a promise, which does not cross threads
   const code = await storageErrno(e);
   return { store: false, message: String((e as Error | undefined)?.message ?? e), ...(code ? { code } : {}) };
+}
+
+/**
+ * The engine's result of committing `extent` as `target` (SegmentStore.commitVersion / commitPart:
+ * one extent, the body's size, the input's fields), rebuilt in the front end from the version id
+ * the writer gave it: sending the whole result back would clone the attrs a second time.
+ */
+function committedResult(target: CommitTarget, extent: Extent, versionId: string | undefined): ObjectVersion | Part {
+  const { etag, lastModified, attrs } = target.input;
+  if (target.kind === 'part') return { partNumber: target.partNumber, size: extent.length, etag, lastModified, extents: [extent], attrs };
+  if (versionId === undefined) throw new Error('a committed version came back without its version id');
+  return { key: target.key, versionId, deleteMarker: false, size: extent.length, etag, lastModified, extents: [extent], attrs };
 }
 
 function fromWire(w: WireError): Error {
@@ -78,7 +90,10 @@ export function serveRemoteWrites(port: MessagePort, host: ExtentHost): { close(
         }, (e: unknown) => fail(m.id, e));
         break;
       case 'commit':
-        host.commitExtent(m.target, m.extent, m.end).then((result) => reply({ t: 'committed', id: m.id, result }), (e: unknown) => fail(m.id, e));
+        host.commitExtent(m.target, m.extent, m.end).then(
+          (result) => reply({ t: 'committed', id: m.id, versionId: m.target.kind === 'version' ? (result as ObjectVersion).versionId : undefined }),
+          (e: unknown) => fail(m.id, e),
+        );
         break;
       case 'release':
         holds.get(m.grant)?.();
@@ -168,7 +183,7 @@ export class RemoteWrites {
     const m = await this.request({ t: 'commit', target, extent, end });
     if (m.t === 'failed') throw fromWire(m.error);
     if (m.t !== 'committed') throw new Error(`unexpected reply ${m.t} to a commit`);
-    return m.result;
+    return committedResult(target, extent, m.versionId);
   }
 
   private async grant(length: number): Promise<Lease> {

@@ -12,8 +12,13 @@ import { isStoreError } from '../../../src/store/errors.js';
 import { ReadReplica } from '../../../src/store/read-replica.js';
 import { serveRemoteWrites } from '../../../src/store/remote-writes.js';
 import type { SegmentStore } from '../../../src/store/index.js';
-import type { BodyWriter, ObjectVersion } from '../../../src/store/types.js';
+import type { BodyWriter, Extent, ObjectVersion } from '../../../src/store/types.js';
 import { bucket, meta, readAll, storeForEachTest } from './helpers.js';
+
+/** A commit result with its extents' block CRCs as Buffers (the index decodes them so; the front end holds the bytes it computed). */
+function comparable<T extends { extents: Extent[] }>(result: T): T {
+  return { ...result, extents: result.extents.map((e) => ({ ...e, ...(e.blockCrcs ? { blockCrcs: Buffer.from(e.blockCrcs) } : {}) })) };
+}
 
 async function upload(writer: BodyWriter, body: Buffer, chunk: number): Promise<void> {
   // the caller's chunks may be views of one larger buffer (a request body's decoded chunks)
@@ -50,9 +55,11 @@ describe('remote body writes', () => {
     const body = randomBytes(3000);
     const w = remote.beginWrite(body.length);
     await upload(w, body, 1000);
-    const v = await w.commit('b', 'small', meta('e1'));
+    const v = await w.commit('b', 'small', meta('e1', 3000, { type: 'text/plain', meta: { a: '1' } }));
     expect(v).toMatchObject({ key: 'small', size: 3000, etag: 'e1', versionId: 'null' });
     const stored = store.getObject('b', 'small')!;
+    // the writer answers only the version id: the front end's result is the one the engine made
+    expect(comparable(v)).toEqual(stored);
     expect((await readAll(store, stored)).equals(body)).toBe(true);
   });
 
@@ -63,6 +70,7 @@ describe('remote body writes', () => {
     expect(w.written).toBe(body.length);
     const v = await w.commit('v', 'large', meta('e2'));
     expect(v.versionId).not.toBe('null');
+    expect(comparable(v)).toEqual(store.getObject('v', 'large'));
     expect((await readAll(store, store.getObject('v', 'large')!)).equals(body)).toBe(true);
   });
 
@@ -110,9 +118,9 @@ describe('remote body writes', () => {
     const body = randomBytes(150_000);
     const w = remote.beginWrite(body.length);
     await upload(w, body, 64 * 1024);
-    const part = await w.commitPart('b', 'mp', up.uploadId, 3, meta('pe'));
+    const part = await w.commitPart('b', 'mp', up.uploadId, 3, meta('pe', body.length, { checksum: 'c' }));
     expect(part).toMatchObject({ partNumber: 3, size: body.length, etag: 'pe' });
-    expect(store.listParts(up.uploadId, 0, 10).parts.map((p) => p.partNumber)).toEqual([3]);
+    expect(store.listParts(up.uploadId, 0, 10).parts).toEqual([comparable(part)]);
   });
 
   it('refuses a body longer or shorter than declared, and an aborted body leaves no version', async () => {
