@@ -456,8 +456,8 @@ async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): P
  * GET /v1alpha/blobs/concat?ids=… or POST with {"ids": […]}: the blobs one after another, each
  * read whole in turn (walrus daemon routes.rs concat_blobs_impl). Every id is resolved and every
  * blob's metadata read before the answer starts, so an unknown one is a 404, not a cut body.
+ * `parsed`: the request's ids and options when the caller has parsed them already.
  */
-/** `parsed`: the request's ids and options when the caller has parsed them already. */
 async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string) => Promise<string>, parsed?: ConcatRequest): Promise<void> {
   const { ids, check } =
     parsed ?? (ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery));
@@ -479,7 +479,6 @@ async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string)
   await sendChunks(ex, 200, blobHeaders(ex, etag, []), total, each());
 }
 
-/** The query of a concatenation parses, and names blobs by blob id only. */
 /** A GET concatenation's query when it is valid and names blob ids only (no ledger needed), else undefined. */
 function blobsOnlyConcat(rawQuery: string): ConcatRequest | undefined {
   try {
