@@ -6,6 +6,7 @@
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { randomBytes, rng } from '../unit/publisher/codec/vector-input.js';
 import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
 
 const SEED = Number(process.env.TUSK_HOSTILE_SEED ?? 20261128);
@@ -26,19 +27,11 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-/** mulberry32: a small seeded generator, so that a failing run can be repeated */
+/** Choices and bytes from seeded generators, so that a failing run can be repeated. */
 function generator(seed: number) {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number): number => Math.floor(next() * n);
+  const int = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
-  const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => int(256)));
+  const bytes = (n: number): Buffer => randomBytes(1 + int(0x7ffffffe), n);
   return { int, pick, bytes };
 }
 
