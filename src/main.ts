@@ -11,7 +11,7 @@ import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { TlsSnapshots } from './http/tls-snapshots.js';
-import { listen, listenForThreads, loadUws, type Exchange, type TlsFiles } from './http/uws.js';
+import { listen, listenForThreads, loadUws, sharedInFlightCounts, type Exchange, type TlsFiles } from './http/uws.js';
 import { TLS_DIR } from './layout.js';
 import { keepLargeAllocations, selfTest, simdPaths } from './native.js';
 import { publisherAccessObserver, publisherAccessRecorder, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
@@ -55,7 +55,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const quotaGeneration = new Int32Array(new SharedArrayBuffer(4));
-  const inFlightTotal = new Int32Array(new SharedArrayBuffer(4));
+  const inFlightCounts = sharedInFlightCounts(config.threads);
   // one read cache per thread, within the configured total
   const readCacheBytes = Math.floor(config.storage.readCache / config.threads);
   let fronts: FrontThreads | undefined;
@@ -88,7 +88,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       tlsSnapshots = await TlsSnapshots.open(join(config.dataDir, TLS_DIR), config.tls);
       tls = await tlsSnapshots.take();
     }
-    return listenS3(config, serve, sharedPort, inFlightTotal, tls);
+    return listenS3(config, serve, sharedPort, inFlightCounts, tls);
   })().catch((e: unknown) => {
     lock.release();
     throw e;
@@ -147,7 +147,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
   const p = config.publisher;
   // with front-end threads the publisher's port is shared too: they serve its reads
-  const publisherInFlight = sharedPort ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+  const publisherInFlight = sharedPort ? sharedInFlightCounts(config.threads) : undefined;
   const publisher = p.listen
     ? await startPublisherFace({
         dataDir: config.dataDir,
@@ -183,12 +183,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         accountsGeneration,
         quotaGeneration,
         store: opened,
-        inFlightTotal,
+        inFlightCounts,
         readCacheBytes,
         tls,
         handler: serve,
         record,
         log,
+        logError: (line) => logger.error(line),
         publisher: publisher && {
           data: {
             port: publisher.port,
@@ -198,7 +199,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
             network: publisher.networkView,
             // the publisher's own pool has one per core; each front end's decodes share the cores too
             codecThreads: Math.max(1, Math.floor(availableParallelism() / config.threads)),
-            inFlightTotal: publisherInFlight!,
+            inFlightCounts: publisherInFlight!,
           },
           handler: publisher.serve,
           record: publisherAccessRecorder(logger, metrics),
@@ -257,9 +258,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 }
 
 /** The S3 listener; shared with the front-end threads only on a port nobody else holds. */
-function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightTotal: Int32Array, tls?: TlsFiles) {
+function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightCounts: Int32Array, tls?: TlsFiles) {
   const { host, port } = config.listen;
-  return sharedPort ? listenForThreads(host, port, serve, inFlightTotal, tls) : listen(host, port, serve, tls);
+  return sharedPort ? listenForThreads(host, port, serve, inFlightCounts, tls) : listen(host, port, serve, tls);
 }
 
 /** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */

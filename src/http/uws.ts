@@ -398,7 +398,7 @@ export interface HttpServer {
   secure: boolean;
   /**
    * Stops accepting connections, waits up to `graceMs` for the requests being answered (with
-   * `inFlightTotal`, those of every listener sharing it), then closes every connection (idle
+   * `inFlight`, those of every listener sharing it), then closes every connection (idle
    * keep-alive ones included). Idempotent.
    */
   close(graceMs?: number): Promise<void>;
@@ -429,18 +429,38 @@ export function tlsFilesLoad(files: TlsFiles): boolean {
 }
 
 /**
+ * Requests in flight on the listeners of threads that share a port: one count per thread, in
+ * shared memory, so that the count of a thread that ended can be set back to 0 by its owner.
+ */
+export interface SharedInFlight {
+  counts: Int32Array;
+  /** this listener's thread */
+  slot: number;
+}
+
+/** Counts for `threads` threads sharing a port (slot 0: the thread that bound it). */
+export function sharedInFlightCounts(threads: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4 * threads));
+}
+
+function anyInFlight(counts: Int32Array): boolean {
+  for (let i = 0; i < counts.length; i++) if (Atomics.load(counts, i) > 0) return true;
+  return false;
+}
+
+/**
  * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
  * request with its Exchange; the promise it returns settles when the request is done, so that
  * close() can wait for it. `sharedPort`: the listener joins the other threads of this process on
  * the port (SO_REUSEPORT; the kernel spreads connections among them) instead of binding it alone;
- * `inFlightTotal`, a counter in shared memory, then counts the requests of all of them.
+ * `inFlight` then counts the requests of all of them.
  */
 export function listen(
   host: string,
   port: number,
   handler: (ex: Exchange) => Promise<void>,
   tls?: TlsFiles,
-  { sharedPort = false, inFlightTotal }: { sharedPort?: boolean; inFlightTotal?: Int32Array } = {},
+  { sharedPort = false, inFlight: shared }: { sharedPort?: boolean; inFlight?: SharedInFlight } = {},
 ): Promise<HttpServer> {
   const uws = loadUws();
   let tlsOptions = tls && tlsOptionsOf(tls);
@@ -464,9 +484,9 @@ export function listen(
     };
     ex = new UwsExchange(res, head);
     inFlight++;
-    if (inFlightTotal) Atomics.add(inFlightTotal, 0, 1);
+    if (shared) Atomics.add(shared.counts, shared.slot, 1);
     void handler(ex).finally(() => {
-      if (inFlightTotal) Atomics.sub(inFlightTotal, 0, 1);
+      if (shared) Atomics.sub(shared.counts, shared.slot, 1);
       if (--inFlight === 0) drained?.();
     });
   };
@@ -504,10 +524,10 @@ export function listen(
             // closing a uWS listen socket twice crashes the process: once, here
             uws.us_listen_socket_close(socket);
             const deadline = Date.now() + graceMs;
-            if (inFlightTotal) {
+            if (shared) {
               // another thread's request may be one this thread answers, or come back here on an
               // open connection (a health probe): every thread's connections stay until all are done
-              while (Atomics.load(inFlightTotal, 0) > 0 && Date.now() < deadline) await sleep(20);
+              while (anyInFlight(shared.counts) && Date.now() < deadline) await sleep(20);
             } else if (inFlight > 0) {
               let timer: NodeJS.Timeout | undefined;
               await Promise.race([
@@ -535,13 +555,14 @@ export function listen(
  * The first listener of a port that this process's threads will share (SO_REUSEPORT), on a port
  * nobody holds: sharing would not keep another process out, so a port already bound by anyone
  * refuses the start here. A port the kernel picked for a 0 bind cannot be shared, so for port 0
- * a free one is picked first (and picked again if it was taken meanwhile).
+ * a free one is picked first (and picked again if it was taken meanwhile). Its requests count in
+ * slot 0 of `inFlightCounts`.
  */
 export async function listenForThreads(
   host: string,
   port: number,
   handler: (ex: Exchange) => Promise<void>,
-  inFlightTotal: Int32Array,
+  inFlightCounts: Int32Array,
   tls?: TlsFiles,
 ): Promise<HttpServer> {
   for (let attempt = 0; ; attempt++) {
@@ -550,7 +571,7 @@ export async function listenForThreads(
     if (taken && port === 0 && attempt < 5) continue;
     if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
     try {
-      return await listen(host, chosen, handler, tls, { sharedPort: true, inFlightTotal });
+      return await listen(host, chosen, handler, tls, { sharedPort: true, inFlight: { counts: inFlightCounts, slot: 0 } });
     } catch (e) {
       if (port !== 0 || attempt >= 5) throw e;
     }

@@ -23,7 +23,7 @@ export interface FrontPublisherData {
   /** this front end's decoding threads */
   codecThreads: number;
   /** requests in flight on every thread's publisher listener */
-  inFlightTotal: Int32Array;
+  inFlightCounts: Int32Array;
   /** the request bridge to the writer's publisher (thread-bridge.ts) */
   bridge: MessagePort;
 }
@@ -38,7 +38,7 @@ export interface FrontPublisher {
 export async function startFrontPublisher(
   d: FrontPublisherData,
   host: string,
-  o: { tls?: TlsFiles; log: (line: string) => void; record?: (r: PublisherAccessRecord) => void },
+  o: { tls?: TlsFiles; log: (line: string) => void; record?: (r: PublisherAccessRecord) => void; /** this thread's in-flight count */ slot: number },
 ): Promise<FrontPublisher> {
   const bridge = forwardTo(d.bridge);
   let reader: NetworkReader | undefined;
@@ -64,7 +64,7 @@ export async function startFrontPublisher(
       });
       serve = (ex) => local(ex) ?? bridge.forward(ex);
     }
-    const server = await listen(host, d.port, serve, o.tls, { sharedPort: true, inFlightTotal: d.inFlightTotal });
+    const server = await listen(host, d.port, serve, o.tls, { sharedPort: true, inFlight: { counts: d.inFlightCounts, slot: o.slot } });
     return {
       reloadTls: (files) => server.reloadTls(files),
       segmentRemoved: (nodeId, segment) => reader?.segmentRemoved(nodeId, segment),

@@ -4,6 +4,7 @@
 // forward (other writes, operator paths) with the writer's own handler, logs and counts the
 // requests they served, and tells them what they cannot see for themselves. With the publisher on,
 // they listen on its port too, serve its reads, and forward the rest to the writer's publisher.
+// A front end that ends (an error nobody caught in it) is replaced by a new one.
 
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
@@ -13,7 +14,7 @@ import { serveForwarded } from '../http/thread-bridge.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
 import type { FrontPublisherData } from './front-publisher.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
-import { startListenerThreads } from '../listener-threads.js';
+import { startListenerThreads, type ListenerThread } from '../listener-threads.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
 
 export interface FrontThreads {
@@ -37,8 +38,8 @@ export interface FrontThreadOptions {
   quotaGeneration: Int32Array;
   /** the writer's store: grants extents for what the front ends upload, and commits them */
   store: ExtentHost;
-  /** requests in flight on every thread's listener */
-  inFlightTotal: Int32Array;
+  /** requests in flight on each thread's listener (http/uws.ts SharedInFlight) */
+  inFlightCounts: Int32Array;
   /** each front end's read cache */
   readCacheBytes: number;
   /** the checked certificate and key copies, for an HTTPS listener */
@@ -47,6 +48,8 @@ export interface FrontThreadOptions {
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
   log: (line: string) => void;
+  /** a front end's failure */
+  logError: (line: string) => void;
   /** the publisher face: the front ends listen on its port too, serve its reads and forward the rest to `handler` */
   publisher?: {
     data: Omit<FrontPublisherData, 'bridge'>;
@@ -63,21 +66,28 @@ interface Front {
   post(m: ToFront): void;
 }
 
+function frontOf(thread: ListenerThread): Front {
+  return { ...thread, tlsReloads: [], post: (m) => thread.worker.postMessage(m) };
+}
+
 export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThreads> {
   const fronts: Front[] = [];
   // the process's own flags, less those that describe how its entry was given (--input-type)
   const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)\b|^-[ep]$/.test(a));
-  const grants: Array<{ close(): void }> = [];
+  /** the TLS files of the last reload, and those each thread was started with */
+  let tls = o.tls;
+  const startedWith: Array<TlsFiles | undefined> = [];
   const started = await startListenerThreads<ToWriter>({
     count: o.count,
     label: 'front-end thread',
     log: o.log,
+    logError: o.logError,
     spawn: (i) => {
       const channel = new MessageChannel();
       serveForwarded(channel.port1, o.handler);
       channel.port1.unref();
       const writes = new MessageChannel();
-      grants[i] = serveRemoteWrites(writes.port1, o.store);
+      const grants = serveRemoteWrites(writes.port1, o.store);
       writes.port1.unref();
       const publisherBridge = o.publisher && new MessageChannel();
       if (publisherBridge) {
@@ -91,16 +101,33 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
         bucketGeneration: o.bucketGeneration,
         accountsGeneration: o.accountsGeneration,
         quotaGeneration: o.quotaGeneration,
-        inFlightTotal: o.inFlightTotal,
+        inFlightCounts: o.inFlightCounts,
         readCacheBytes: o.readCacheBytes,
-        tls: o.tls,
+        tls,
         observe: o.record !== undefined,
         bridge: channel.port2,
         writes: writes.port2,
         publisher: publisherBridge && { ...o.publisher!.data, bridge: publisherBridge.port2 },
       };
       const transferList = [channel.port2, writes.port2, ...(publisherBridge ? [publisherBridge.port2] : [])];
-      return new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList, execArgv });
+      startedWith[i] = tls;
+      const worker = new Worker(new URL('./front-worker.js', import.meta.url), { workerData, transferList, execArgv });
+      // the segments of its grants go back once it has ended, however it ended
+      worker.once('exit', () => grants.close());
+      return worker;
+    },
+    onExit: (i) => {
+      // the requests it had in flight will never be answered: shutdown does not wait for them
+      Atomics.store(o.inFlightCounts, i + 1, 0);
+      if (o.publisher) Atomics.store(o.publisher.data.inFlightCounts, i + 1, 0);
+    },
+    onReplaced: (i, thread) => {
+      fronts[i] = frontOf(thread);
+      if (startedWith[i] !== tls) {
+        // a reload while it was starting: its answer resolves no caller's reload
+        fronts[i]!.tlsReloads.push(() => undefined);
+        fronts[i]!.post({ t: 'reload-tls', files: tls! });
+      }
     },
     onMessage: (m, i) => {
       switch (m.t) {
@@ -120,16 +147,11 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
           break;
       }
     },
-  }).catch((e: unknown) => {
-    for (const g of grants) g?.close();
-    throw e;
   });
-  for (const [i, thread] of started.entries()) {
-    void thread.exited.then(() => grants[i]!.close());
-    fronts.push({ ...thread, tlsReloads: [], post: (m) => thread.worker.postMessage(m) });
-  }
+  for (const thread of started.threads) fronts.push(frontOf(thread));
   const threads: FrontThreads = {
     async close(graceMs) {
+      await started.stop();
       await Promise.all(fronts.map(async (f) => {
         f.post({ t: 'close', graceMs });
         await f.closed;
@@ -143,6 +165,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       for (const f of fronts) f.post({ t: 'node-segment-removed', nodeId, segment });
     },
     async reloadTls(files) {
+      tls = files;
       await Promise.all(fronts.map((f) => {
         const done = new Promise<void>((resolve) => f.tlsReloads.push(resolve));
         f.post({ t: 'reload-tls', files });

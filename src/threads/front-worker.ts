@@ -20,6 +20,7 @@ import { s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
+import { endOnUncaught } from '../listener-threads.js';
 import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
 
 const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);
@@ -28,6 +29,11 @@ const LOCAL_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const LOCAL_UPLOADS = new Set(['PutObject', 'UploadPart']);
 /** access records are sent in batches, at the end of a turn or at this many */
 const ACCESS_BATCH = 256;
+/**
+ * Test-only: a request for this path makes the thread throw where nothing catches it, its request
+ * left unanswered, so that tests can see a failed front end replaced (never set in production).
+ */
+const FAULT_PATH = process.env.TUSK_TEST_FRONT_FAULT_PATH;
 
 const data = workerData as FrontWorkerData;
 const port = parentPort!;
@@ -63,17 +69,23 @@ async function start(): Promise<void> {
   };
   const serve = (ex: Exchange): Promise<void> => {
     const head = ex.head;
+    if (FAULT_PATH !== undefined && head.rawPath === FAULT_PATH) {
+      setImmediate(() => {
+        throw new Error('test fault');
+      });
+      return new Promise(() => undefined);
+    }
     const local = !head.rawPath.startsWith(OPS_PREFIX) && (LOCAL_METHODS.has(head.method) || isLocalUpload(head));
     if (!local) return bridge.forward(ex);
     store.refresh();
     return s3(ex);
   };
-  const server = await listen(config.listen.host, data.port, serve, data.tls, { sharedPort: true, inFlightTotal: data.inFlightTotal });
+  const server = await listen(config.listen.host, data.port, serve, data.tls, { sharedPort: true, inFlight: { counts: data.inFlightCounts, slot: data.index } });
   let publisher: FrontPublisher | undefined;
   if (data.publisher) {
     const record = data.observe ? batched<PublisherAccessRecord>((records) => tell({ t: 'publisher-access', records })) : undefined;
     const host = config.publisher.listen!.host;
-    publisher = await startFrontPublisher(data.publisher, host, { tls: data.tls, log, record });
+    publisher = await startFrontPublisher(data.publisher, host, { tls: data.tls, log, record, slot: data.index });
   }
   port.on('message', (m: ToFront) => {
     switch (m.t) {
@@ -97,6 +109,7 @@ async function start(): Promise<void> {
         break;
     }
   });
+  endOnUncaught(() => Promise.all([server.close(0), publisher?.close(0)]));
   tell({ t: 'ready' });
 }
 

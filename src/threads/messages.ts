@@ -13,7 +13,7 @@ export interface FrontWorkerData {
   port: number;
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
-  inFlightTotal: Int32Array;
+  inFlightCounts: Int32Array;
   readCacheBytes: number;
   /** the checked certificate and key copies, for an HTTPS listener (http/tls-snapshots.ts) */
   tls?: TlsFiles;

@@ -8,6 +8,7 @@ import { nativeBlobVerifier } from '../native-verifier.js';
 import { openLocalNode } from './local-node.js';
 import { startNodeThreads, type NodeThreads } from './node-threads.js';
 import { lockDataDir } from '../../data-dir-lock.js';
+import { sharedInFlightCounts } from '../../http/uws.js';
 
 export const STORAGE_NODE_USAGE = `Usage: tusk storage-node --data-dir DIR --shards a-b[,c-d] [options]
 
@@ -127,10 +128,10 @@ async function startNode(args: StorageNodeArgs): Promise<{ url: string; publicKe
       onSegmentRemoved: (segment) => threads?.segmentRemoved(segment),
     });
     opened.push(() => node.close());
-    const inFlightTotal = args.threads > 1 ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
-    const server = await serveStorageNode(node, args.host, args.port, inFlightTotal);
+    const inFlightCounts = args.threads > 1 ? sharedInFlightCounts(args.threads) : undefined;
+    const server = await serveStorageNode(node, args.host, args.port, inFlightCounts);
     opened.push(() => server.close(0));
-    if (inFlightTotal) {
+    if (inFlightCounts) {
       threads = await startNodeThreads({
         count: args.threads - 1,
         dir: args.dataDir,
@@ -139,7 +140,7 @@ async function startNode(args: StorageNodeArgs): Promise<{ url: string; publicKe
         nShards: args.nShards,
         host: args.host,
         port: server.port,
-        inFlightTotal,
+        inFlightCounts,
         handler: server.handler,
         log: (line) => console.error(`storage-node: ${line}`),
       });

@@ -2,7 +2,7 @@
 // the node's port (SO_REUSEPORT) and answering the read routes (metadata, slivers, confirmations)
 // from a read-only view of the node's directory; every other request (stores, deletes, health) is
 // forwarded to the node's thread, which answers it with its own handler. The node's thread tells
-// them when its compaction deleted a segment.
+// them when its compaction deleted a segment, and starts a new one when one ends.
 
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Exchange } from '../../http/exchange.js';
@@ -11,13 +11,16 @@ import { startListenerThreads } from '../../listener-threads.js';
 
 /** What a node worker is given (plain data and a port: it crosses threads). */
 export interface NodeWorkerData {
+  /** 1.. (the node's own thread is 0): its slot in `inFlightCounts` */
+  index: number;
   dir: string;
   nodeId: string;
   shards: number[];
   nShards: number;
   host: string;
   port: number;
-  inFlightTotal: Int32Array;
+  /** requests in flight on each thread's listener (http/uws.ts SharedInFlight) */
+  inFlightCounts: Int32Array;
   /** the request bridge to the node's thread (thread-bridge.ts) */
   bridge: MessagePort;
 }
@@ -35,30 +38,33 @@ export interface NodeThreads {
 }
 
 export async function startNodeThreads(
-  o: Omit<NodeWorkerData, 'bridge'> & { count: number; handler: (ex: Exchange) => Promise<void>; log: (line: string) => void },
+  o: Omit<NodeWorkerData, 'bridge' | 'index'> & { count: number; handler: (ex: Exchange) => Promise<void>; log: (line: string) => void },
 ): Promise<NodeThreads> {
   const { count, handler, log, ...shared } = o;
   const workers = await startListenerThreads({
     count,
     label: 'storage-node thread',
     log,
-    spawn: () => {
+    spawn: (i) => {
       const bridge = new MessageChannel();
       serveForwarded(bridge.port1, handler);
       bridge.port1.unref();
-      const workerData: NodeWorkerData = { ...shared, bridge: bridge.port2 };
+      const workerData: NodeWorkerData = { ...shared, index: i + 1, bridge: bridge.port2 };
       return new Worker(new URL('./node-worker.js', import.meta.url), { workerData, transferList: [bridge.port2] });
     },
+    // the requests it had in flight will never be answered: shutdown does not wait for them
+    onExit: (i) => Atomics.store(shared.inFlightCounts, i + 1, 0),
   });
   const post = (m: ToNodeWorker): void => {
-    for (const w of workers) w.worker.postMessage(m);
+    for (const w of workers.threads) w.worker.postMessage(m);
   };
   return {
     segmentRemoved: (segment) => post({ t: 'segment-removed', segment }),
     async close(graceMs) {
+      await workers.stop();
       post({ t: 'close', graceMs });
       await Promise.all(
-        workers.map(async (w) => {
+        workers.threads.map(async (w) => {
           await w.closed;
           await w.worker.terminate();
         }),

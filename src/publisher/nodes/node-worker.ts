@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { forwardTo } from '../../http/thread-bridge.js';
 import { listen, loadUws } from '../../http/uws.js';
+import { endOnUncaught } from '../../listener-threads.js';
 import { nodeReadHandler } from './http-server.js';
 import { openLocalNodeReader } from './local-node.js';
 import type { FromNodeWorker, NodeWorkerData, ToNodeWorker } from './node-threads.js';
@@ -25,7 +26,7 @@ async function start(): Promise<void> {
       return reads(ex) ?? bridge.forward(ex);
     },
     undefined,
-    { sharedPort: true, inFlightTotal: data.inFlightTotal },
+    { sharedPort: true, inFlight: { counts: data.inFlightCounts, slot: data.index } },
   );
   port.on('message', (m: ToNodeWorker) => {
     if (m.t === 'segment-removed') reader.segmentRemoved(m.segment);
@@ -37,6 +38,7 @@ async function start(): Promise<void> {
       })();
     }
   });
+  endOnUncaught(() => server.close(0));
   tell({ t: 'ready' });
 }
 

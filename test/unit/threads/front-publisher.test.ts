@@ -8,7 +8,7 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { serveForwarded } from '../../../src/http/thread-bridge.js';
-import { freePort } from '../../../src/http/uws.js';
+import { freePort, sharedInFlightCounts } from '../../../src/http/uws.js';
 import type { PublisherAccessRecord } from '../../../src/ops/access-log.js';
 import { storageNetworkView } from '../../../src/publisher/service/network-view.js';
 import { startFrontPublisher } from '../../../src/threads/front-publisher.js';
@@ -37,11 +37,11 @@ describe('a front-end thread of the publisher', () => {
         nShards: N_SHARDS,
         network: storageNetworkView(fx.network, path.join(fx.dir, 'nodes')),
         codecThreads: 1,
-        inFlightTotal: new Int32Array(new SharedArrayBuffer(4)),
+        inFlightCounts: sharedInFlightCounts(2),
         bridge: channel.port2,
       },
       '127.0.0.1',
-      { log: () => undefined, record: (r) => records.push(r) },
+      { log: () => undefined, record: (r) => records.push(r), slot: 1 },
     );
     const url = `http://127.0.0.1:${port}`;
     try {
