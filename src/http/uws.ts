@@ -107,6 +107,8 @@ export class UwsExchange implements Exchange {
   aborted = false;
   /** a response has been started or finished */
   responded = false;
+  /** the whole response went to uWS: the uWS response must not be touched again */
+  private finished = false;
   /** the response status once its head was written (access log, metrics) */
   status: number | undefined;
   /** response body bytes handed to the socket */
@@ -118,7 +120,9 @@ export class UwsExchange implements Exchange {
   private paused = false;
   private wake: (() => void) | undefined;
   private bodyReceived = 0;
-  private writableWaiter: ((offset: number) => void) | undefined;
+  /** what `stream` waits to send once the socket drains */
+  private pendingWrite: { chunk: Buffer; start: number; total: number; settle: (more: boolean) => void } | undefined;
+  private writableHandled = false;
   private readonly abortListeners: Array<() => void> = [];
 
   constructor(res: UwsResponse, head: RequestHead) {
@@ -130,9 +134,9 @@ export class UwsExchange implements Exchange {
       this.aborted = true;
       this.ended = true;
       this.wakeReader();
-      const w = this.writableWaiter;
-      this.writableWaiter = undefined;
-      w?.(-1);
+      const w = this.pendingWrite;
+      this.pendingWrite = undefined;
+      w?.settle(false);
       for (const l of this.abortListeners) l();
     });
     // uWS drops body bytes that arrive before onData is registered, so it is registered here,
@@ -211,6 +215,7 @@ export class UwsExchange implements Exchange {
         this.res.end(body ?? '', close);
       }
     });
+    this.finished = true;
   }
 
   /** Headers only, reporting `contentLength` (HEAD, s3.md §1.7). */
@@ -228,6 +233,7 @@ export class UwsExchange implements Exchange {
         this.res.endWithoutBody();
       }
     });
+    this.finished = true;
   }
 
   /**
@@ -247,6 +253,7 @@ export class UwsExchange implements Exchange {
         this.writeHead(status, headers);
         this.res.end('');
       });
+      this.finished = true;
       return;
     }
     let headWritten = false;
@@ -272,26 +279,41 @@ export class UwsExchange implements Exchange {
       });
       sent += chunk.length;
       this.bytesSent = sent;
-      if (done) return;
-      while (!ok) {
-        const offset = await new Promise<number>((resolve) => {
-          this.writableWaiter = resolve;
-          this.res.onWritable((off) => {
-            const w = this.writableWaiter;
-            this.writableWaiter = undefined;
-            w?.(off);
-            return true;
-          });
-        });
-        if (this.aborted || offset < 0) return;
-        const rest = chunk.subarray(offset - start);
-        start = offset;
-        this.res.cork(() => {
-          [ok, done] = this.res.tryEnd(rest, total);
-        });
-        if (done) return;
+      if (done) {
+        this.finished = true;
+        return;
       }
+      if (!ok && !(await this.sendRest(chunk, start, total))) return;
     }
+  }
+
+  /**
+   * Sends the rest of `chunk`, whose first byte was at write offset `start`, as the socket drains:
+   * from within uWS's writable callback, each time from the offset it reports (a TLS socket takes
+   * a chunk in several pieces). False once the response is complete or the client went away.
+   */
+  private sendRest(chunk: Buffer, start: number, total: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.pendingWrite = { chunk, start, total, settle: resolve };
+      // One handler for the whole response: uWS keeps calling the handler it has after it returned
+      // true, and a handler given again later did not always take its place (TLS downloads stalled).
+      if (!this.writableHandled) {
+        this.writableHandled = true;
+        this.res.onWritable((offset) => this.writable(offset));
+      }
+    });
+  }
+
+  private writable(offset: number): boolean {
+    const p = this.pendingWrite;
+    if (!p) return true;
+    const [ok, done] = this.res.tryEnd(p.chunk.subarray(offset - p.start), p.total);
+    if (ok || done) {
+      this.pendingWrite = undefined;
+      this.finished = done;
+      p.settle(!done);
+    }
+    return ok || done;
   }
 
   /**
@@ -302,7 +324,7 @@ export class UwsExchange implements Exchange {
   beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
     // a second response on one exchange would corrupt the first: only the one that started writes
     const mine = !this.aborted && !this.responded;
-    const live = (): boolean => mine && !this.aborted;
+    const live = (): boolean => mine && !this.aborted && !this.finished;
     if (mine) {
       this.responded = true;
       this.res.cork(() => this.writeHead(status, headers));
@@ -312,14 +334,16 @@ export class UwsExchange implements Exchange {
         if (live()) this.res.cork(() => this.res.write(data));
       },
       end: (data) => {
-        if (live()) this.res.cork(() => this.res.end(data));
+        if (!live()) return;
+        this.res.cork(() => this.res.end(data));
+        this.finished = true;
       },
     };
   }
 
   /** Drops the connection without a response (or after a partial one). */
   close(): void {
-    if (this.aborted) return;
+    if (this.aborted || this.finished) return;
     this.responded = true;
     this.aborted = true;
     this.res.cork(() => this.res.close());
