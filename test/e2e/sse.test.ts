@@ -120,6 +120,16 @@ describe('encryption at rest', () => {
     await s3.send(new DeleteBucketEncryptionCommand({ Bucket: b }));
     const plain = await s3.send(new PutObjectCommand({ Bucket: b, Key: 'after', Body: 'clear' }));
     expect(plain.ServerSideEncryption).toBeUndefined();
+    // in place, with the default on (as AWS): a plain object gets encrypted where it is
+    await s3.send(new PutObjectCommand({ Bucket: b, Key: 'before', Body: 'clear before' }));
+    await s3.send(new PutBucketEncryptionCommand({
+      Bucket: b,
+      ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    }));
+    const inPlace = await s3.send(new CopyObjectCommand({ Bucket: b, Key: 'before', CopySource: `${b}/before` }));
+    expect(inPlace.ServerSideEncryption).toBe('AES256');
+    expect((await bytesOf(s3, { Bucket: b, Key: 'before' })).toString()).toBe('clear before');
+    await s3.send(new DeleteBucketEncryptionCommand({ Bucket: b }));
     // the object written under the default stays encrypted and readable
     expect((await s3.send(new HeadObjectCommand({ Bucket: b, Key: 'by-default' }))).ServerSideEncryption).toBe('AES256');
 
@@ -260,6 +270,16 @@ describe('encryption at rest', () => {
     await expect(copy('enc-c-a', 'nope', sourceKey(keyB))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
     // a copy source key for an object not stored with SSE-C
     await expect(copy('enc-s3', 'nope', sourceKey(keyA))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+
+    // in place (as AWS): the encryption named again renews it; an SSE-C object is re-keyed or decrypted where it is
+    expect((await copy('enc-s3', 'enc-s3', { ServerSideEncryption: 'AES256' })).ServerSideEncryption).toBe('AES256');
+    await copy('enc-c-a', 'enc-c-a', { ...sourceKey(keyA), ...sseC(keyA) });
+    await copy('enc-c-a', 'enc-c-a', { ...sourceKey(keyA), ...sseC(keyB) });
+    expectSame(await bytesOf(s3, { Bucket: bucket, Key: 'enc-c-a', ...sseC(keyB) }), body, 'enc-c-a re-keyed in place');
+    expect((await copy('enc-c-a', 'enc-c-a', sourceKey(keyB))).ServerSideEncryption).toBeUndefined();
+    expectSame(await bytesOf(s3, { Bucket: bucket, Key: 'enc-c-a' }), body, 'enc-c-a decrypted in place');
+    // a plain object copied onto itself with nothing asked for is still refused
+    await expect(copy('enc-clear', 'enc-clear')).rejects.toMatchObject({ name: 'InvalidRequest', $metadata: { httpStatusCode: 400 } });
 
     // a part copied from an SSE-C object into an upload in clear
     const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'enc-parts' }));

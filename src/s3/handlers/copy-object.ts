@@ -36,7 +36,13 @@ function checksumAlgorithmOf(ctx: S3Context): ChecksumAlgorithm | undefined {
   return alg;
 }
 
-/** S3 refuses a copy onto itself that changes nothing (s3.md §3.18). */
+/**
+ * S3 refuses a copy onto itself that changes nothing (s3.md §3.18). As AWS does, a storage class,
+ * an encryption or a website redirect named in the request counts as a change even when it equals
+ * the source's, and so does a bucket with default encryption configured (an object's encryption
+ * can be renewed in place); so does an encryption of the copy other than the source's (an SSE-C
+ * object decrypted in place), a REPLACE of its metadata, or another checksum algorithm.
+ */
 function rejectNoOpSelfCopy(ctx: S3Context, source: CopySource, metadata: Directive, algorithm: ChecksumAlgorithm | undefined, encryption: string | undefined): void {
   const sameObject =
     source.bucket.name === ctx.resource.bucket &&
@@ -45,11 +51,13 @@ function rejectNoOpSelfCopy(ctx: S3Context, source: CopySource, metadata: Direct
   const h = ctx.headers;
   const changes =
     metadata === 'REPLACE' ||
-    (h['x-amz-storage-class'] !== undefined && storageClassOf(h) !== source.object.attrs.storageClass) ||
+    h['x-amz-storage-class'] !== undefined ||
     h['x-amz-website-redirect-location'] !== undefined ||
-    (algorithm !== undefined && algorithm !== source.object.attrs.checksum?.algorithm) ||
-    (encryption !== undefined && encryption !== source.object.attrs.encryption?.mode) ||
-    ctx.headers['x-amz-server-side-encryption-customer-key'] !== undefined;
+    h['x-amz-server-side-encryption'] !== undefined ||
+    h['x-amz-server-side-encryption-customer-algorithm'] !== undefined ||
+    bucketOf(ctx).encryption !== undefined ||
+    encryption !== source.object.attrs.encryption?.mode ||
+    (algorithm !== undefined && algorithm !== source.object.attrs.checksum?.algorithm);
   if (sameObject && !changes) {
     throw new S3Error('InvalidRequest', {}, {
       message:
