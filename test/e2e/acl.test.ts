@@ -150,6 +150,18 @@ describe('owner-only operations and ACL headers', () => {
     });
     expectS3Error(both, 400, 'InvalidRequest');
     expect((await s3Request(ctx.server, { method: 'HEAD', bucket: buckets.private, key: 'granted-both' })).status).toBe(404);
+    // the grantee's value may come without quotes (as aws-cli's own examples write it)
+    const bare = await s3Request(ctx.server, {
+      method: 'PUT',
+      bucket: buckets.private,
+      key: 'granted-bare',
+      body: 'b',
+      headers: { 'x-amz-grant-read': 'uri=http://acs.amazonaws.com/groups/global/AuthenticatedUsers, uri = http://acs.amazonaws.com/groups/global/AllUsers' },
+    });
+    expect(bare.status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: buckets.private, key: 'granted-bare', credentials: null })).text()).toBe('b');
+    const garbled = await s3Request(ctx.server, { method: 'PUT', bucket: buckets.private, key: 'garbled', body: 'x', headers: { 'x-amz-grant-read': 'everyone' } });
+    expectS3Error(garbled, 400, 'InvalidArgument');
   });
 
   it('rejects an unknown object canned ACL with InvalidArgument', async () => {

@@ -101,10 +101,11 @@ function granteeFromSpec(type: string, value: string, dir: GranteeDirectory): Ac
   }
 }
 
-const GRANT_SPEC = /^\s*(id|uri|emailAddress)\s*=\s*"([^"]*)"\s*(?:,|$)/i;
+/** One grantee of an x-amz-grant-* header: its value quoted, or bare up to the next comma (AWS takes both). */
+const GRANT_SPEC = /^\s*(id|uri|emailAddress)\s*=\s*(?:"([^"]*)"|([^",]*?))\s*(?:,|$)/i;
 
 /**
- * Grants of the x-amz-grant-* headers (comma-separated `id="…"`, `uri="…"`, `emailAddress="…"`), plus
+ * Grants of the x-amz-grant-* headers (comma-separated `id="…"`, `uri="…"`, `emailAddress="…"`, quotes optional), plus
  * the owner's FULL_CONTROL as S3 adds it; undefined when none is present. With x-amz-acl too → 400 (s3.md §2.12).
  */
 export function grantsFromHeaders(headers: Readonly<Record<string, string>>, ownerId: string, dir: GranteeDirectory): StoredAcl | undefined {
@@ -119,7 +120,7 @@ export function grantsFromHeaders(headers: Readonly<Record<string, string>>, own
     while (rest.trim()) {
       const m = GRANT_SPEC.exec(rest);
       if (!m) throw new S3Error('InvalidArgument', { ArgumentName: name, ArgumentValue: headers[name] }, { message: 'Argument format not recognized' });
-      grants.push({ grantee: granteeFromSpec(m[1]!, m[2]!, dir), permission });
+      grants.push({ grantee: granteeFromSpec(m[1]!, m[2] ?? m[3]!, dir), permission });
       rest = rest.slice(m[0].length);
     }
   }
