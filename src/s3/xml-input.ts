@@ -54,6 +54,16 @@ export function xmlTextOf(v: XmlValue | undefined): string | undefined {
   return undefined;
 }
 
+/** An xs:boolean element (`true`/`false` in any case, `1`/`0`, as AWS takes them); undefined when absent, MalformedXML otherwise. */
+export function xmlBooleanOf(v: XmlValue | undefined): boolean | undefined {
+  const text = xmlTextOf(v);
+  if (text === undefined) return undefined;
+  const t = text.trim().toLowerCase();
+  if (t === 'true' || t === '1') return true;
+  if (t === 'false' || t === '0') return false;
+  throw new S3Error('MalformedXML');
+}
+
 export function xmlChildren(v: XmlValue | undefined): XmlNode[] {
   if (v === undefined) return [];
   const list = Array.isArray(v) ? v : [v];

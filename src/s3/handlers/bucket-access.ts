@@ -11,7 +11,7 @@ import { S3Error } from '../errors.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';
-import { parseXmlBody, xmlChildren, xmlTextOf } from '../xml-input.js';
+import { parseXmlBody, xmlBooleanOf, xmlChildren, xmlTextOf } from '../xml-input.js';
 
 const MAX_CONFIG_BODY = 64 * 1024;
 
@@ -107,9 +107,7 @@ export async function handlePutPublicAccessBlock(ctx: S3Context): Promise<void> 
   const root = parseXmlBody(body, 'PublicAccessBlockConfiguration');
   const pab = {} as PublicAccessBlockRecord;
   for (const [f, name] of PAB_FIELDS) {
-    const v = xmlTextOf(root[name]);
-    if (v !== undefined && v !== 'true' && v !== 'false') throw new S3Error('MalformedXML');
-    pab[f] = v === 'true';
+    pab[f] = xmlBooleanOf(root[name]) ?? false;
   }
   await saveAccess(ctx, bucket, { publicAccessBlock: pab });
   send(ctx, 200);

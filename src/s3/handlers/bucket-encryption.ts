@@ -6,7 +6,7 @@ import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { readSmallBody } from '../request-body.js';
 import { AES256 } from '../sse/sse.js';
-import { parseXmlBody, xmlChildren, xmlTextOf } from '../xml-input.js';
+import { parseXmlBody, xmlBooleanOf, xmlChildren, xmlTextOf } from '../xml-input.js';
 import { doc, el } from '../xml.js';
 
 const MAX_CONFIGURATION = 64 * 1024;
@@ -27,9 +27,8 @@ export async function handlePutBucketEncryption(ctx: S3Context): Promise<void> {
   if (byDefault.KMSMasterKeyID !== undefined) {
     throw new S3Error('InvalidArgument', {}, { message: 'a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms or aws:kms:dsse' });
   }
-  const bucketKey = xmlTextOf(rule.BucketKeyEnabled);
-  if (bucketKey !== undefined && bucketKey !== 'true' && bucketKey !== 'false') throw new S3Error('MalformedXML');
-  await ctx.services.store.putBucket({ ...bucket, encryption: { algorithm: AES256, bucketKeyEnabled: bucketKey === 'true' } });
+  const bucketKeyEnabled = xmlBooleanOf(rule.BucketKeyEnabled) ?? false;
+  await ctx.services.store.putBucket({ ...bucket, encryption: { algorithm: AES256, bucketKeyEnabled } });
   send(ctx, 200);
 }
 

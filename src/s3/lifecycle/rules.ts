@@ -6,7 +6,7 @@ import { S3Error } from '../errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { S3Bucket } from '../object-attrs.js';
 import { doc, el } from '../xml.js';
-import { xmlChildren, xmlTextOf, type XmlNode } from '../xml-input.js';
+import { xmlBooleanOf, xmlChildren, xmlTextOf, type XmlNode } from '../xml-input.js';
 
 export const MAX_RULES = 1000;
 const MAX_ID_CHARS = 255;
@@ -116,14 +116,13 @@ function parseRule(node: XmlNode): LifecycleRule {
   if (exp) {
     const days = positive(xmlTextOf(exp['Days']), 'Days');
     const dateText = xmlTextOf(exp['Date']);
-    const marker = xmlTextOf(exp['ExpiredObjectDeleteMarker']);
+    const marker = xmlBooleanOf(exp['ExpiredObjectDeleteMarker']);
     const set = [days !== undefined, dateText !== undefined, marker !== undefined].filter(Boolean).length;
     if (set !== 1) throw new S3Error('MalformedXML');
-    if (marker !== undefined && marker !== 'true' && marker !== 'false') throw new S3Error('MalformedXML');
     if (marker !== undefined && rule.filter.tags.length) {
       throw invalid('ExpiredObjectDeleteMarker cannot be specified with tag-based filter');
     }
-    rule.expiration = days !== undefined ? { days } : dateText !== undefined ? { date: parseDate(dateText) } : { expiredObjectDeleteMarker: marker === 'true' };
+    rule.expiration = days !== undefined ? { days } : dateText !== undefined ? { date: parseDate(dateText) } : { expiredObjectDeleteMarker: marker === true };
   }
   const nc = one(node, 'NoncurrentVersionExpiration');
   if (nc) {

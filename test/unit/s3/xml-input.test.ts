@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors.js';
-import { childrenOf, parseExactXml, textOf } from '../../../src/s3/xml-input.js';
+import { childrenOf, parseExactXml, parseXmlBody, textOf, xmlBooleanOf } from '../../../src/s3/xml-input.js';
 
 const keysOf = (xml: string) => childrenOf(parseExactXml(Buffer.from(xml), 'Delete'), 'Object').map((o) => textOf(o, 'Key'));
 const codeOf = (xml: string) => {
@@ -26,5 +26,19 @@ describe('parseExactXml', () => {
     expect(codeOf('<Delete><Object>')).toBe('MalformedXML');
     expect(codeOf('<Other/>')).toBe('MalformedXML');
     expect(codeOf('<!DOCTYPE d [<!ENTITY a "b">]><Delete><Object><Key>&a;</Key></Object></Delete>')).toBe('MalformedXML');
+  });
+});
+
+describe('xmlBooleanOf', () => {
+  const of = (text: string) => xmlBooleanOf(parseXmlBody(`<C><B>${text}</B></C>`, 'C')['B']);
+  it('takes true and false in any case, and 1 and 0, as AWS does', () => {
+    expect(['true', 'TRUE', ' True ', '1'].map(of)).toEqual([true, true, true, true]);
+    expect(['false', 'FALSE', 'False', '0'].map(of)).toEqual([false, false, false, false]);
+    expect(xmlBooleanOf(parseXmlBody('<C/>', 'C')['B'])).toBeUndefined();
+  });
+  it('refuses anything else with MalformedXML', () => {
+    for (const text of ['yes', '', 'truth', '2']) {
+      expect(() => of(text), text).toThrow(expect.objectContaining({ code: 'MalformedXML' }) as Error);
+    }
   });
 });
