@@ -25,6 +25,7 @@ export const ERROR_TABLE = {
   InvalidArgument: [400, 'Invalid Argument'],
   InvalidBucketAclWithObjectOwnership: [400, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"],
   InvalidBucketName: [400, 'The specified bucket is not valid.'],
+  InvalidBucketOwnerAWSAccountID: [400, 'The value of the expected bucket owner parameter must be an AWS Account ID'],
   InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
   InvalidEncryptionAlgorithmError: [400, 'The encryption request you specified is not valid. The valid value is AES256.'],
   InvalidDigest: [400, 'The Content-MD5 you specified was invalid.'],

@@ -138,7 +138,8 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
     case 'GET':
-      if (q.has('list-type')) {
+      // list-type=1 is version 1 (ListObjects), as with no list-type
+      if (q.has('list-type') && q.get('list-type') !== '1') {
         if (q.get('list-type') !== '2') {
           throw new S3Error('InvalidArgument', { ArgumentName: 'list-type', ArgumentValue: q.get('list-type') });
         }
@@ -201,6 +202,9 @@ function classifyObject(method: string, q: Map<string, string>, headers: Readonl
       return { op: 'PutObject' };
     }
     case 'GET':
+      if (q.has('versions')) {
+        throw new S3Error('InvalidRequest', {}, { message: 'There is no such thing as the ?versions sub-resource for a key' });
+      }
       if (q.has('uploadId')) return { op: 'ListParts' };
       if (q.has('acl')) return { op: 'GetObjectAcl' };
       if (q.has('tagging')) return { op: 'GetObjectTagging' };

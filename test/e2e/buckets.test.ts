@@ -144,6 +144,10 @@ describe('x-amz-expected-bucket-owner', () => {
     const copy = (h: Record<string, string>) => s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'c', headers: { 'x-amz-copy-source': `/${b}/k`, ...h }, ...owner });
     expectS3Error(await copy({ 'x-amz-source-expected-bucket-owner': '999999999999' }), 403, 'AccessDenied');
     expect((await copy({ 'x-amz-source-expected-bucket-owner': owned.accountId })).status).toBe(200);
+    // a value that is no account id (12 digits) is a bad request, not a wrong owner
+    for (const value of ['a', '01234567890']) {
+      expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, headers: { 'x-amz-expected-bucket-owner': value }, ...owner }), 400, 'InvalidBucketOwnerAWSAccountID');
+    }
   });
 });
 

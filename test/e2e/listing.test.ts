@@ -122,6 +122,15 @@ describe('ListObjectsV2', () => {
 });
 
 describe('ListObjects V1', () => {
+  it('is what list-type=1 asks for too; start-after is version 2 only', async () => {
+    const v1 = await s3Request(ctx.server, { method: 'GET', bucket, query: { 'list-type': '1', 'max-keys': '2' } });
+    expect(v1.status).toBe(200);
+    expect(xmlAll(v1.text(), 'Key')).toEqual(byteSorted(KEYS).slice(0, 2));
+    expect(xmlText(v1.text(), 'Marker')).toBe('');
+    const after = await s3Request(ctx.server, { method: 'GET', bucket, query: { 'start-after': 'b' } });
+    expectS3Error(after, 400, 'InvalidArgument');
+  });
+
   it('lists with marker; Owner always present; NextMarker only with a delimiter', async () => {
     const s3 = s3Client(ctx.server);
     const page = await s3.send(new ListObjectsCommand({ Bucket: bucket, MaxKeys: 3 }));

@@ -64,6 +64,14 @@ describe('SDK presigned URLs with fetch', () => {
     expect(res.headers.get('x-injected')).toBeNull();
   });
 
+  it('GET and HEAD refuse a response-* parameter that names no overridable header: 400 InvalidArgument', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await s3Request(ctx.server, { method, bucket, key: KEY, query: { 'response-gibberish': 'x' } });
+      expect(res.status, method).toBe(400);
+      if (method === 'GET') expect(res.text()).toContain('response-gibberish is not in the set of overridable response headers');
+    }
+  });
+
   it('PUT stores the body (checksum calculation only when required, §2.9 note)', async () => {
     const s3 = s3Client(ctx.server, { requestChecksumCalculation: 'WHEN_REQUIRED' });
     const data = randomBody(123_457);

@@ -82,7 +82,19 @@ function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whol
   return h;
 }
 
+/** A `response-*` parameter S3 does not know is refused, not ignored. */
+function checkResponseOverrideNames(ctx: S3Context): void {
+  for (const [param, value] of ctx.query) {
+    if (param.startsWith('response-') && !RESPONSE_OVERRIDES.some(([p]) => p === param)) {
+      throw new S3Error('InvalidArgument', { ArgumentName: param, ArgumentValue: value }, {
+        message: `${param} is not in the set of overridable response headers. Please refer to the S3 API documentation: Complete list of overridable response headers.`,
+      });
+    }
+  }
+}
+
 export async function handleGetObject(ctx: S3Context): Promise<void> {
+  checkResponseOverrideNames(ctx);
   const versionId = requestedVersionId(ctx);
   const partNumber = requestedPartNumber(ctx);
   const bucket = bucketOf(ctx);

@@ -181,6 +181,11 @@ export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
 }
 
 export async function handleListObjects(ctx: S3Context): Promise<void> {
+  if (ctx.query.has('start-after')) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'start-after', ArgumentValue: ctx.query.get('start-after') }, {
+      message: 'startAfter only supported in REST.GET.BUCKET with list-type=2',
+    });
+  }
   const marker = ctx.query.get('marker') ?? '';
   const L = runListing(ctx, marker);
   const owner = ownerOf(ctx, L.bucket);

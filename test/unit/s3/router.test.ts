@@ -96,6 +96,7 @@ describe('classify (s3.md §1.5–1.6)', () => {
     ['GET', '/b1k?encryption', 'GetBucketEncryption'],
     ['DELETE', '/b1k?encryption', 'DeleteBucketEncryption'],
     ['GET', '/b1k?list-type=2&x-id=ListObjectsV2', 'ListObjectsV2'],
+    ['GET', '/b1k?list-type=1', 'ListObjects'],
     ['GET', '/b1k?versions', 'ListObjectVersions'],
     ['GET', '/b1k?uploads', 'ListMultipartUploads'],
     ['GET', '/b1k?location', 'GetBucketLocation'],
@@ -142,11 +143,12 @@ describe('classify (s3.md §1.5–1.6)', () => {
     expect(route(method, H, url, extra).op).toBe(op);
   });
 
-  it('answers MethodNotAllowed for other methods, InvalidArgument for bad list-type and half part uploads', () => {
+  it('answers MethodNotAllowed for other methods, InvalidArgument for bad list-type and half part uploads, InvalidRequest for ?versions on a key', () => {
     expect(codeOf(() => route('PATCH', H, '/'))).toBe('MethodNotAllowed');
     expect(codeOf(() => route('PATCH', H, '/b1k'))).toBe('MethodNotAllowed');
     expect(codeOf(() => route('PATCH', H, '/b1k/k'))).toBe('MethodNotAllowed');
-    expect(codeOf(() => route('GET', H, '/b1k?list-type=1'))).toBe('InvalidArgument');
+    expect(codeOf(() => route('GET', H, '/b1k?list-type=3'))).toBe('InvalidArgument');
+    expect(codeOf(() => route('GET', H, '/b1k/k?versions'))).toBe('InvalidRequest');
     expect(codeOf(() => route('PUT', H, '/b1k/k?partNumber=1'))).toBe('InvalidArgument');
     expect(codeOf(() => route('PUT', H, '/b1k/k?uploadId=u'))).toBe('InvalidArgument');
   });
