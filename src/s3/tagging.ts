@@ -1,5 +1,6 @@
 // Object tags (s3.md §3.19): the `x-amz-tagging` header's query form, the Tagging XML body, and
-// AWS's limits (10 tags, keys 1–128 and values 0–256 characters, unique keys).
+// AWS's limits (10 tags, keys 1–128 and values 0–256 characters, unique keys, AWS's tag alphabet,
+// no `aws:` keys).
 
 import { percentDecode } from '../http/query.js';
 import { S3Error } from './errors.js';
@@ -13,6 +14,10 @@ export const MAX_TAGS = 10;
 export const MAX_BUCKET_TAGS = 50;
 const MAX_TAG_KEY = 128;
 const MAX_TAG_VALUE = 256;
+/** AWS's tag pattern (S3 API reference, S3Tag): letters, digits, space separators (not TAB) and `_ . : / = + - @`. */
+const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+/** the prefix of AWS's own system tags, which requesters may not set */
+const RESERVED_PREFIX = 'aws:';
 
 function invalidTag(message: string): S3Error {
   return new S3Error('InvalidTag', {}, { message });
@@ -26,11 +31,16 @@ function chars(s: string): number {
 }
 
 export function validateTags(tags: TagSet, max = MAX_TAGS): TagSet {
-  if (tags.length > max) throw invalidTag(max === MAX_TAGS ? `Object tags cannot be greater than ${MAX_TAGS}` : `Bucket tags cannot be greater than ${max}`);
+  const objectTags = max === MAX_TAGS;
+  if (tags.length > max) throw invalidTag(objectTags ? `Object tags cannot be greater than ${MAX_TAGS}` : `Bucket tags cannot be greater than ${max}`);
   const seen = new Set<string>();
   for (const [key, value] of tags) {
-    if (chars(key) < 1 || chars(key) > MAX_TAG_KEY) throw invalidTag('The TagKey you have provided is invalid');
-    if (chars(value) > MAX_TAG_VALUE) throw invalidTag('The TagValue you have provided is invalid');
+    if (key.startsWith(RESERVED_PREFIX)) {
+      // S3's wording differs between object and bucket tags (as LocalStack's AWS-recorded snapshots show)
+      throw invalidTag(objectTags ? 'Your TagKey cannot be prefixed with aws:' : 'System tags cannot be added/updated by requester');
+    }
+    if (chars(key) < 1 || chars(key) > MAX_TAG_KEY || !TAG_CHARS.test(key)) throw invalidTag('The TagKey you have provided is invalid');
+    if (chars(value) > MAX_TAG_VALUE || !TAG_CHARS.test(value)) throw invalidTag('The TagValue you have provided is invalid');
     if (seen.has(key)) throw invalidTag('Cannot provide multiple Tags with the same key');
     seen.add(key);
   }

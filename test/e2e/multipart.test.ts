@@ -334,6 +334,29 @@ describe('DeleteObjects (s3.md §3.17)', () => {
     expect(quiet.Deleted ?? []).toEqual([]);
     expect(quiet.Errors ?? []).toEqual([]);
   });
+  it('an entry with an ETag is deleted only while the ETag matches; a mismatch is that key\'s PreconditionFailed', async () => {
+    const s3 = s3Client(ctx.server);
+    const keys = ['cond/quoted', 'cond/wrong +%é', 'cond/bare', 'cond/star', 'cond/plain'];
+    const etags = await Promise.all(keys.map(async (Key) => (await s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body: Key }))).ETag!));
+    const out = await s3.send(new DeleteObjectsCommand({
+      Bucket: bucket,
+      Delete: {
+        Objects: [
+          { Key: keys[0], ETag: etags[0] },
+          { Key: keys[1], ETag: etags[0] },
+          { Key: keys[2], ETag: etags[2].replaceAll('"', '') },
+          { Key: keys[3], ETag: '*' },
+          { Key: keys[4] },
+          // no such key: nothing to delete, as DeleteObject with If-Match answers
+          { Key: 'cond/missing', ETag: etags[0] },
+        ],
+      },
+    }));
+    expect(out.Deleted?.map((d) => d.Key)).toEqual([keys[0], keys[2], keys[3], keys[4], 'cond/missing']);
+    expect(out.Errors).toEqual([{ Key: keys[1], Code: 'PreconditionFailed', Message: 'At least one of the pre-conditions you specified did not hold' }]);
+    const left = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'cond/' }));
+    expect(left.Contents?.map((o) => [o.Key, o.ETag])).toEqual([[keys[1], etags[1]]]);
+  });
 });
 
 describe('object tagging (s3.md §3.19)', () => {
@@ -344,8 +367,8 @@ describe('object tagging (s3.md §3.19)', () => {
     expect((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'tagged' }))).TagSet).toEqual([
       { Key: 'a', Value: '1' }, { Key: 'b', Value: ' two' },
     ]);
-    await s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'tagged', Tagging: { TagSet: [{ Key: 'é <&>', Value: '' }] } }));
-    expect((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'tagged' }))).TagSet).toEqual([{ Key: 'é <&>', Value: '' }]);
+    await s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: 'tagged', Tagging: { TagSet: [{ Key: 'é 日本 +-=._:/@', Value: '' }] } }));
+    expect((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'tagged' }))).TagSet).toEqual([{ Key: 'é 日本 +-=._:/@', Value: '' }]);
     await s3.send(new DeleteObjectTaggingCommand({ Bucket: bucket, Key: 'tagged' }));
     expect((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'tagged' }))).TagSet).toEqual([]);
     expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'tagged' }))).TagCount).toBeUndefined();
@@ -360,6 +383,12 @@ describe('object tagging (s3.md §3.19)', () => {
     await expect(s3.send(new PutObjectTaggingCommand({
       Bucket: bucket, Key: 'tagged', Tagging: { TagSet: [{ Key: 'k'.repeat(129), Value: '1' }] },
     }))).rejects.toMatchObject({ name: 'InvalidTag' });
+    await expect(s3.send(new PutObjectTaggingCommand({
+      Bucket: bucket, Key: 'tagged', Tagging: { TagSet: [{ Key: 'te&st', Value: '1' }] },
+    }))).rejects.toMatchObject({ name: 'InvalidTag', message: 'The TagKey you have provided is invalid' });
+    await expect(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'tagged', Body: 'y', Tagging: 'k=a%09b' }))).rejects.toMatchObject({
+      name: 'InvalidTag', message: 'The TagValue you have provided is invalid',
+    });
     await expect(s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: 'no-such' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
 
     const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'tagged-mp', Tagging: 'mp=yes' }));

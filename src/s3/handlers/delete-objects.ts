@@ -1,7 +1,9 @@
 // DeleteObjects (s3.md §3.17, XML §4.7–4.8): up to 1000 keys, each deleted as DeleteObject would,
-// with per-key errors; the body's Content-MD5 or x-amz-checksum-* is required and verified.
+// with per-key errors; the body's Content-MD5 or x-amz-checksum-* is required and verified. An
+// entry's `<ETag>` is DeleteObject's If-Match for that key (AWS "conditional deletes").
 
 import { requireKeyDeletable } from '../authz/request.js';
+import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error, type S3ErrorCode } from '../errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
@@ -12,7 +14,7 @@ import { doc, el } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
 import { deleteAuthority, deleteVersion } from './delete-object.js';
 import { isVersionId } from './version-id.js';
-import type { DeleteOutcome } from '../../store/types.js';
+import type { DeleteOutcome, WriteCondition } from '../../store/types.js';
 
 const MAX_DELETE_KEYS = 1000;
 const MAX_DELETE_XML = 2 * 1024 * 1024;
@@ -20,6 +22,7 @@ const MAX_DELETE_XML = 2 * 1024 * 1024;
 interface DeleteEntry {
   key: string;
   versionId?: string;
+  condition?: WriteCondition;
 }
 
 export type DeleteResultEntry =
@@ -34,8 +37,12 @@ function parseDelete(body: Buffer): { quiet: boolean; entries: DeleteEntry[] } {
   const entries = objects.map((o) => {
     const key = textOf(o, 'Key');
     if (key === undefined || key === '') throw new S3Error('MalformedXML');
+    const entry: DeleteEntry = { key };
     const versionId = textOf(o, 'VersionId');
-    return versionId === undefined ? { key } : { key, versionId };
+    if (versionId !== undefined) entry.versionId = versionId;
+    const etag = textOf(o, 'ETag');
+    if (etag !== undefined) entry.condition = { ifMatch: normalizeEtag(etag) };
+    return entry;
   });
   return { quiet, entries };
 }
@@ -88,7 +95,7 @@ export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
       }
       try {
         requireKeyDeletable(ctx, bucket, entry.key, entry.versionId);
-        return deleted(entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority));
+        return deleted(entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority, entry.condition));
       } catch (e) {
         if (e instanceof S3Error) return failed(entry, e);
         if (e instanceof StoreError) return failed(entry, s3ErrorOfStore(e, { style: 'path', bucket: bucket.name, key: entry.key }));

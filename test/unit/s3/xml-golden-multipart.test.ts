@@ -9,7 +9,8 @@ import { renderCompleteMultipartUploadResult, renderInitiateMultipartUploadResul
 import { renderGetObjectAttributesResponse } from '../../../src/s3/handlers/object-attributes.js';
 import { renderCopyPartResult } from '../../../src/s3/handlers/upload-part.js';
 import type { S3Object, S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
-import { parseTaggingHeader, parseTaggingXml, renderTagging } from '../../../src/s3/tagging.js';
+import { MAX_BUCKET_TAGS, parseTaggingHeader, parseTaggingXml, renderTagging } from '../../../src/s3/tagging.js';
+import { el } from '../../../src/s3/xml.js';
 import type { Upload } from '../../../src/store/types.js';
 
 const T = Date.parse('2025-01-31T12:00:00.789Z');
@@ -101,17 +102,47 @@ describe('DeleteResult (§4.8)', () => {
 });
 
 describe('tagging (§4.12, §3.19)', () => {
-  it('renders (in key order) and parses the Tagging document, keeping spaces and entities', () => {
+  const taggingXml = (tags: Array<[string, string]>) =>
+    Buffer.from(`<Tagging><TagSet>${tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('')}</TagSet></Tagging>`);
+  it('renders (in key order, escaped) and parses the Tagging document, keeping spaces and decoding references', () => {
     const xml = renderTagging([['k <1>', ' v '], ['empty', '']]);
     expect(xml).toBe(
       `${DECL}<Tagging ${NS}><TagSet><Tag><Key>empty</Key><Value></Value></Tag><Tag><Key>k &lt;1&gt;</Key><Value> v </Value></Tag></TagSet></Tagging>`,
     );
-    expect(parseTaggingXml(Buffer.from(xml))).toEqual([['empty', ''], ['k <1>', ' v ']]);
     expect(renderTagging([])).toBe(`${DECL}<Tagging ${NS}><TagSet></TagSet></Tagging>`);
+    const body = '<Tagging><TagSet><Tag><Key> k 1 </Key><Value> v </Value></Tag><Tag><Key>caf&#xE9;</Key><Value></Value></Tag></TagSet></Tagging>';
+    expect(parseTaggingXml(Buffer.from(body))).toEqual([[' k 1 ', ' v '], ['café', '']]);
   });
   it('parses x-amz-tagging as URL query form', () => {
     expect(parseTaggingHeader('a=1&b=two%20words&c=&d+e=%2B')).toEqual([['a', '1'], ['b', 'two words'], ['c', ''], ['d e', '+']]);
     expect(parseTaggingHeader(undefined)).toBeUndefined();
+  });
+  it('accepts AWS\'s tag alphabet: letters and digits of any script, spaces, + - = . _ : / @', () => {
+    const tags: Array<[string, string]> = [['café', '日本'], ['a+b-c=d.e_f:g/h@i', 'x y+-=._:/@'], ['٣', '𝟘'], ['k', '']];
+    expect(parseTaggingXml(taggingXml(tags))).toEqual(tags);
+    expect(parseTaggingHeader('caf%C3%A9=%E6%97%A5%E6%9C%AC&a%2Bb=%40%3A%2F')).toEqual([['café', '日本'], ['a+b', '@:/']]);
+    expect(parseTaggingXml(taggingXml([['k'.repeat(128), 'v'.repeat(256)]]))).toHaveLength(1);
+    expect(parseTaggingXml(taggingXml([['日'.repeat(128), '本'.repeat(256)]]))).toHaveLength(1);
+    expect(parseTaggingXml(taggingXml([['awsx:k', 'aws:v'], ['AWS:k', '']]))).toHaveLength(2);
+  });
+  it('refuses other characters, TAB, lengths past the limits and aws: keys with InvalidTag', () => {
+    const refused = (tags: Array<[string, string]>, message: string, max?: number) =>
+      expect(() => parseTaggingXml(taggingXml(tags), max)).toThrow(expect.objectContaining({ code: 'InvalidTag', status: 400, message }));
+    const badKey = 'The TagKey you have provided is invalid';
+    const badValue = 'The TagValue you have provided is invalid';
+    refused([['te&st', 'v']], badKey);
+    refused([['a\tb', 'v']], badKey);
+    refused([['k', 'a\tb']], badValue);
+    refused([['k', 'line\nbreak']], badValue);
+    for (const c of ['*', '?', '#', '!', ',', ';', '(', '"', '<', '%', '~']) refused([[`k${c}`, 'v']], badKey);
+    refused([['k', 'v$']], badValue);
+    refused([['', 'v']], badKey);
+    refused([['k'.repeat(129), 'v']], badKey);
+    refused([['k', 'v'.repeat(257)]], badValue);
+    refused([['aws:k', 'v']], 'Your TagKey cannot be prefixed with aws:');
+    refused([['aws:k', 'v']], 'System tags cannot be added/updated by requester', MAX_BUCKET_TAGS);
+    expect(() => parseTaggingHeader('te%26st=v')).toThrow(expect.objectContaining({ code: 'InvalidTag', message: badKey }));
+    expect(() => parseTaggingHeader('k=a%09b')).toThrow(expect.objectContaining({ code: 'InvalidTag', message: badValue }));
   });
 });
 
