@@ -51,6 +51,11 @@ export function defaultRetention(bucket: S3Bucket, now: number): Retention | und
   return { mode: rule.mode, until: now + (rule.days !== undefined ? rule.days * DAY_MS : rule.years! * YEAR_MS) };
 }
 
+/** The request names a retention or a legal hold (`x-amz-object-lock-*`). */
+export function hasLockHeaders(headers: Readonly<Record<string, string>>): boolean {
+  return headers[LOCK_MODE_HEADER] !== undefined || headers[LOCK_UNTIL_HEADER] !== undefined || headers[LEGAL_HOLD_HEADER] !== undefined;
+}
+
 /**
  * The lock of a new version from the request's `x-amz-object-lock-*` headers, else the bucket's
  * default retention. A bucket without object lock refuses the headers (s3.md §3.0.9).
@@ -63,7 +68,7 @@ export function lockOfNewVersion(
   const mode = headers[LOCK_MODE_HEADER];
   const until = headers[LOCK_UNTIL_HEADER];
   const hold = headers[LEGAL_HOLD_HEADER];
-  if ((mode !== undefined || until !== undefined || hold !== undefined) && !bucket.objectLock) {
+  if (hasLockHeaders(headers) && !bucket.objectLock) {
     throw new S3Error('InvalidRequest', {}, { message: MISSING_LOCK_CONFIGURATION });
   }
   const out: Pick<S3ObjectAttrs, 'retention' | 'legalHold'> = {};

@@ -28,6 +28,14 @@ async function stillServing(): Promise<void> {
 }
 
 describe('more error codes', () => {
+  it('InvalidRequest for a copy that brings a body; the connection goes on serving', async () => {
+    const copy = await req({ method: 'PUT', bucket, key: 'copied', body: 'a body', headers: { 'x-amz-copy-source': `/${bucket}/small` } });
+    expectS3Error(copy, 400, 'InvalidRequest');
+    expect(copy.text()).toContain('must not include a non-empty body');
+    expectS3Error(await req({ method: 'HEAD', bucket, key: 'copied' }), 404, 'NoSuchKey', 'HEAD');
+    expect((await req({ method: 'PUT', bucket, key: 'copied', headers: { 'x-amz-copy-source': `/${bucket}/small` } })).status).toBe(200);
+  });
+
   it('BucketAlreadyOwnedByYou when the owner re-creates outside us-east-1 (s3.md §3.2)', async () => {
     expectS3Error(await req({ method: 'PUT', bucket }), 409, 'BucketAlreadyOwnedByYou');
   });

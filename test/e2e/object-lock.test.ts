@@ -175,6 +175,11 @@ describe('object lock', () => {
     await s3.send(new PutObjectCommand({ Bucket, Key: 'e', Body: 'x', ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: explicit }));
     const e = await s3.send(new GetObjectRetentionCommand({ Bucket, Key: 'e' }));
     expect([e.Retention?.Mode, e.Retention?.RetainUntilDate?.getTime()]).toEqual(['COMPLIANCE', explicit.getTime()]);
+    // as S3: a body that gets a retention (here the default) or a legal hold must bring a digest
+    const bare = (headers: Record<string, string> = {}) => s3Request(ctx.server, { method: 'PUT', bucket: Bucket, key: 'raw', body: 'raw', headers });
+    expectS3Error(await bare(), 400, 'InvalidRequest');
+    expectS3Error(await bare({ 'x-amz-object-lock-legal-hold': 'ON' }), 400, 'InvalidRequest');
+    expect((await bare({ 'content-md5': md5Base64('raw') })).status).toBe(200);
   });
 
   it('refuses malformed lock input with S3 codes', async () => {

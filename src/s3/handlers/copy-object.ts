@@ -6,7 +6,7 @@
 import { hashBody } from '../body-pipeline.js';
 import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { MAX_COPY_BYTES, openCopySourceBody, resolveCopySource, type CopySource } from '../copy-source.js';
+import { MAX_COPY_BYTES, openCopySourceBody, refuseCopyBody, resolveCopySource, type CopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectAttrsOf, storageClassOf, writeCondition } from '../object-input.js';
@@ -73,6 +73,7 @@ export function renderCopyObjectResult(lastModified: number, etag: string, check
 }
 
 export async function handleCopyObject(ctx: S3Context): Promise<void> {
+  refuseCopyBody(ctx);
   const h = ctx.headers;
   const metadata = directiveOf(ctx, 'x-amz-metadata-directive', 'metadata');
   const tagging = directiveOf(ctx, 'x-amz-tagging-directive', 'tagging');

@@ -7,7 +7,9 @@ import { receiveBody } from '../body-pipeline.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
+import { S3Error } from '../errors.js';
 import { objectAttrsOf, writeCondition } from '../object-input.js';
+import { hasLockHeaders } from '../object-lock.js';
 import type { ChecksumAlgorithm, S3Bucket, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
 import { sealedEtag, sealedSink, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
@@ -59,6 +61,10 @@ export async function handlePutObject(ctx: S3Context): Promise<void> {
   const plan = planChecksums(h, body.trailer);
   const bucket = bucketOf(ctx);
   const attrs = objectAttrsOf(ctx, bucket, h, body.contentEncoding);
+  // as S3: a body that gets a retention or legal hold must come with a digest to check it by
+  if ((attrs.retention || hasLockHeaders(h)) && !plan.contentMd5 && !plan.algorithm) {
+    throw new S3Error('InvalidRequest', {}, { message: 'Content-MD5 OR x-amz-checksum- HTTP header is required for Put Object requests with Object Lock parameters' });
+  }
   const { record, checksum, responseHeaders } = await storeObject(ctx, bucket, ctx.resource.key!, body, attrs, plan, condition);
   const out: Array<readonly [string, string]> = [['ETag', `"${record.etag}"`], ...responseHeaders];
   if (record.versionId !== 'null') out.push(['x-amz-version-id', record.versionId]);

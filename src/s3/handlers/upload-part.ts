@@ -5,7 +5,7 @@
 import { receiveBody } from '../body-pipeline.js';
 import { DEFAULT_CHECKSUM, headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { copySourceRange, openCopySourceBody, resolveCopySource } from '../copy-source.js';
+import { copySourceRange, openCopySourceBody, refuseCopyBody, resolveCopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3Bucket, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectSize, sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
@@ -84,6 +84,7 @@ export function renderCopyPartResult(lastModified: number, etag: string, checksu
 }
 
 export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
+  refuseCopyBody(ctx);
   const partNumber = partNumberOf(ctx);
   const bucket = bucketOf(ctx);
   const upload = uploadOf(ctx, bucket);
