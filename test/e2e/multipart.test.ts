@@ -205,6 +205,8 @@ describe('uploads in progress', () => {
       Bucket: bucket, Prefix: 'pending/', KeyMarker: page1.NextKeyMarker, UploadIdMarker: page1.NextUploadIdMarker,
     }));
     expect(page2.Uploads?.map((u) => u.UploadId)).toEqual([second.UploadId]);
+    // the last page names its last upload too, as S3 does
+    expect([page2.IsTruncated, page2.NextKeyMarker, page2.NextUploadIdMarker]).toEqual([false, page2.Uploads![0]!.Key, second.UploadId]);
 
     const partsPage = await s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id, MaxParts: 1 }));
     expect(partsPage.IsTruncated).toBe(true);

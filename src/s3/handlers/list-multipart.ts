@@ -80,9 +80,10 @@ export interface ListUploadsPage {
 export function renderListMultipartUploadsResult(p: ListUploadsPage): string {
   const enc = p.url ? urlEncodeListing : (s: string) => s;
   const last = p.result.items.at(-1);
+  // the last upload listed, truncated or not, as S3 answers (empty only when nothing is listed)
   let nextKey = '';
   let nextId = '';
-  if (p.result.isTruncated && last) {
+  if (last) {
     if (last.kind === 'upload') {
       nextKey = last.upload.key;
       nextId = last.upload.uploadId;
