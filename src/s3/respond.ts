@@ -34,6 +34,13 @@ export function commonHeaders(ids: RequestIds, server: string): ResponseHeaders 
   return h;
 }
 
+/** The URL of `key` in `bucket` as this request reached it (scheme, Host, addressing style): a Location. */
+export function objectLocation(ctx: S3Context, bucket: string, key: string): string {
+  const origin = `${ctx.head.secure ? 'https' : 'http'}://${ctx.headers['host'] ?? 'localhost'}`;
+  const path = key.split('/').map(encodeURIComponent).join('/');
+  return ctx.resource.style === 'virtual' ? `${origin}/${path}` : `${origin}/${encodeURIComponent(bucket)}/${path}`;
+}
+
 export function send(
   ctx: S3Context,
   status: number,

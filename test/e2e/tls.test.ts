@@ -8,7 +8,9 @@ import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, GetObjectCommand, PutObjectCommand, S3Client, UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ensureAwsCli, runAws, s3Client } from './helpers/clients.js';
 import { bucketName, makeTempDirFixture, randomBody } from './helpers/fixtures.js';
@@ -96,6 +98,13 @@ describe('TLS', () => {
         const whole = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'large' }));
         expect(Buffer.from(await whole.Body!.transformToByteArray()).equals(large)).toBe(true);
       }
+      // a Location names the scheme the request came by
+      const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'parts' }));
+      const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'parts', UploadId: upload.UploadId, PartNumber: 1, Body: 'one part' }));
+      const done = await s3.send(new CompleteMultipartUploadCommand({
+        Bucket: bucket, Key: 'parts', UploadId: upload.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+      }));
+      expect(done.Location).toBe(`${server.endpoint}/${bucket}/parts`);
     } finally {
       s3.destroy();
     }
@@ -107,7 +116,7 @@ describe('TLS', () => {
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout.equals(body)).toBe(true);
     const ls = await runAws(server, ['s3api', 'list-objects-v2', '--bucket', bucket, ...caBundle]);
-    expect(JSON.parse(ls.stdout.toString()).Contents.map((c: { Key: string }) => c.Key)).toEqual(['cli key', 'large', 'over tls', 'sse-c']);
+    expect(JSON.parse(ls.stdout.toString()).Contents.map((c: { Key: string }) => c.Key)).toEqual(['cli key', 'large', 'over tls', 'parts', 'sse-c']);
     // without the CA, the certificate is refused
     const untrusted = await runAws(server, ['s3api', 'list-buckets']);
     expect(untrusted.code).not.toBe(0);

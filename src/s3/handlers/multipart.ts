@@ -14,7 +14,7 @@ import { objectAttrsOf, writeCondition } from '../object-input.js';
 import { completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';
-import { send, sendXml } from '../respond.js';
+import { objectLocation, send, sendXml } from '../respond.js';
 import { doc, el, etagEl } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
 import type { BucketRecord, Part, Upload } from '../../store/types.js';
@@ -148,12 +148,6 @@ function checkChoice(uploadId: string, upload: Upload<S3ObjectAttrs>, chosen: Ch
   return out;
 }
 
-function locationOf(ctx: S3Context, bucket: string, key: string): string {
-  const host = ctx.headers['host'] ?? 'localhost';
-  const path = key.split('/').map(encodeURIComponent).join('/');
-  return ctx.resource.style === 'virtual' ? `http://${host}/${path}` : `http://${host}/${encodeURIComponent(bucket)}/${path}`;
-}
-
 export function renderCompleteMultipartUploadResult(
   location: string,
   bucket: string,
@@ -232,7 +226,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
     ctx.services.quotas?.written(bucket.name, size);
     const headers: Array<readonly [string, string]> = [...encryptionHeaders(attrs.encryption)];
     if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
-    const answer = { headers, xml: renderCompleteMultipartUploadResult(locationOf(ctx, bucket.name, key), bucket.name, key, etag, checksum) };
+    const answer = { headers, xml: renderCompleteMultipartUploadResult(objectLocation(ctx, bucket.name, key), bucket.name, key, etag, checksum) };
     rememberCompleted(bucket.name, key, uploadId, choiceOf(chosen), answer);
     return answer;
   });

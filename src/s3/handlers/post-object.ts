@@ -11,7 +11,7 @@ import { formBoundary, MAX_PRE_DATA_BYTES, readFormHead } from '../post/multipar
 import { formSigner } from '../post/form-auth.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { S3Bucket } from '../object-attrs.js';
-import { send, sendXml } from '../respond.js';
+import { objectLocation, send, sendXml } from '../respond.js';
 import { MAX_KEY_BYTES } from '../router.js';
 import { el, XML_DECL } from '../xml.js';
 import { parseTaggingXml } from '../tagging.js';
@@ -115,7 +115,7 @@ async function uploadForm(ctx: S3Context, bucket: S3Bucket, boundary: string, bo
   const { record } = await storeObject(ctx, bucket, key, fileBody, attrs, planChecksums(asHeaders, undefined));
 
   const etag = `"${record.etag}"`;
-  const location = `http://${ctx.headers['host'] ?? ''}/${encodeURIComponent(bucket.name)}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  const location = objectLocation(ctx, bucket.name, key);
   const redirect = fields.get('success_action_redirect') ?? fields.get('redirect');
   if (redirect !== undefined && /^https?:\/\//i.test(redirect)) {
     const url = new URL(redirect);
