@@ -97,7 +97,7 @@ export function matchCorsRule(
   );
 }
 
-/** Response headers for a matched rule; `requestHeaders` only for a preflight. */
+/** Response headers for a matched rule; `requestHeaders`: the requested headers it allows, echoed. */
 export function corsHeaders(rule: CorsRuleRecord, origin: string, requestHeaders?: string): Array<readonly [string, string]> {
   const anyOrigin = rule.allowedOrigins.includes('*') && rule.allowedOrigins.length === 1;
   const out: Array<readonly [string, string]> = [
@@ -117,11 +117,19 @@ export function splitHeaderList(value: string | undefined): string[] {
 }
 
 /**
- * CORS headers for an actual (non-OPTIONS) request with an Origin: the matching rule's headers, or
- * only Vary when the bucket has rules but none matches (so that caches keep the answers apart).
+ * CORS headers for an actual (non-OPTIONS) request with an Origin: the matching rule's headers (with
+ * those of its Access-Control-Request-Headers that the rule allows, as S3 echoes them), or only Vary
+ * when the bucket has rules but none matches (so that caches keep the answers apart).
  */
-export function corsForRequest(rules: readonly CorsRuleRecord[] | undefined, origin: string, method: string): Array<readonly [string, string]> | undefined {
+export function corsForRequest(
+  rules: readonly CorsRuleRecord[] | undefined,
+  origin: string,
+  method: string,
+  requestHeaders?: string,
+): Array<readonly [string, string]> | undefined {
   if (!rules) return undefined;
   const rule = matchCorsRule(rules, origin, method);
-  return rule ? corsHeaders(rule, origin) : [['Vary', CORS_VARY]];
+  if (!rule) return [['Vary', CORS_VARY]];
+  const allowed = splitHeaderList(requestHeaders).filter((h) => rule.allowedHeaders.some((a) => wildcardMatch(a, h, true)));
+  return corsHeaders(rule, origin, allowed.length ? allowed.join(', ') : undefined);
 }

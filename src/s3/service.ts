@@ -67,7 +67,7 @@ async function handleClassified(
     let bucket: S3Bucket | undefined;
     if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
       bucket = services.store.getBucket(resource.bucket);
-      ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method);
+      ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method, head.headers['access-control-request-headers']);
     }
     const query = parseQuery(head.rawQuery);
     const { accounts } = services;

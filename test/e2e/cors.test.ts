@@ -95,6 +95,11 @@ describe('actual requests', () => {
     expect(put.status).toBe(200);
     expect(put.headers['access-control-allow-origin']).toBe(APP);
     expect(put.headers['access-control-expose-headers']).toBe('ETag');
+    expect(put.headers['access-control-allow-headers']).toBeUndefined();
+    // requested headers the rule allows are echoed on an actual request too, as S3 does; others are left out
+    const asking = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'k', headers: { origin: APP, 'access-control-request-headers': 'Content-Type, x-amz-meta-a, x-other' } });
+    expect(asking.status).toBe(200);
+    expect(asking.headers['access-control-allow-headers']).toBe('content-type, x-amz-meta-a');
     const missing = await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'missing', headers: { origin: APP } });
     expectS3Error(missing, 404, 'NoSuchKey');
     expect(missing.headers['access-control-allow-origin']).toBe(APP);
