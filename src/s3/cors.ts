@@ -82,6 +82,11 @@ function wildcardMatch(pattern: string, value: string, ignoreCase: boolean): boo
   return v.length >= head.length + tail.length && v.startsWith(head) && v.endsWith(tail);
 }
 
+/** Whether `rule` allows request header `name` (lower case) by one of its AllowedHeader patterns. */
+function allowsHeader(rule: CorsRuleRecord, name: string): boolean {
+  return rule.allowedHeaders.some((a) => wildcardMatch(a, name, true));
+}
+
 /** The first rule allowing this origin, method and (preflight) requested headers. */
 export function matchCorsRule(
   rules: readonly CorsRuleRecord[],
@@ -93,7 +98,7 @@ export function matchCorsRule(
     (r) =>
       r.allowedOrigins.some((o) => wildcardMatch(o, origin, false)) &&
       r.allowedMethods.includes(method) &&
-      requestHeaders.every((h) => r.allowedHeaders.some((a) => wildcardMatch(a, h, true))),
+      requestHeaders.every((h) => allowsHeader(r, h)),
   );
 }
 
@@ -130,6 +135,6 @@ export function corsForRequest(
   if (!rules) return undefined;
   const rule = matchCorsRule(rules, origin, method);
   if (!rule) return [['Vary', CORS_VARY]];
-  const allowed = splitHeaderList(requestHeaders).filter((h) => rule.allowedHeaders.some((a) => wildcardMatch(a, h, true)));
+  const allowed = splitHeaderList(requestHeaders).filter((h) => allowsHeader(rule, h));
   return corsHeaders(rule, origin, allowed.length ? allowed.join(', ') : undefined);
 }

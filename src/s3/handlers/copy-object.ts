@@ -9,7 +9,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { MAX_COPY_BYTES, openCopySourceBody, refuseCopyBody, resolveCopySource, type CopySource } from '../copy-source.js';
 import { S3Error } from '../errors.js';
 import type { ChecksumAlgorithm, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
-import { objectAttrsOf, storageClassOf, writeCondition } from '../object-input.js';
+import { objectAttrsOf, writeCondition } from '../object-input.js';
 import { sendXml } from '../respond.js';
 import { copySourceDataKey, encryptionHeaders, objectSize, requestedEncryption } from '../sse/sse.js';
 import type { WriteCondition } from '../../store/types.js';
