@@ -201,7 +201,7 @@ export class Compactor {
     try {
       const fd = source.fd ?? (await source.ready);
       for (const record of [...inUse.records.values()].sort((a, b) => a.offset - b.offset)) {
-        const to = await this.copyRecord(fd, segment, record, budget);
+        const to = await this.copyRecord(fd, record, budget);
         if (!to) {
           report.corruptRecords++;
           continue;
@@ -221,7 +221,6 @@ export class Compactor {
   /** Copies one record (header, body, trailer) to a new place, checking its body CRC on the way. */
   private async copyRecord(
     fd: number,
-    segment: number,
     record: LiveRecord,
     budget: { start: number; bytes: number; rate: number },
   ): Promise<(Extent & { end: number }) | undefined> {

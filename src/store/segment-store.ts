@@ -144,7 +144,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     private readonly allocator: SegmentAllocator,
     private readonly strict: boolean,
     private readonly recovery: RecoveryReport & { replay: ReplayReport },
-    private readonly crc32c: Crc32c,
+    crc32c: Crc32c,
     smallBodyMax: number,
     private readonly diskReserve: number,
     private readonly freeBytes: () => number,

@@ -2,7 +2,6 @@
 
 import {
   CreateBucketCommand,
-  DeleteBucketCommand,
   DeleteBucketTaggingCommand,
   GetBucketTaggingCommand,
   PutBucketTaggingCommand,

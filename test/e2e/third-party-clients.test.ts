@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as Minio from 'minio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ensureDebianTool, runProcess, s3Request } from './helpers/clients.js';
 import { bucketName, makeTempDirFixture, md5OfFile, writeGeneratedFile } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';

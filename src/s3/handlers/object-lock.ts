@@ -78,7 +78,7 @@ export async function handleGetObjectLockConfiguration(ctx: S3Context): Promise<
   sendXml(ctx, doc('ObjectLockConfiguration', body));
 }
 
-function lockBucket(ctx: S3Context, perm: 'read' | 'write'): S3Bucket {
+function lockBucket(ctx: S3Context): S3Bucket {
   const bucket = bucketOf(ctx);
   if (!bucket.objectLock) throw new S3Error('InvalidRequest', {}, { message: MISSING_LOCK_CONFIGURATION });
   return bucket;
@@ -125,7 +125,7 @@ async function updateLock(
 }
 
 export async function handlePutObjectRetention(ctx: S3Context): Promise<void> {
-  const bucket = lockBucket(ctx, 'write');
+  const bucket = lockBucket(ctx);
   const body = await readXmlRequest(ctx, 'Retention', [], 'required');
   const mode = xmlTextOf(body['Mode']);
   const until = xmlTextOf(body['RetainUntilDate']);
@@ -142,7 +142,7 @@ export async function handlePutObjectRetention(ctx: S3Context): Promise<void> {
 }
 
 export async function handleGetObjectRetention(ctx: S3Context): Promise<void> {
-  const bucket = lockBucket(ctx, 'read');
+  const bucket = lockBucket(ctx);
   const version = addressedVersion(ctx, bucket, requestedVersionId(ctx));
   const r = version.attrs.retention;
   if (!r) throw new S3Error('NoSuchObjectLockConfiguration');
@@ -150,7 +150,7 @@ export async function handleGetObjectRetention(ctx: S3Context): Promise<void> {
 }
 
 export async function handlePutObjectLegalHold(ctx: S3Context): Promise<void> {
-  const bucket = lockBucket(ctx, 'write');
+  const bucket = lockBucket(ctx);
   const body = await readXmlRequest(ctx, 'LegalHold', [], 'required');
   const status = xmlTextOf(body['Status']);
   if (status !== 'ON' && status !== 'OFF') throw new S3Error('MalformedXML');
@@ -159,7 +159,7 @@ export async function handlePutObjectLegalHold(ctx: S3Context): Promise<void> {
 }
 
 export async function handleGetObjectLegalHold(ctx: S3Context): Promise<void> {
-  const bucket = lockBucket(ctx, 'read');
+  const bucket = lockBucket(ctx);
   const version = addressedVersion(ctx, bucket, requestedVersionId(ctx));
   if (version.attrs.legalHold === undefined) throw new S3Error('NoSuchObjectLockConfiguration');
   sendXml(ctx, doc('LegalHold', el('Status', version.attrs.legalHold ? 'ON' : 'OFF')));
