@@ -51,8 +51,9 @@ export function validateTags(tags: TagSet, max = MAX_TAGS): TagSet {
 export function parseTaggingHeader(value: string | undefined): TagSet | undefined {
   if (value === undefined) return undefined;
   const tags: TagSet = [];
-  if (value === '') return tags;
   for (const pair of value.split('&')) {
+    // an empty pair (`&`, a trailing `&`) names no tag, as in any URL query
+    if (pair === '') continue;
     const eq = pair.indexOf('=');
     const k = percentDecode(eq < 0 ? pair : pair.slice(0, eq), true);
     const v = eq < 0 ? '' : percentDecode(pair.slice(eq + 1), true);

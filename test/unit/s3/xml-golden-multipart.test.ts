@@ -117,6 +117,13 @@ describe('tagging (§4.12, §3.19)', () => {
     expect(parseTaggingHeader('a=1&b=two%20words&c=&d+e=%2B')).toEqual([['a', '1'], ['b', 'two words'], ['c', ''], ['d e', '+']]);
     expect(parseTaggingHeader(undefined)).toBeUndefined();
   });
+  it('skips the empty pairs of x-amz-tagging, as AWS does: `&` is no tag, `key=&` one empty-valued tag', () => {
+    expect(parseTaggingHeader('')).toEqual([]);
+    expect(parseTaggingHeader('&')).toEqual([]);
+    expect(parseTaggingHeader('key=&')).toEqual([['key', '']]);
+    expect(parseTaggingHeader('&a=1&&b=2&')).toEqual([['a', '1'], ['b', '2']]);
+    expect(() => parseTaggingHeader('=v')).toThrow(expect.objectContaining({ code: 'InvalidTag' }));
+  });
   it('accepts AWS\'s tag alphabet: letters and digits of any script, spaces, + - = . _ : / @', () => {
     const tags: Array<[string, string]> = [['café', '日本'], ['a+b-c=d.e_f:g/h@i', 'x y+-=._:/@'], ['٣', '𝟘'], ['k', '']];
     expect(parseTaggingXml(taggingXml(tags))).toEqual(tags);
