@@ -3,7 +3,7 @@
 
 import { percentDecode } from '../http/query.js';
 import { checkExpectedOwner } from './access.js';
-import { requireSourceReadable } from './authz/request.js';
+import { requireReadable } from './authz/request.js';
 import { evaluateReadConditions } from './conditionals.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
@@ -89,7 +89,7 @@ export function resolveCopySource(ctx: S3Context): CopySource {
       message: 'The source of a copy request may not specifically refer to a delete marker by version id.',
     });
   }
-  requireSourceReadable(ctx, bucket, found, parsed.versionId !== undefined);
+  requireReadable(ctx, bucket, found, parsed.versionId !== undefined);
   const conditions: Record<string, string> = {};
   for (const [copyName, name] of COPY_CONDITIONS) {
     const v = ctx.headers[copyName];

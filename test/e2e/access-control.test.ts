@@ -31,8 +31,10 @@ const userGrant = (id: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type
 const emailGrant = (email: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="AmazonCustomerByEmail"><EmailAddress>${email}</EmailAddress></Grantee><Permission>${perm}</Permission></Grant>`;
 const groupGrant = (uri: string, perm: string) => `<Grant><Grantee ${XSI} xsi:type="Group"><URI>${uri}</URI></Grantee><Permission>${perm}</Permission></Grant>`;
 
-function deleteBatch(bucket: string, objects: Array<{ key: string; versionId?: string }>, credentials?: typeof other) {
-  const body = `<Delete>${objects.map((o) => `<Object><Key>${o.key}</Key>${o.versionId ? `<VersionId>${o.versionId}</VersionId>` : ''}</Object>`).join('')}</Delete>`;
+function deleteBatch(bucket: string, objects: Array<{ key: string; versionId?: string; etag?: string }>, credentials?: typeof other) {
+  const entry = (o: { key: string; versionId?: string; etag?: string }) =>
+    `<Object><Key>${o.key}</Key>${o.versionId ? `<VersionId>${o.versionId}</VersionId>` : ''}${o.etag ? `<ETag>${o.etag}</ETag>` : ''}</Object>`;
+  const body = `<Delete>${objects.map(entry).join('')}</Delete>`;
   const md5 = createHash('md5').update(body).digest('base64');
   return s3Request(ctx.server, { method: 'POST', bucket, query: 'delete', body, headers: { 'content-md5': md5 }, credentials });
 }
@@ -255,6 +257,45 @@ describe('bucket policies', () => {
     // the right to delete is not the right to do anything else with the bucket
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, query: { 'list-type': '2' }, credentials: other }), 403, 'AccessDenied');
     expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'partner/x', body: 'x', credentials: other }), 403, 'AccessDenied');
+  });
+
+  it('conditional deletes: s3:if-match in conditions, and an ETag condition needs s3:GetObject too (AWS *Enforce conditional deletes*)', async () => {
+    const b = await newBucket('polcond');
+    const etags: Record<string, string> = {};
+    for (const k of ['a', 'b', 'c', 'd', 'e']) etags[k] = (await put(b, k)).headers['etag'] as string;
+    // another account may delete only with If-Match (the Null condition); reading is not granted yet
+    const onlyConditional = { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { Null: { 's3:if-match': 'false' } } };
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: policy(b, [onlyConditional]) })).status).toBe(204);
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'a', credentials: other }), 403, 'AccessDenied');
+    // If-Match: * checks existence only, so s3:DeleteObject is enough
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'a', headers: { 'if-match': '*' }, credentials: other })).status).toBe(204);
+    // an ETag is read from the object: without s3:GetObject it is refused and nothing is deleted
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'b', headers: { 'if-match': etags['b']! }, credentials: other }), 403, 'AccessDenied');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: 'b' })).status).toBe(200);
+    let xml = (await deleteBatch(b, [{ key: 'c', etag: etags['c'] }, { key: 'd' }, { key: 'e', etag: '*' }], other)).text();
+    expect(xml).toContain('<Error><Key>c</Key><Code>AccessDenied</Code>');
+    expect(xml).toContain('<Error><Key>d</Key><Code>AccessDenied</Code>');
+    expect(xml).toContain('<Deleted><Key>e</Key></Deleted>');
+    // with s3:GetObject granted as well, ETag-conditional deletes go through (and still check the ETag)
+    const read = { Effect: 'Allow', Principal: { AWS: other.accountId }, Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` };
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: policy(b, [onlyConditional, read]) })).status).toBe(204);
+    expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'b', headers: { 'if-match': '"0123456789abcdef0123456789abcdef"' }, credentials: other }), 412, 'PreconditionFailed');
+    expect((await s3Request(ctx.server, { method: 'DELETE', bucket: b, key: 'b', headers: { 'if-match': etags['b']! }, credentials: other })).status).toBe(204);
+    xml = (await deleteBatch(b, [{ key: 'c', etag: etags['c'] }, { key: 'd' }], other)).text();
+    expect(xml).toContain('<Deleted><Key>c</Key></Deleted>');
+    expect(xml).toContain('<Error><Key>d</Key><Code>AccessDenied</Code>');
+    for (const [k, status] of [['b', 404], ['c', 404], ['d', 200]] as const) {
+      expect((await s3Request(ctx.server, { method: 'GET', bucket: b, key: k })).status).toBe(status);
+    }
+  });
+
+  it('conditional writes: a Deny where s3:if-none-match is Null lets only PUTs with If-None-Match through (AWS *Enforce conditional writes*)', async () => {
+    const b = await newBucket('polcondput');
+    const deny = { Effect: 'Deny', Principal: '*', Action: 's3:PutObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { Null: { 's3:if-none-match': 'true' } } };
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'policy', body: policy(b, [deny]) })).status).toBe(204);
+    expectS3Error(await put(b, 'k'), 403, 'AccessDenied');
+    expect((await put(b, 'k', 'k', { 'if-none-match': '*' })).status).toBe(200);
+    expectS3Error(await put(b, 'k', 'k', { 'if-none-match': '*' }), 412, 'PreconditionFailed');
   });
 
   it('tag conditions: s3:ExistingObjectTag/<key> reads the object\'s tags, s3:RequestObjectTag/<key> the x-amz-tagging header', async () => {

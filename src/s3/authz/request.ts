@@ -42,6 +42,9 @@ function conditionValues(ctx: S3Context): ConditionValues {
       case 's3:delimiter': return q.get('delimiter');
       case 's3:max-keys': return q.get('max-keys');
       case 's3:versionid': return q.get('versionId');
+      // conditional writes and deletes (AWS *Enforce conditional writes/deletes*)
+      case 's3:if-match': return h['if-match'];
+      case 's3:if-none-match': return h['if-none-match'];
       case 's3:authtype': return ctx.auth.kind === 'anonymous' ? undefined : ctx.auth.presigned ? 'REST-QUERY-STRING' : 'REST-HEADER';
       case 's3:signatureversion': return ctx.auth.kind === 'anonymous' ? undefined : (ctx.auth.signatureVersion ?? SIGV4);
       case 's3:x-amz-acl':
@@ -119,13 +122,26 @@ export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bu
 /**
  * DeleteObjects' step for each key of its body (AWS *DeleteObjects*: s3:DeleteObject on each
  * object, s3:DeleteObjectVersion for one named by version id): AccessDenied for that key when a
- * policy denies it. The request itself passed the bucket-level gate in dispatch.
+ * policy denies it. The request itself passed the bucket-level gate in dispatch. `ifMatch` is the
+ * entry's `<ETag>`, the key's s3:if-match.
  */
-export function requireKeyDeletable(ctx: S3Context, bucket: S3Bucket, key: string, versionId: string | undefined): void {
+export function requireKeyDeletable(ctx: S3Context, bucket: S3Bucket, key: string, versionId: string | undefined, ifMatch?: string): void {
   const base = conditionValues(ctx);
-  const values: ConditionValues = (name) => (name === 's3:versionid' ? versionId : base(name));
+  const values: ConditionValues = (name) => (name === 's3:versionid' ? versionId : name === 's3:if-match' ? ifMatch : base(name));
   const verdict = objectVerdict(ctx, OPERATION_ACCESS.DeleteObject, bucket, key, versionId !== undefined, values);
   if (verdict === 'deny') throw new S3Error('AccessDenied');
+  requireEtagReadable(ctx, bucket, key, ifMatch, values);
+}
+
+/**
+ * A delete conditional on an ETag (If-Match other than `*`) reads the object's ETag, so it needs
+ * s3:GetObject on the object besides s3:DeleteObject (AWS *Enforce conditional deletes*). A
+ * missing object has nothing to read: the delete's own outcome answers for it.
+ */
+export function requireEtagReadable(ctx: S3Context, bucket: S3Bucket, key: string, ifMatch: string | undefined, values = conditionValues(ctx)): void {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return;
+  const object = ctx.services.store.getObject(bucket.name, key);
+  if (object) requireReadable(ctx, bucket, object, false, values);
 }
 
 /** authorize() for `access` on object `key` of `bucket`, not (only) the one the request names. */
@@ -168,13 +184,13 @@ export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3
 }
 
 /**
- * May the caller read `object` of `bucket`, another object than the request's own (the source of
- * CopyObject and UploadPartCopy, AWS *CopyObject*: s3:GetObject on the source, s3:GetObjectVersion
- * when the source names a version)? AccessDenied if not.
+ * May the caller read `object` of `bucket`, another object than the request's own or in another
+ * operation (the source of CopyObject and UploadPartCopy, AWS *CopyObject*: s3:GetObject on the
+ * source, s3:GetObjectVersion when the source names a version)? AccessDenied if not.
  */
-export function requireSourceReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean): void {
+export function requireReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean, values = conditionValues(ctx)): void {
   const access = OPERATION_ACCESS.GetObject;
-  const verdict = objectVerdict(ctx, access, bucket, object.key, byVersionId, conditionValues(ctx));
+  const verdict = objectVerdict(ctx, access, bucket, object.key, byVersionId, values);
   if (verdict === 'allow') return;
   const acl = effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner);
   if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, acl, access.acl!)) throw new S3Error('AccessDenied');

@@ -2,6 +2,7 @@
 // delete (§2.14) and object lock (§3.0.9) on permanent deletes. deleteVersion() is the one path for
 // DeleteObject and each entry of DeleteObjects.
 
+import { requireEtagReadable } from '../authz/request.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { checkMfa, mfaDeleteEnabled, mfaMissing } from '../mfa-delete.js';
@@ -59,6 +60,7 @@ export async function handleDeleteObject(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const authority = deleteAuthority(ctx, bucket, versionId !== undefined);
   const ifMatch = ctx.headers['if-match'];
+  requireEtagReadable(ctx, bucket, ctx.resource.key!, ifMatch);
   // an id that names no version is a 204 no-op, as a missing key is (s3.md §3.0.7)
   const outcome = await deleteVersion(
     ctx,

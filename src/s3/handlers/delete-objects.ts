@@ -22,6 +22,8 @@ const MAX_DELETE_XML = 2 * 1024 * 1024;
 interface DeleteEntry {
   key: string;
   versionId?: string;
+  /** the entry's `<ETag>` as written */
+  etag?: string;
   condition?: WriteCondition;
 }
 
@@ -41,7 +43,10 @@ function parseDelete(body: Buffer): { quiet: boolean; entries: DeleteEntry[] } {
     const versionId = textOf(o, 'VersionId');
     if (versionId !== undefined) entry.versionId = versionId;
     const etag = textOf(o, 'ETag');
-    if (etag !== undefined) entry.condition = { ifMatch: normalizeEtag(etag) };
+    if (etag !== undefined) {
+      entry.etag = etag;
+      entry.condition = { ifMatch: normalizeEtag(etag) };
+    }
     return entry;
   });
   return { quiet, entries };
@@ -94,7 +99,7 @@ export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
         return failed(entry, new S3Error('NoSuchVersion'));
       }
       try {
-        requireKeyDeletable(ctx, bucket, entry.key, entry.versionId);
+        requireKeyDeletable(ctx, bucket, entry.key, entry.versionId, entry.etag);
         return deleted(entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority, entry.condition));
       } catch (e) {
         if (e instanceof S3Error) return failed(entry, e);
