@@ -147,6 +147,15 @@ describe('x-amz-expected-bucket-owner', () => {
     for (const value of ['a', '01234567890']) {
       expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, headers: { 'x-amz-expected-bucket-owner': value }, ...owner }), 400, 'InvalidBucketOwnerAWSAccountID');
     }
+    // an anonymous caller of a public bucket is refused whatever the value (Ceph s3-tests test_expected_bucket_owner)
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, query: 'acl', headers: { 'x-amz-acl': 'public-read-write' }, ...owner })).status).toBe(200);
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, credentials: null })).status).toBe(200);
+    for (const value of ['999999999999', `${owned.canonicalId}foo`]) {
+      const headers = { 'x-amz-expected-bucket-owner': value };
+      expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: b, headers, credentials: null }), 403, 'AccessDenied');
+      expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket: b, key: 'anon', body: 'x', headers, credentials: null }), 403, 'AccessDenied');
+    }
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: b, headers: right, credentials: null })).status).toBe(200);
   });
 });
 
