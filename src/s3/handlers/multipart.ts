@@ -11,7 +11,7 @@ import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
 import type { ObjectPart, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { objectAttrsOf, writeCondition } from '../object-input.js';
-import { completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
+import { checkCompleteKey, completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';
 import { objectLocation, send, sendXml } from '../respond.js';
@@ -172,6 +172,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   }
   const upload = uploadOf(ctx, bucket);
   const uploadId = upload.uploadId;
+  checkCompleteKey(ctx, upload.attrs.uploadEncryption);
   const chosen = parseCompleteBody(await readSmallBody(ctx, MAX_COMPLETE_XML));
   const store = ctx.services.store;
   const stored = new Map(store.listParts(uploadId, 0, MAX_PART_NUMBER).parts.map((p) => [p.partNumber, p] as const));

@@ -175,6 +175,19 @@ export function sealingForPart(ctx: S3Context, upload: S3ObjectAttrs, size: numb
   return sealingOf(e, unwrappedKey(ctx, e, customer, 'upload'), size);
 }
 
+/**
+ * The customer key CompleteMultipartUpload may bring (AWS completes an SSE-C upload without one,
+ * and newer SDKs send it): when present it must be the upload's, as a part's must.
+ */
+export function checkCompleteKey(ctx: S3Context, upload: UploadEncryption | undefined): void {
+  const customer = customerKey(ctx);
+  if (!customer) return;
+  if (upload?.mode !== 'SSE-C') throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
+  if (customer.md5 !== upload.customerKeyMD5) {
+    throw new S3Error('InvalidRequest', {}, { message: 'The provided encryption parameters did not match the ones used originally.' });
+  }
+}
+
 /** The segment a sealed part keeps for Complete. */
 export function sealedSegmentOf(sealing: WriteSealing): SealedSegment {
   return { plaintextSize: sealing.encryption.plaintextSize, noncePrefix: sealing.encryption.noncePrefix };
