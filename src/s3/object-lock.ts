@@ -26,7 +26,9 @@ export function isRetentionMode(v: string | undefined): v is RetentionMode {
 /** An ISO 8601 timestamp (as SDKs send it) → ms; InvalidArgument otherwise. */
 export function parseRetainUntil(value: string, argument: string): number {
   const t = /^\d{4}-\d{2}-\d{2}T/.test(value.trim()) ? Date.parse(value.trim()) : NaN;
-  if (Number.isNaN(t)) throw new S3Error('InvalidArgument', { ArgumentName: argument, ArgumentValue: value }, { message: 'The retain until date is not valid' });
+  if (Number.isNaN(t)) {
+    throw new S3Error('InvalidArgument', { ArgumentName: argument, ArgumentValue: value }, { message: 'The retain until date must be provided in ISO 8601 format' });
+  }
   return t;
 }
 
@@ -34,14 +36,10 @@ function pastDateError(): S3Error {
   return new S3Error('InvalidArgument', {}, { message: 'The retain until date must be in the future!' });
 }
 
-function requireFuture(until: number, now: number): void {
-  if (until <= now) throw pastDateError();
-}
-
 export function parseLegalHoldStatus(value: string | undefined, argument: string): boolean {
   if (value === 'ON') return true;
   if (value === 'OFF') return false;
-  throw new S3Error('InvalidArgument', { ArgumentName: argument, ArgumentValue: value }, { message: 'Legal Hold must be either of ON or OFF' });
+  throw new S3Error('InvalidArgument', { ArgumentName: argument, ArgumentValue: value }, { message: "Legal Hold must be either of 'ON' or 'OFF'" });
 }
 
 /** The bucket's default retention, as a Retention starting `now`. */
@@ -58,7 +56,8 @@ export function hasLockHeaders(headers: Readonly<Record<string, string>>): boole
 
 /**
  * The lock of a new version from the request's `x-amz-object-lock-*` headers, else the bucket's
- * default retention. A bucket without object lock refuses the headers (s3.md §3.0.9).
+ * default retention. The headers' values are checked first, as S3 does (date format, a date in the
+ * future, the mode, the legal hold); then a bucket without object lock refuses them (s3.md §3.0.9).
  */
 export function lockOfNewVersion(
   headers: Readonly<Record<string, string>>,
@@ -68,9 +67,6 @@ export function lockOfNewVersion(
   const mode = headers[LOCK_MODE_HEADER];
   const until = headers[LOCK_UNTIL_HEADER];
   const hold = headers[LEGAL_HOLD_HEADER];
-  if (hasLockHeaders(headers) && !bucket.objectLock) {
-    throw new S3Error('InvalidRequest', {}, { message: MISSING_LOCK_CONFIGURATION });
-  }
   const out: Pick<S3ObjectAttrs, 'retention' | 'legalHold'> = {};
   if (mode !== undefined || until !== undefined) {
     if (mode === undefined || until === undefined) {
@@ -78,17 +74,22 @@ export function lockOfNewVersion(
         message: 'x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied',
       });
     }
+    const t = parseRetainUntil(until, LOCK_UNTIL_HEADER);
+    if (t <= now) throw new S3Error('InvalidArgument', { ArgumentName: LOCK_UNTIL_HEADER, ArgumentValue: until }, { message: pastDateError().message });
     if (!isRetentionMode(mode)) {
       throw new S3Error('InvalidArgument', { ArgumentName: LOCK_MODE_HEADER, ArgumentValue: mode }, { message: 'Unknown wormMode directive.' });
     }
-    const t = parseRetainUntil(until, LOCK_UNTIL_HEADER);
-    requireFuture(t, now);
     out.retention = { mode, until: t };
-  } else {
+  }
+  const holdOn = hold !== undefined && parseLegalHoldStatus(hold, LEGAL_HOLD_HEADER);
+  if (hasLockHeaders(headers) && !bucket.objectLock) {
+    throw new S3Error('InvalidRequest', {}, { message: MISSING_LOCK_CONFIGURATION });
+  }
+  if (!out.retention) {
     const d = defaultRetention(bucket, now);
     if (d) out.retention = d;
   }
-  if (hold !== undefined && parseLegalHoldStatus(hold, LEGAL_HOLD_HEADER)) out.legalHold = true;
+  if (holdOn) out.legalHold = true;
   return out;
 }
 

@@ -25,7 +25,7 @@ import { bucketName } from './helpers/fixtures.js';
 import { md5Base64 } from './helpers/sigv4.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { randomCredentials } from './helpers/server.js';
-import { expectS3Error } from './helpers/xml.js';
+import { expectS3Error, xmlText } from './helpers/xml.js';
 
 const other = { displayName: 'other', ...randomCredentials('OTHR') };
 const ctx = useTusk({ extraAccounts: [other] });
@@ -206,5 +206,28 @@ describe('object lock', () => {
     expectS3Error(await lockPut(rule, { 'content-md5': md5Base64('other') }), 400, 'BadDigest');
     const zero = rule.replace('<Years>1</Years>', '').replace('<Days>1</Days>', '<Days>0</Days>');
     expectS3Error(await lockPut(zero), 400, 'InvalidArgument');
+  });
+
+  it('checks the lock headers\' values before refusing them on a bucket without object lock, in S3\'s order', async () => {
+    const Bucket = bucketName('nolock');
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: Bucket })).status).toBe(200);
+    const put = (headers: Record<string, string>) =>
+      s3Request(ctx.server, { method: 'PUT', bucket: Bucket, key: 'k', body: 'x', headers: { 'content-md5': md5Base64('x'), ...headers } });
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    const cases: Array<[Record<string, string>, string, string | undefined, string]> = [
+      [{ 'x-amz-object-lock-mode': 'abc', 'x-amz-object-lock-retain-until-date': 'abc' }, 'must be provided in ISO 8601 format', 'x-amz-object-lock-retain-until-date', 'InvalidArgument'],
+      [{ 'x-amz-object-lock-mode': 'abc', 'x-amz-object-lock-retain-until-date': '2025-12-25T12:00:00Z' }, 'must be in the future', 'x-amz-object-lock-retain-until-date', 'InvalidArgument'],
+      [{ 'x-amz-object-lock-mode': 'abc', 'x-amz-object-lock-retain-until-date': future }, 'Unknown wormMode directive', 'x-amz-object-lock-mode', 'InvalidArgument'],
+      [{ 'x-amz-object-lock-legal-hold': 'wrong', 'content-md5': '' }, 'Legal Hold must be either of', 'x-amz-object-lock-legal-hold', 'InvalidArgument'],
+      [{ 'x-amz-object-lock-mode': 'GOVERNANCE', 'x-amz-object-lock-retain-until-date': future }, 'Bucket is missing Object Lock Configuration', undefined, 'InvalidRequest'],
+      [{ 'x-amz-object-lock-legal-hold': 'ON' }, 'Bucket is missing Object Lock Configuration', undefined, 'InvalidRequest'],
+    ];
+    for (const [headers, message, argument, code] of cases) {
+      const res = await put(Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== '')));
+      expectS3Error(res, 400, code);
+      expect(xmlText(res.text(), 'Message')).toContain(message);
+      if (argument) expect(xmlText(res.text(), 'ArgumentName')).toBe(argument);
+    }
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: Bucket, key: 'k' })).status).toBe(404);
   });
 });
