@@ -189,9 +189,11 @@ function classifyObject(method: string, q: Map<string, string>, headers: Readonl
       const part = q.has('partNumber');
       const upload = q.has('uploadId');
       if (part && upload) return { op: copy ? 'UploadPartCopy' : 'UploadPart' };
+      // a copy into an upload without a part number is no operation of S3's: 405, as S3 answers
+      if (upload && !part && copy) return methodNotAllowed(method, 'OBJECT');
       if (part || upload) {
         throw new S3Error('InvalidArgument', { ArgumentName: part ? 'uploadId' : 'partNumber' }, {
-          message: 'Both partNumber and uploadId must be specified for an upload part request.',
+          message: part ? 'This operation does not accept partNumber without uploadId' : 'Both partNumber and uploadId must be specified for an upload part request.',
         });
       }
       if (q.has('acl')) return { op: 'PutObjectAcl' };

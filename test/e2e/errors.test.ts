@@ -108,7 +108,13 @@ describe('routing errors (§1.5)', () => {
   });
 
   it('InvalidArgument for only one of partNumber / uploadId', async () => {
-    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'half', query: 'partNumber=1', body: 'x' }), 400, 'InvalidArgument');
+    const noUpload = expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'half', query: 'partNumber=1', body: 'x' }), 400, 'InvalidArgument');
+    expect(xmlText(noUpload.xml, 'Message')).toBe('This operation does not accept partNumber without uploadId');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'half', query: 'uploadId=u', body: 'x' }), 400, 'InvalidArgument');
+    // a part copy without a part number: S3 has no such operation
+    const copy = { 'x-amz-copy-source': `/${bucket}/half` };
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'half', query: 'uploadId=u', headers: copy }), 405, 'MethodNotAllowed');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, key: 'half', query: 'partNumber=1', headers: copy }), 400, 'InvalidArgument');
     await absent('half');
   });
 
