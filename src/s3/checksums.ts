@@ -55,6 +55,19 @@ function parseAlgorithmName(value: string, header: string): ChecksumAlgorithm {
   return alg;
 }
 
+/**
+ * CompleteMultipartUpload's `x-amz-checksum-*` headers, checked for form before anything else (as S3
+ * does): the algorithm's digest in base64, with COMPOSITE's `-N` part count allowed.
+ */
+export function checkCompleteChecksumHeaders(headers: Readonly<Record<string, string>>): void {
+  for (const name of Object.keys(headers)) {
+    if (!name.startsWith('x-amz-checksum-') || name === 'x-amz-checksum-mode' || name === 'x-amz-checksum-type' || name === 'x-amz-checksum-algorithm') continue;
+    const alg = algorithmOfHeader(name);
+    const value = headers[name]!.trim().replace(/-\d+$/, '');
+    if (!alg || !isBase64Of(value, DIGEST_BYTES[alg])) throw new S3Error('InvalidRequest', {}, { message: `Value for ${name} header is invalid.` });
+  }
+}
+
 /** Reads Content-MD5, x-amz-checksum-*, x-amz-sdk-checksum-algorithm and x-amz-trailer; throws on bad syntax. */
 export function planChecksums(headers: Readonly<Record<string, string>>, trailer: string | undefined): ChecksumPlan {
   const plan: ChecksumPlan = {};

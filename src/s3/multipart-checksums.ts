@@ -53,7 +53,7 @@ export function parseUploadChecksum(headers: Readonly<Record<string, string>>): 
     return undefined;
   }
   const algorithm = CHECKSUM_ALGORITHMS.find((a) => a === rawAlg.trim().toUpperCase());
-  if (!algorithm) throw invalid('Value for x-amz-checksum-algorithm header is invalid.');
+  if (!algorithm) throw invalid('Checksum algorithm provided is unsupported.');
   const allowed = ALLOWED_TYPES[algorithm];
   if (type !== undefined && !allowed.includes(type)) {
     throw invalid(`The ${type} checksum type cannot be used with the ${algorithm.toLowerCase()} checksum algorithm.`);

@@ -92,6 +92,13 @@ describe('multipart errors', () => {
     expect(xmlText(small.xml, 'PartNumber')).toBe('2');
     expect(xmlText(small.xml, 'MinSizeAllowed')).toBe(String(5 * MiB));
     expectS3Error(await complete('mp', id, completeXml([[1, e1], [3, e3]]), { 'x-amz-mp-object-size': '1' }), 400, 'InvalidRequest');
+    // the headers' form is checked before the parts (here too small), as S3 does
+    const badSize = expectS3Error(await complete('mp', id, completeXml([[1, e1], [2, e2], [3, e3]]), { 'x-amz-mp-object-size': 'size' }), 400, 'InvalidRequest');
+    expect(badSize.message).toBe('Value for x-amz-mp-object-size header is invalid.');
+    for (const [name, value] of [['x-amz-checksum-crc32', 'wrong'], ['x-amz-checksum-sha256', 'AAAA-2'], ['x-amz-checksum-crc33', 'AAAAAA==']]) {
+      const bad = expectS3Error(await complete('mp', id, completeXml([[1, e1], [2, e2], [3, e3]]), { [name!]: value! }), 400, 'InvalidRequest');
+      expect(bad.message).toBe(`Value for ${name} header is invalid.`);
+    }
     await absent('mp');
     const ok = await complete('mp', id, completeXml([[1, e1], [3, e3]]));
     expect(ok.status, ok.text()).toBe(200);
@@ -105,6 +112,8 @@ describe('multipart errors', () => {
 
   it('checksum rules: type header alone, mismatched algorithm, missing composite part checksum, bad expected checksum', async () => {
     expectS3Error(await s3Request(ctx.server, { method: 'POST', bucket, key: 'ck', query: 'uploads', headers: { 'x-amz-checksum-type': 'COMPOSITE' } }), 400, 'InvalidRequest');
+    const unknown = expectS3Error(await s3Request(ctx.server, { method: 'POST', bucket, key: 'ck', query: 'uploads', headers: { 'x-amz-checksum-algorithm': 'crc64nvm' } }), 400, 'InvalidRequest');
+    expect(unknown.message).toBe('Checksum algorithm provided is unsupported.');
     expectS3Error(await s3Request(ctx.server, {
       method: 'POST', bucket, key: 'ck', query: 'uploads', headers: { 'x-amz-checksum-algorithm': 'SHA1', 'x-amz-checksum-type': 'FULL_OBJECT' },
     }), 400, 'InvalidRequest');

@@ -2,7 +2,7 @@
 // §3.24). Complete never copies part data: the object becomes its parts' extents (engine).
 
 import { createHash } from 'node:crypto';
-import { headerNameOf, CHECKSUM_ALGORITHMS } from '../checksums.js';
+import { checkCompleteChecksumHeaders, headerNameOf, CHECKSUM_ALGORITHMS } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
@@ -174,12 +174,17 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   const uploadId = upload.uploadId;
   checkCompleteKey(ctx, upload.attrs.uploadEncryption);
   const chosen = parseCompleteBody(await readSmallBody(ctx, MAX_COMPLETE_XML));
+  // the headers' form is checked before the parts, as S3 does
+  checkCompleteChecksumHeaders(h);
+  const expectedSize = h['x-amz-mp-object-size'];
+  if (expectedSize !== undefined && !/^\d+$/.test(expectedSize.trim())) {
+    throw new S3Error('InvalidRequest', {}, { message: 'Value for x-amz-mp-object-size header is invalid.' });
+  }
   const store = ctx.services.store;
   const stored = new Map(store.listParts(uploadId, 0, MAX_PART_NUMBER).parts.map((p) => [p.partNumber, p] as const));
   const parts = checkChoice(uploadId, upload, chosen, stored);
   const size = parts.reduce((n, p) => n + partSize(p), 0);
 
-  const expectedSize = h['x-amz-mp-object-size'];
   if (expectedSize !== undefined && expectedSize.trim() !== String(size)) {
     throw new S3Error('InvalidRequest', {}, { message: `The provided 'x-amz-mp-object-size' header value ${expectedSize} does not match what was computed: ${size}` });
   }
