@@ -229,5 +229,11 @@ describe('object lock', () => {
       if (argument) expect(xmlText(res.text(), 'ArgumentName')).toBe(argument);
     }
     expect((await s3Request(ctx.server, { method: 'GET', bucket: Bucket, key: 'k' })).status).toBe(404);
+    // nor does a delete there take the governance bypass
+    expect((await s3Request(ctx.server, { method: 'PUT', bucket: Bucket, key: 'd', body: 'x' })).status).toBe(200);
+    const bypass = { 'x-amz-bypass-governance-retention': 'true' };
+    const refused = expectS3Error(await s3Request(ctx.server, { method: 'DELETE', bucket: Bucket, key: 'd', headers: bypass }), 400, 'InvalidArgument');
+    expect(refused.message).toContain('only applicable to Object Lock enabled buckets');
+    expect((await s3Request(ctx.server, { method: 'GET', bucket: Bucket, key: 'd' })).status).toBe(200);
   });
 });

@@ -6,7 +6,8 @@ import { requireEtagReadable } from '../authz/request.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { checkMfa, mfaDeleteEnabled, mfaMissing } from '../mfa-delete.js';
-import { governanceBypass, lockedError, removalGuard } from '../object-lock.js';
+import { BYPASS_GOVERNANCE_HEADER, governanceBypass, lockedError, removalGuard } from '../object-lock.js';
+import { S3Error } from '../errors.js';
 import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { send } from '../respond.js';
 import { isStoreError } from '../../store/errors.js';
@@ -58,6 +59,9 @@ export async function deleteVersion(
 export async function handleDeleteObject(ctx: S3Context): Promise<void> {
   const versionId = requestedVersionId(ctx);
   const bucket = bucketOf(ctx);
+  if (ctx.headers[BYPASS_GOVERNANCE_HEADER] !== undefined && !bucket.objectLock) {
+    throw new S3Error('InvalidArgument', {}, { message: 'x-amz-bypass-governance-retention is only applicable to Object Lock enabled buckets.' });
+  }
   const authority = deleteAuthority(ctx, bucket, versionId !== undefined);
   const ifMatch = ctx.headers['if-match'];
   requireEtagReadable(ctx, bucket, ctx.resource.key!, ifMatch);
