@@ -113,6 +113,20 @@ describe('ListObjectsV2', () => {
     expectS3Error(await s3Request(ctx.server, { method: 'GET', bucket: bucketName('missing'), query: { 'list-type': '2' } }), 404, 'NoSuchBucket');
   });
 
+  it('a continuation token is opaque and checked: one cut short or altered is refused; ListObjectsV2 names the bucket\'s region', async () => {
+    const first = await s3Request(ctx.server, { method: 'GET', bucket, query: { 'list-type': '2', 'max-keys': '1' } });
+    expect(first.headers['x-amz-bucket-region']).toBe('us-east-1');
+    const token = xmlText(first.text(), 'NextContinuationToken')!;
+    expect(token).toBeTruthy();
+    const page = (t: string) => s3Request(ctx.server, { method: 'GET', bucket, query: { 'list-type': '2', 'max-keys': '1', 'continuation-token': t } });
+    expect((await page(token)).status).toBe(200);
+    const flip = (c: string) => (c === 'A' ? 'B' : 'A');
+    for (const bad of [token.slice(0, -3), token.slice(0, -1) + flip(token.at(-1)!), flip(token[0]!) + token.slice(1), token.slice(0, 8)]) {
+      const err = expectS3Error(await page(bad), 400, 'InvalidArgument');
+      expect(err.message).toBe('The continuation token provided is incorrect');
+    }
+  });
+
   it('an empty continuation-token is none: the listing starts at the beginning and echoes it', async () => {
     const res = await s3Request(ctx.server, { method: 'GET', bucket, query: { 'list-type': '2', 'continuation-token': '', 'max-keys': '1' } });
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 // ListObjectsV2 and ListObjects (V1), as XML (s3.md §4.3–4.4) or, when the first media range of
 // Accept is application/json, as the seed's JSON shape (§3.7.1).
 
+import { createHash } from 'node:crypto';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
@@ -13,7 +14,9 @@ import type { S3Object } from '../object-attrs.js';
 const MAX_KEYS = 1000;
 const MAX_TOKEN_BYTES = 2048;
 /** format byte leading every continuation token, so that a later format can be told apart */
-const TOKEN_FORMAT = 1;
+const TOKEN_FORMAT = 2;
+/** bytes of the check that ends a token: a token cut short or altered is refused, as S3's are */
+const TOKEN_CHECK_BYTES = 4;
 
 export function parseMaxKeys(q: Map<string, string>): number {
   const raw = q.get('max-keys');
@@ -42,18 +45,27 @@ export function urlEncodeListing(s: string): string {
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
+function tokenCheck(body: Buffer): Buffer {
+  return createHash('sha256').update(body).digest().subarray(0, TOKEN_CHECK_BYTES);
+}
+
+/** An opaque token naming where the next page starts: format byte, the last item, a check of both. */
 export function encodeToken(lastItem: string): string {
-  return Buffer.concat([Buffer.from([TOKEN_FORMAT]), Buffer.from(lastItem)]).toString('base64url');
+  const body = Buffer.concat([Buffer.from([TOKEN_FORMAT]), Buffer.from(lastItem)]);
+  return Buffer.concat([body, tokenCheck(body)]).toString('base64url');
 }
 
 export function decodeToken(token: string): string {
   const bytes = Buffer.from(token, 'base64url');
-  if (token.length > MAX_TOKEN_BYTES || bytes.length < 1 || bytes[0] !== TOKEN_FORMAT || bytes.toString('base64url') !== token.replace(/=+$/, '')) {
+  const body = bytes.subarray(0, bytes.length - TOKEN_CHECK_BYTES);
+  const valid = token.length <= MAX_TOKEN_BYTES && bytes.length > TOKEN_CHECK_BYTES && bytes[0] === TOKEN_FORMAT &&
+    bytes.toString('base64url') === token.replace(/=+$/, '') && tokenCheck(body).equals(bytes.subarray(body.length));
+  if (!valid) {
     throw new S3Error('InvalidArgument', { ArgumentName: 'continuation-token' }, {
       message: 'The continuation token provided is incorrect',
     });
   }
-  return bytes.subarray(1).toString('utf8');
+  return body.subarray(1).toString('utf8');
 }
 
 function wantsJson(ctx: S3Context): boolean {
@@ -177,7 +189,8 @@ export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
   if (token !== undefined) xml += el('ContinuationToken', token);
   if (next) xml += el('NextContinuationToken', next);
   xml += el('KeyCount', L.result.items.length) + el('MaxKeys', L.maxKeys) + xmlItems(L, owner);
-  sendXml(ctx, doc('ListBucketResult', xml));
+  // S3 names the bucket's region on ListObjectsV2 as on HeadBucket
+  sendXml(ctx, doc('ListBucketResult', xml), [['x-amz-bucket-region', ctx.services.config.region]]);
 }
 
 export async function handleListObjects(ctx: S3Context): Promise<void> {
