@@ -21,7 +21,8 @@ import { expectS3Error, xmlAll, xmlText } from './helpers/xml.js';
 
 const other = { displayName: 'other', ...randomCredentials('OTHR') };
 const owned = testAccount('owned', '123456789012');
-const ctx = useTusk({ extraAccounts: [other, owned] });
+const lister = { displayName: 'lister', ...randomCredentials('LIST') };
+const ctx = useTusk({ extraAccounts: [other, owned, lister] });
 
 describe('CreateBucket', () => {
   it('answers 200 with Location: /<bucket> and an empty body (§3.2)', async () => {
@@ -204,6 +205,26 @@ describe('ListBuckets', () => {
 
   it('refuses anonymous callers', async () => {
     expectS3Error(await s3Request(ctx.server, { method: 'GET', credentials: null }), 403, 'AccessDenied');
+  });
+
+  it('pages with max-buckets and continuation-token, filters by prefix and bucket-region, and refuses a value that is no region', async () => {
+    const mine = ['a', 'b', 'c'].map((l) => bucketName(`lst${l}`)).sort();
+    for (const b of mine) expect((await s3Request(ctx.server, { method: 'PUT', bucket: b, credentials: lister })).status).toBe(200);
+    const list = (query: Record<string, string>) => s3Request(ctx.server, { method: 'GET', query, credentials: lister });
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = (await list({ 'max-buckets': '2', ...(token ? { 'continuation-token': token } : {}) })).text();
+      names.push(...xmlAll(page, 'Name'));
+      token = xmlText(page, 'ContinuationToken');
+    } while (token);
+    expect(names).toEqual(mine);
+    expect(xmlAll((await list({ prefix: mine[1]! })).text(), 'Name')).toEqual([mine[1]]);
+    expect(xmlAll((await list({ 'bucket-region': 'us-east-1' })).text(), 'Name')).toEqual(mine);
+    expect(xmlAll((await list({ 'bucket-region': 'eu-west-1' })).text(), 'Name')).toEqual([]);
+    const bad = expectS3Error(await list({ 'bucket-region': 'abc' }), 400, 'InvalidArgument');
+    expect(bad.message).toBe('Argument value abc is not a valid AWS Region');
+    expectS3Error(await list({ 'max-buckets': '0' }), 400, 'InvalidArgument');
   });
 });
 

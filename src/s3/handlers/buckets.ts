@@ -30,6 +30,12 @@ export async function handleListBuckets(ctx: S3Context): Promise<void> {
   if (q.has('continuation-token')) after = Buffer.from(q.get('continuation-token')!, 'base64url').toString();
   const regionFilter = q.get('bucket-region');
   const region = ctx.services.config.region;
+  // a value shaped like no region (ours, or AWS's `xx-name-N`) is refused, as S3 does
+  if (regionFilter && regionFilter !== region && !/^[a-z]{2}(-[a-z]+)+-\d+$/.test(regionFilter)) {
+    throw new S3Error('InvalidArgument', { ArgumentName: 'bucket-region', ArgumentValue: regionFilter }, {
+      message: `Argument value ${regionFilter} is not a valid AWS Region`,
+    });
+  }
   const all = ctx.services.store
     .listBuckets(key.account.canonicalId)
     .filter((b) => b.name.startsWith(prefix) && b.name > after && (!regionFilter || regionFilter === region))
