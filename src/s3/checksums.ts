@@ -73,7 +73,7 @@ export function planChecksums(headers: Readonly<Record<string, string>>, trailer
   const plan: ChecksumPlan = {};
   const md5 = headers['content-md5'];
   if (md5 !== undefined) {
-    if (!isBase64Of(md5.trim(), 16)) throw new S3Error('InvalidDigest');
+    if (!isBase64Of(md5.trim(), 16)) throw new S3Error('InvalidDigest', { 'Content-MD5': md5 });
     plan.contentMd5 = Buffer.from(md5.trim(), 'base64');
   }
   const found: ChecksumAlgorithm[] = [];

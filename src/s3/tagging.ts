@@ -32,14 +32,20 @@ function chars(s: string): number {
 
 export function validateTags(tags: TagSet, max = MAX_TAGS): TagSet {
   const objectTags = max === MAX_TAGS;
-  if (tags.length > max) throw invalidTag(objectTags ? `Object tags cannot be greater than ${MAX_TAGS}` : `Bucket tags cannot be greater than ${max}`);
+  if (tags.length > max) {
+    // S3's code differs too: BadRequest for a bucket's tags
+    if (!objectTags) throw new S3Error('BadRequest', {}, { message: `Bucket tag count cannot be greater than ${max}` });
+    throw invalidTag(`Object tags cannot be greater than ${MAX_TAGS}`);
+  }
   const seen = new Set<string>();
   for (const [key, value] of tags) {
     if (key.startsWith(RESERVED_PREFIX)) {
       // S3's wording differs between object and bucket tags (as LocalStack's AWS-recorded snapshots show)
       throw invalidTag(objectTags ? 'Your TagKey cannot be prefixed with aws:' : 'System tags cannot be added/updated by requester');
     }
-    if (chars(key) < 1 || chars(key) > MAX_TAG_KEY || !TAG_CHARS.test(key)) throw invalidTag('The TagKey you have provided is invalid');
+    if (chars(key) < 1 || chars(key) > MAX_TAG_KEY || !TAG_CHARS.test(key)) {
+      throw new S3Error('InvalidTag', { TagKey: key }, { message: 'The TagKey you have provided is invalid' });
+    }
     if (chars(value) > MAX_TAG_VALUE || !TAG_CHARS.test(value)) throw invalidTag('The TagValue you have provided is invalid');
     if (seen.has(key)) throw invalidTag('Cannot provide multiple Tags with the same key');
     seen.add(key);

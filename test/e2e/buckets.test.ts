@@ -11,6 +11,7 @@ import {
   PutObjectCommand,
   DeleteObjectCommand,
 } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { s3Client, s3Request, sdkError } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
@@ -173,7 +174,16 @@ describe('bucket tagging', () => {
     await s3.send(new PutBucketTaggingCommand({ Bucket, Tagging: { TagSet: many } }));
     expect((await s3.send(new GetBucketTaggingCommand({ Bucket }))).TagSet).toHaveLength(50);
     const tooMany = await sdkError(s3.send(new PutBucketTaggingCommand({ Bucket, Tagging: { TagSet: [...many, { Key: 'one-more', Value: 'v' }] } })));
-    expect(tooMany.name).toBe('InvalidTag');
+    expect([tooMany.name, tooMany.message]).toEqual(['BadRequest', 'Bucket tag count cannot be greater than 50']);
+    // S3's finer answers: an empty body, the bad key named, the malformed Content-MD5 echoed
+    const md5 = (text: string) => createHash('md5').update(text).digest('base64');
+    const put = (body: string, headers: Record<string, string> = { 'content-md5': md5(body) }) =>
+      s3Request(ctx.server, { method: 'PUT', bucket: Bucket, query: 'tagging', body, headers });
+    expectS3Error(await put(''), 400, 'MissingRequestBodyError');
+    const badKey = expectS3Error(await put('<Tagging><TagSet><Tag><Key>te&amp;st</Key><Value>v</Value></Tag></TagSet></Tagging>'), 400, 'InvalidTag');
+    expect(xmlText(badKey.xml, 'TagKey')).toBe('te&st');
+    const badMd5 = expectS3Error(await put('<Tagging><TagSet></TagSet></Tagging>', { 'content-md5': 'dummy' }), 400, 'InvalidDigest');
+    expect(xmlText(badMd5.xml, 'Content-MD5')).toBe('dummy');
     const deleted = await s3.send(new DeleteBucketTaggingCommand({ Bucket }));
     expect(deleted.$metadata.httpStatusCode).toBe(204);
     expect((await sdkError(s3.send(new GetBucketTaggingCommand({ Bucket })))).name).toBe('NoSuchTagSet');

@@ -11,7 +11,9 @@ const MAX_TAGGING_BODY = 64 * 1024;
 
 export async function handlePutBucketTagging(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
-  const tags = parseTaggingXml(await readIntegrityCheckedBody(ctx, MAX_TAGGING_BODY), MAX_BUCKET_TAGS);
+  const body = await readIntegrityCheckedBody(ctx, MAX_TAGGING_BODY);
+  if (!body.toString().trim()) throw new S3Error('MissingRequestBodyError', {}, { message: 'Request Body is empty' });
+  const tags = parseTaggingXml(body, MAX_BUCKET_TAGS);
   await ctx.services.store.putBucket({ ...bucket, tags });
   send(ctx, 204);
 }
