@@ -129,12 +129,19 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   DeleteBucketEncryption: handleDeleteBucketEncryption,
 };
 
+/** The operations whose body may come aws-chunked (a streaming x-amz-content-sha256); S3 refuses it elsewhere. */
+const STREAMED_BODIES: ReadonlySet<string> = new Set(['PutObject', 'UploadPart']);
+
 /**
  * Every operation passes the one authorize() here, before its handler runs (s3.md §2.11–2.13);
  * pending ones too, so that a caller without access learns nothing about them.
  */
 export function dispatch(ctx: S3Context): Promise<void> {
   const op = ctx.route.op;
+  const payload = ctx.auth.kind === 'signed' ? ctx.auth.payload.kind : undefined;
+  if ((payload === 'streaming-signed' || payload === 'streaming-unsigned-trailer') && !STREAMED_BODIES.has(op)) {
+    throw new S3Error('InvalidRequest', {}, { message: 'The value of x-amz-content-sha256 header is invalid.' });
+  }
   const scope = OPERATION_ACCESS[op].scope;
   const bucket = scope === 'bucket' || scope === 'object' || scope === 'form' ? bucketOf(ctx) : undefined;
   ctx.bucket = bucket;

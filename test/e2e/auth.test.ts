@@ -120,6 +120,15 @@ describe('header authentication', () => {
     expectS3Error(await rejectedPut('bad-sha', { payloadHash: 'not-a-hash' }), 400, 'InvalidArgument');
   });
 
+  it('InvalidRequest for a streaming x-amz-content-sha256 on an operation whose body is never streamed', async () => {
+    const streaming = { payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' };
+    const list = expectS3Error(await s3Request(ctx.server, { method: 'GET', ...streaming }), 400, 'InvalidRequest');
+    expect(list.message).toBe('The value of x-amz-content-sha256 header is invalid.');
+    const bucket = bucketName('streamless');
+    expectS3Error(await s3Request(ctx.server, { method: 'PUT', bucket, payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' }), 400, 'InvalidRequest');
+    expect((await s3Request(ctx.server, { method: 'HEAD', bucket })).status).toBe(404);
+  });
+
   it('XAmzContentSHA256Mismatch when the body does not match its declared hash', async () => {
     const res = await rejectedPut('sha-mismatch', { payloadHash: 'a'.repeat(64) });
     const err = expectS3Error(res, 400, 'XAmzContentSHA256Mismatch');
