@@ -46,6 +46,9 @@ export function authenticateHeader(
     requestTime = Number.isNaN(requestMs) ? '' : toAmzDate(requestMs);
   }
   if (Number.isNaN(requestMs)) throw new S3Error('AccessDenied', {}, { message: MSG_NO_VALID_DATE });
+  if (!/^\d{8}$/.test(cred.date)) {
+    throw headerMalformed(`incorrect date format "${cred.date}". This date in the credential must be in the format "yyyyMMdd".`);
+  }
   if (cred.date !== requestTime.slice(0, 8)) throw headerMalformed(MSG_CREDENTIAL_DATE);
   if (Math.abs(ctx.now - requestMs) > ctx.clockSkewMs) {
     throw new S3Error('RequestTimeTooSkewed', {

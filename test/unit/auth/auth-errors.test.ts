@@ -136,6 +136,11 @@ describe('§2.2 Authorization header parsing', () => {
     expectError(e, 400, 'AuthorizationHeaderMalformed', `${MALFORMED}Invalid credential date. Date is not the same as X-Amz-Date.`);
   });
 
+  it('a credential date that is no yyyyMMdd → AuthorizationHeaderMalformed naming the format', () => {
+    const e = fail(docGet({ auth: authHeader(DOC_AK, '201305/us-east-1/s3/aws4_request', DOC_SIGNED, DOC_GET_SIG) }));
+    expectError(e, 400, 'AuthorizationHeaderMalformed', `${MALFORMED}incorrect date format "201305". This date in the credential must be in the format "yyyyMMdd".`);
+  });
+
   it('wrong region → AuthorizationHeaderMalformed with Region and x-amz-bucket-region', () => {
     const e = fail(docGet({ auth: authHeader(DOC_AK, '20130524/eu-west-1/s3/aws4_request', DOC_SIGNED, DOC_GET_SIG) }));
     expectError(e, 400, 'AuthorizationHeaderMalformed', `${MALFORMED}the region 'eu-west-1' is wrong; expecting 'us-east-1'`);
