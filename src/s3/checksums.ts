@@ -55,13 +55,18 @@ function parseAlgorithmName(value: string, header: string): ChecksumAlgorithm {
   return alg;
 }
 
+/** An `x-amz-checksum-<algorithm>` header (a checksum value), not one of the family's settings. */
+function isChecksumValueHeader(name: string): boolean {
+  return name.startsWith('x-amz-checksum-') && name !== 'x-amz-checksum-mode' && name !== 'x-amz-checksum-type' && name !== 'x-amz-checksum-algorithm';
+}
+
 /**
  * CompleteMultipartUpload's `x-amz-checksum-*` headers, checked for form before anything else (as S3
  * does): the algorithm's digest in base64, with COMPOSITE's `-N` part count allowed.
  */
 export function checkCompleteChecksumHeaders(headers: Readonly<Record<string, string>>): void {
   for (const name of Object.keys(headers)) {
-    if (!name.startsWith('x-amz-checksum-') || name === 'x-amz-checksum-mode' || name === 'x-amz-checksum-type' || name === 'x-amz-checksum-algorithm') continue;
+    if (!isChecksumValueHeader(name)) continue;
     const alg = algorithmOfHeader(name);
     const value = headers[name]!.trim().replace(/-\d+$/, '');
     if (!alg || !isBase64Of(value, DIGEST_BYTES[alg])) throw new S3Error('InvalidRequest', {}, { message: `Value for ${name} header is invalid.` });
@@ -78,7 +83,7 @@ export function planChecksums(headers: Readonly<Record<string, string>>, trailer
   }
   const found: ChecksumAlgorithm[] = [];
   for (const name of Object.keys(headers)) {
-    if (!name.startsWith('x-amz-checksum-') || name === 'x-amz-checksum-mode' || name === 'x-amz-checksum-type' || name === 'x-amz-checksum-algorithm') continue;
+    if (!isChecksumValueHeader(name)) continue;
     const alg = algorithmOfHeader(name);
     if (!alg) throw new S3Error('InvalidRequest', {}, { message: `Value for ${name} header is invalid.` });
     const value = headers[name]!.trim();
