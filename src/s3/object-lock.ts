@@ -32,8 +32,8 @@ export function parseRetainUntil(value: string, argument: string): number {
   return t;
 }
 
-function pastDateError(): S3Error {
-  return new S3Error('InvalidArgument', {}, { message: 'The retain until date must be in the future!' });
+function pastDateError(extras: Record<string, string> = {}): S3Error {
+  return new S3Error('InvalidArgument', extras, { message: 'The retain until date must be in the future!' });
 }
 
 export function parseLegalHoldStatus(value: string | undefined, argument: string): boolean {
@@ -75,7 +75,7 @@ export function lockOfNewVersion(
       });
     }
     const t = parseRetainUntil(until, LOCK_UNTIL_HEADER);
-    if (t <= now) throw new S3Error('InvalidArgument', { ArgumentName: LOCK_UNTIL_HEADER, ArgumentValue: until }, { message: pastDateError().message });
+    if (t <= now) throw pastDateError({ ArgumentName: LOCK_UNTIL_HEADER, ArgumentValue: until });
     if (!isRetentionMode(mode)) {
       throw new S3Error('InvalidArgument', { ArgumentName: LOCK_MODE_HEADER, ArgumentValue: mode }, { message: 'Unknown wormMode directive.' });
     }

@@ -19,8 +19,8 @@ const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 /** the prefix of AWS's own system tags, which requesters may not set */
 const RESERVED_PREFIX = 'aws:';
 
-function invalidTag(message: string): S3Error {
-  return new S3Error('InvalidTag', {}, { message });
+function invalidTag(message: string, extras: Record<string, string> = {}): S3Error {
+  return new S3Error('InvalidTag', extras, { message });
 }
 
 /** Unicode characters, as AWS counts tag lengths. */
@@ -44,7 +44,7 @@ export function validateTags(tags: TagSet, max = MAX_TAGS): TagSet {
       throw invalidTag(objectTags ? 'Your TagKey cannot be prefixed with aws:' : 'System tags cannot be added/updated by requester');
     }
     if (chars(key) < 1 || chars(key) > MAX_TAG_KEY || !TAG_CHARS.test(key)) {
-      throw new S3Error('InvalidTag', { TagKey: key }, { message: 'The TagKey you have provided is invalid' });
+      throw invalidTag('The TagKey you have provided is invalid', { TagKey: key });
     }
     if (chars(value) > MAX_TAG_VALUE || !TAG_CHARS.test(value)) throw invalidTag('The TagValue you have provided is invalid');
     if (seen.has(key)) throw invalidTag('Cannot provide multiple Tags with the same key');

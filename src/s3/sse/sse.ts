@@ -155,24 +155,31 @@ export function encryptionForUpload(ctx: S3Context, bucket: S3Bucket): UploadEnc
 }
 
 /**
+ * A request's customer key against its upload's encryption: a key must be the upload's SSE-C key,
+ * and with `required` (a part) an SSE-C upload must be given it.
+ */
+function checkUploadKey(e: UploadEncryption | undefined, customer: CustomerKey | undefined, required: boolean): void {
+  if (!customer) {
+    if (required && e?.mode === 'SSE-C') {
+      throw new S3Error('InvalidRequest', {}, { message: 'The multipart upload initiate requested encryption. Subsequent part requests must include the appropriate encryption parameters.' });
+    }
+    return;
+  }
+  if (e?.mode !== 'SSE-C') throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
+  if (customer.md5 !== e.customerKeyMD5) {
+    throw new S3Error('InvalidRequest', {}, { message: 'The provided encryption parameters did not match the ones used originally.' });
+  }
+}
+
+/**
  * How a part of `size` bytes of `upload` is sealed: its own segment under the upload's data key.
  * SSE-C parts must bring the upload's customer key (as S3 asks); undefined for a plaintext upload.
  */
 export function sealingForPart(ctx: S3Context, upload: S3ObjectAttrs, size: number): WriteSealing | undefined {
   const e = upload.uploadEncryption;
   const customer = customerKey(ctx);
-  if (!e) {
-    if (customer) throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
-    return undefined;
-  }
-  if (e.mode === 'SSE-C' && !customer) {
-    throw new S3Error('InvalidRequest', {}, { message: 'The multipart upload initiate requested encryption. Subsequent part requests must include the appropriate encryption parameters.' });
-  }
-  if (e.mode === 'SSE-C' && customer!.md5 !== e.customerKeyMD5) {
-    throw new S3Error('InvalidRequest', {}, { message: 'The provided encryption parameters did not match the ones used originally.' });
-  }
-  if (e.mode === 'SSE-S3' && customer) throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
-  return sealingOf(e, unwrappedKey(ctx, e, customer, 'upload'), size);
+  checkUploadKey(e, customer, true);
+  return e && sealingOf(e, unwrappedKey(ctx, e, customer, 'upload'), size);
 }
 
 /**
@@ -180,12 +187,7 @@ export function sealingForPart(ctx: S3Context, upload: S3ObjectAttrs, size: numb
  * and newer SDKs send it): when present it must be the upload's, as a part's must.
  */
 export function checkCompleteKey(ctx: S3Context, upload: UploadEncryption | undefined): void {
-  const customer = customerKey(ctx);
-  if (!customer) return;
-  if (upload?.mode !== 'SSE-C') throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
-  if (customer.md5 !== upload.customerKeyMD5) {
-    throw new S3Error('InvalidRequest', {}, { message: 'The provided encryption parameters did not match the ones used originally.' });
-  }
+  checkUploadKey(upload, customerKey(ctx), false);
 }
 
 /** The segment a sealed part keeps for Complete. */
