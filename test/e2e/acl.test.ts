@@ -132,35 +132,21 @@ describe('owner-only operations and ACL headers', () => {
   });
 
   it('x-amz-grant-* headers grant; together with x-amz-acl InvalidRequest (§2.12)', async () => {
-    const grant = await s3Request(ctx.server, {
-      method: 'PUT',
-      bucket: buckets.private,
-      key: 'granted',
-      body: 'g',
-      headers: { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
-    });
+    const putPrivate = (key: string, body: string, headers: Record<string, string>) =>
+      s3Request(ctx.server, { method: 'PUT', bucket: buckets.private, key, body, headers });
+    const grant = await putPrivate('granted', 'g', { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' });
     expect(grant.status).toBe(200);
     expect((await s3Request(ctx.server, { method: 'GET', bucket: buckets.private, key: 'granted', credentials: null })).text()).toBe('g');
-    const both = await s3Request(ctx.server, {
-      method: 'PUT',
-      bucket: buckets.private,
-      body: 'g',
-      key: 'granted-both',
-      headers: { 'x-amz-acl': 'public-read', 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' },
-    });
+    const both = await putPrivate('granted-both', 'g', { 'x-amz-acl': 'public-read', 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' });
     expectS3Error(both, 400, 'InvalidRequest');
     expect((await s3Request(ctx.server, { method: 'HEAD', bucket: buckets.private, key: 'granted-both' })).status).toBe(404);
     // the grantee's value may come without quotes (as aws-cli's own examples write it)
-    const bare = await s3Request(ctx.server, {
-      method: 'PUT',
-      bucket: buckets.private,
-      key: 'granted-bare',
-      body: 'b',
-      headers: { 'x-amz-grant-read': 'uri=http://acs.amazonaws.com/groups/global/AuthenticatedUsers, uri = http://acs.amazonaws.com/groups/global/AllUsers' },
+    const bare = await putPrivate('granted-bare', 'b', {
+      'x-amz-grant-read': 'uri=http://acs.amazonaws.com/groups/global/AuthenticatedUsers, uri = http://acs.amazonaws.com/groups/global/AllUsers',
     });
     expect(bare.status).toBe(200);
     expect((await s3Request(ctx.server, { method: 'GET', bucket: buckets.private, key: 'granted-bare', credentials: null })).text()).toBe('b');
-    const garbled = await s3Request(ctx.server, { method: 'PUT', bucket: buckets.private, key: 'garbled', body: 'x', headers: { 'x-amz-grant-read': 'everyone' } });
+    const garbled = await putPrivate('garbled', 'x', { 'x-amz-grant-read': 'everyone' });
     expectS3Error(garbled, 400, 'InvalidArgument');
   });
 
