@@ -9,6 +9,11 @@ import type { S3Bucket } from './object-attrs.js';
 
 export type Principal = { kind: 'anonymous' } | { kind: 'key'; key: AccessKey };
 
+/** Who a principal is, as aws:userid names it: the account's canonical id, or `anonymous`. */
+export function principalId(p: Principal): string {
+  return p.kind === 'key' ? p.key.account.canonicalId : 'anonymous';
+}
+
 export const CANNED_ACLS: readonly CannedAcl[] = [
   'private', 'public-read', 'public-read-write', 'authenticated-read', 'bucket-owner-read',
   'bucket-owner-full-control', 'aws-exec-read', 'log-delivery-write',

@@ -74,8 +74,8 @@ export interface S3Context {
   cors?: ResponseHeaders;
   /** the addressed bucket, read once by dispatch (undefined at service level and for CreateBucket) */
   bucket?: S3Bucket;
-  /** authorize()'s answer: 'object-acl' leaves the last step to the handler (requireObjectAccess) */
-  verdict?: 'allow' | 'object-acl';
+  /** authorize()'s answer: 'object-acl' / 'initiator' leave the last step to the handler (requireObjectAccess, requireUploadAccess) */
+  verdict?: 'allow' | 'object-acl' | 'initiator';
 }
 
 /** The addressed bucket's record; NoSuchBucket when it does not exist. */

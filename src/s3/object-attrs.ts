@@ -37,6 +37,8 @@ export interface S3ObjectAttrs {
   encryption?: ObjectEncryption;
   /** uploads only: how CreateMultipartUpload asked the parts to be sealed */
   uploadEncryption?: UploadEncryption;
+  /** uploads only: who created it (principalId), who may abort it and list its parts besides the owner */
+  initiator?: string;
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';

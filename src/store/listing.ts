@@ -5,6 +5,7 @@
 
 import type { Database } from 'lmdb';
 import { bucketObjectsBase, rangeEnd, toVersion, uploadKey, versionKey, type IndexDb, type StoredUpload, type StoredVersion } from './index-db.js';
+import { MAX_OBJECT_KEY_BYTES } from './format.js';
 import { ID_LENGTH, seqOfId } from './ids.js';
 import { noncurrentVersions } from './version-chain.js';
 import {
@@ -20,6 +21,18 @@ import {
 } from './types.js';
 
 const ZERO = Buffer.of(0);
+
+// Listing inputs come from clients and may be longer than any key; an index key built from them
+// must stay within LMDB's key size (about 2 KB), so none is built from more than a key's bytes.
+
+/**
+ * The first index key after every object key up to `marker` in byte order. No object key is longer
+ * than MAX_OBJECT_KEY_BYTES (s3.md §1.4), so a key sorts after a longer marker exactly when it
+ * sorts after the marker's first MAX_OBJECT_KEY_BYTES bytes: the cut marker answers the same.
+ */
+function keyAfter(base: Buffer, marker: Buffer): Buffer {
+  return Buffer.concat([base, marker.subarray(0, MAX_OBJECT_KEY_BYTES), ZERO]);
+}
 
 interface Walk<V> {
   db: Database<V, Buffer>;
@@ -63,7 +76,10 @@ function prefixesInto<I>(items: Array<I | { kind: 'prefix'; prefix: string }>, f
 }
 
 function walkIn<V>(w: Walk<V>, take: (objectKey: Buffer, value: V, transaction: unknown) => boolean, onPrefix: (prefix: string) => boolean, transaction: unknown): void {
-  const lower = Buffer.concat([w.base, Buffer.from(w.prefix, 'utf8')]);
+  const prefix = Buffer.from(w.prefix, 'utf8');
+  // a prefix longer than any key matches none
+  if (prefix.length > MAX_OBJECT_KEY_BYTES) return;
+  const lower = Buffer.concat([w.base, prefix]);
   const upper = rangeEnd(lower);
   const delimiter = w.delimiter ? Buffer.from(w.delimiter, 'utf8') : undefined;
   let from = Buffer.compare(w.from, lower) > 0 ? w.from : lower;
@@ -98,7 +114,7 @@ export function listObjects<A>(db: IndexDb, bucket: string, options: ListOptions
   const base = bucketObjectsBase(bucket);
   const startAfter = options.startAfter ? Buffer.from(options.startAfter, 'utf8') : undefined;
   // The smallest key greater than `startAfter` is `startAfter 0x00` (keys may contain U+0000).
-  const from = startAfter ? Buffer.concat([base, startAfter, ZERO]) : base;
+  const from = startAfter ? keyAfter(base, startAfter) : base;
   const full = (): boolean => {
     if (result.items.length < options.maxKeys) return false;
     result.isTruncated = true;
@@ -123,7 +139,8 @@ export function listVersions<A>(db: IndexDb, bucket: string, options: ListVersio
   if (options.maxKeys <= 0) return result;
   const base = bucketObjectsBase(bucket);
   const keyMarker = options.keyMarker ? Buffer.from(options.keyMarker, 'utf8') : undefined;
-  const markerKey = keyMarker ? Buffer.concat([base, keyMarker]) : undefined;
+  // a marker longer than any key names no key to resume in
+  const markerKey = keyMarker && keyMarker.length <= MAX_OBJECT_KEY_BYTES ? Buffer.concat([base, keyMarker]) : undefined;
   // With a version-id marker the page resumes inside the marker's key, after that version.
   let resumeAfterVersion: Buffer | 'latest' | undefined;
   if (markerKey && options.versionIdMarker) {
@@ -134,7 +151,7 @@ export function listVersions<A>(db: IndexDb, bucket: string, options: ListVersio
       if (seq !== undefined) resumeAfterVersion = versionKey(markerKey, seq);
     }
   }
-  const from = markerKey ? (resumeAfterVersion ? markerKey : Buffer.concat([markerKey, ZERO])) : base;
+  const from = resumeAfterVersion ? markerKey! : keyMarker ? keyAfter(base, keyMarker) : base;
   const items: VersionListItem<A>[] = result.items;
   const full = (): boolean => {
     if (items.length < options.maxKeys) return false;
@@ -174,11 +191,12 @@ export function listUploads<A>(db: IndexDb, bucket: string, options: ListUploads
   const keyMarker = options.keyMarker ? Buffer.from(options.keyMarker, 'utf8') : undefined;
   let from = base;
   if (keyMarker) {
-    const markerKey = Buffer.concat([base, keyMarker]);
-    // after the marker's upload, or after every upload of the marker's key
-    from = options.uploadIdMarker
-      ? Buffer.concat([uploadKey(markerKey, options.uploadIdMarker), ZERO])
-      : Buffer.concat([markerKey, ZERO, Buffer.of(0xff)]);
+    // after the marker's upload, or after every upload of the marker's key (a marker longer than
+    // any key has none: after the keys it sorts after, as keyAfter); ids have ID_LENGTH bytes, so a
+    // longer id marker sorts as its first ID_LENGTH do
+    from = options.uploadIdMarker && keyMarker.length <= MAX_OBJECT_KEY_BYTES
+      ? Buffer.concat([uploadKey(Buffer.concat([base, keyMarker]), options.uploadIdMarker.slice(0, ID_LENGTH)), ZERO])
+      : Buffer.concat([keyAfter(base, keyMarker), Buffer.of(0xff)]);
   }
   const items: UploadListItem<A>[] = result.items;
   const full = (): boolean => {

@@ -3,6 +3,16 @@
 // ACL permissions and access policy permissions"). The router's operation picks its row; the one
 // authorize() decides from it. `Record<S3Operation, …>` makes the compiler prove every operation,
 // implemented or pending, has a row.
+//
+// That mapping, which every `acl` below follows and nothing else grants:
+// - bucket READ: s3:ListBucket, s3:ListBucketVersions, s3:ListBucketMultipartUploads;
+// - bucket WRITE: s3:PutObject and s3:DeleteObject; s3:DeleteObjectVersion "when the grantee is
+//   the bucket owner" only, so WRITE never lets another account or AllUsers delete a version for good;
+// - object READ: s3:GetObject, s3:GetObjectVersion, s3:GetObjectTorrent (not the tagging actions);
+// - READ_ACP / WRITE_ACP: s3:Get/PutBucketAcl on a bucket, s3:Get/PutObject(Version)Acl on an object.
+// Tagging, retention, legal hold, configuration and s3:AbortMultipartUpload /
+// s3:ListMultipartUploadParts are in no ACL permission: the bucket owner or a policy only (the last
+// two also the upload's initiator, AWS *Multipart upload API and permissions*).
 
 import type { Capability } from '../../accounts.js';
 import type { S3Operation } from '../operations.js';
@@ -12,8 +22,11 @@ export type AclNeed = { on: 'bucket' | 'object'; permission: 'READ' | 'WRITE' | 
 export interface OperationAccess {
   /** IAM action; the §1.6 stub operations name theirs per sub-resource */
   action: string | ((subresource: string) => string);
-  /** the action instead when the request names one version by id (AWS: s3:GetObjectVersion, s3:DeleteObjectVersion) */
-  byVersionId?: string;
+  /**
+   * The row instead when the request names one version by id: its own action (AWS:
+   * s3:GetObjectVersion, s3:DeleteObjectVersion, …) and the ACL permission that grants that action.
+   */
+  byVersionId?: OperationAccess;
   /**
    * service: ListBuckets/CreateBucket (any signed caller); preflight: never authenticated (s3.md §2.1);
    * form: an object write whose principal and key are in the signed form, so its handler calls
@@ -31,15 +44,26 @@ export interface OperationAccess {
    * object): a policy that could allow one of them lets the request in, the keys are decided alone.
    */
   perKey?: readonly string[];
+  /**
+   * The upload's initiator may call it besides the bucket owner (AWS *Multipart upload API and
+   * permissions*: "By default, the bucket owner and the initiator of the multipart upload"); its
+   * handler takes that step, once it holds the upload.
+   */
+  initiator?: boolean;
 }
 
 const B_READ: AclNeed = { on: 'bucket', permission: 'READ' };
 const B_WRITE: AclNeed = { on: 'bucket', permission: 'WRITE' };
 const O_READ: AclNeed = { on: 'object', permission: 'READ' };
+const O_READ_ACP: AclNeed = { on: 'object', permission: 'READ_ACP' };
+const O_WRITE_ACP: AclNeed = { on: 'object', permission: 'WRITE_ACP' };
 
 const bucket = (action: string, capability: Capability, acl?: AclNeed): OperationAccess => ({ action, scope: 'bucket', capability, acl });
 const object = (action: string, capability: Capability, acl?: AclNeed): OperationAccess => ({ action, scope: 'object', capability, acl });
 const policyOp = (action: string, capability: Capability): OperationAccess => ({ ...bucket(action, capability), ownerAlways: true });
+/** `access`, and by version id `action`, granted by `acl` if any (ACL mapping above). */
+const versioned = (access: OperationAccess, action: string, acl?: AclNeed): OperationAccess => ({ ...access, byVersionId: { ...access, action, acl } });
+const uploadOp = (action: string, capability: Capability): OperationAccess => ({ ...object(action, capability), initiator: true });
 
 /** §1.6 stub sub-resource → its Get action (Put/Delete use the Put action, as S3 does for deletes of configuration). */
 const STUB_ACTIONS: Record<string, [get: string, put: string]> = {
@@ -76,27 +100,30 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   UploadPart: object('s3:PutObject', 'write', B_WRITE),
   UploadPartCopy: object('s3:PutObject', 'write', B_WRITE),
   CompleteMultipartUpload: object('s3:PutObject', 'write', B_WRITE),
-  AbortMultipartUpload: object('s3:AbortMultipartUpload', 'write', B_WRITE),
-  ListParts: object('s3:ListMultipartUploadParts', 'write', B_WRITE),
-  DeleteObject: { ...object('s3:DeleteObject', 'write', B_WRITE), byVersionId: 's3:DeleteObjectVersion' },
+  AbortMultipartUpload: uploadOp('s3:AbortMultipartUpload', 'write'),
+  ListParts: uploadOp('s3:ListMultipartUploadParts', 'write'),
+  // a version deleted by id is gone for good: bucket WRITE grants that to the bucket owner alone
+  DeleteObject: versioned(object('s3:DeleteObject', 'write', B_WRITE), 's3:DeleteObjectVersion'),
+  // the entries naming a version: requireKeyDeletable() with DeleteObject's by-version row
   DeleteObjects: { ...bucket('s3:DeleteObject', 'write', B_WRITE), perKey: ['s3:DeleteObject', 's3:DeleteObjectVersion'] },
-  GetObject: { ...object('s3:GetObject', 'read', O_READ), byVersionId: 's3:GetObjectVersion' },
-  HeadObject: { ...object('s3:GetObject', 'read', O_READ), byVersionId: 's3:GetObjectVersion' },
-  GetObjectAttributes: object('s3:GetObjectAttributes', 'read', O_READ),
+  GetObject: versioned(object('s3:GetObject', 'read', O_READ), 's3:GetObjectVersion', O_READ),
+  HeadObject: versioned(object('s3:GetObject', 'read', O_READ), 's3:GetObjectVersion', O_READ),
+  // AWS *GetObjectAttributes*: "you must have READ access to the object"
+  GetObjectAttributes: versioned(object('s3:GetObjectAttributes', 'read', O_READ), 's3:GetObjectVersionAttributes', O_READ),
   GetObjectTorrent: object('s3:GetObjectTorrent', 'read', O_READ),
   SelectObjectContent: object('s3:GetObject', 'read', O_READ),
   RestoreObject: object('s3:RestoreObject', 'write'),
-  GetObjectTagging: object('s3:GetObjectTagging', 'read', O_READ),
-  PutObjectTagging: object('s3:PutObjectTagging', 'write', B_WRITE),
-  DeleteObjectTagging: object('s3:DeleteObjectTagging', 'write', B_WRITE),
+  GetObjectTagging: versioned(object('s3:GetObjectTagging', 'read'), 's3:GetObjectVersionTagging'),
+  PutObjectTagging: versioned(object('s3:PutObjectTagging', 'write'), 's3:PutObjectVersionTagging'),
+  DeleteObjectTagging: versioned(object('s3:DeleteObjectTagging', 'write'), 's3:DeleteObjectVersionTagging'),
   GetObjectRetention: object('s3:GetObjectRetention', 'read'),
   PutObjectRetention: object('s3:PutObjectRetention', 'write'),
   GetObjectLegalHold: object('s3:GetObjectLegalHold', 'read'),
   PutObjectLegalHold: object('s3:PutObjectLegalHold', 'write'),
   GetBucketAcl: bucket('s3:GetBucketAcl', 'read', { on: 'bucket', permission: 'READ_ACP' }),
   PutBucketAcl: bucket('s3:PutBucketAcl', 'write', { on: 'bucket', permission: 'WRITE_ACP' }),
-  GetObjectAcl: object('s3:GetObjectAcl', 'read', { on: 'object', permission: 'READ_ACP' }),
-  PutObjectAcl: object('s3:PutObjectAcl', 'write', { on: 'object', permission: 'WRITE_ACP' }),
+  GetObjectAcl: versioned(object('s3:GetObjectAcl', 'read', O_READ_ACP), 's3:GetObjectVersionAcl', O_READ_ACP),
+  PutObjectAcl: versioned(object('s3:PutObjectAcl', 'write', O_WRITE_ACP), 's3:PutObjectVersionAcl', O_WRITE_ACP),
   GetBucketOwnershipControls: bucket('s3:GetBucketOwnershipControls', 'read'),
   PutBucketOwnershipControls: bucket('s3:PutBucketOwnershipControls', 'write'),
   DeleteBucketOwnershipControls: bucket('s3:PutBucketOwnershipControls', 'write'),
@@ -132,8 +159,12 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   DeleteBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },
 };
 
-/** The IAM action of a request for `access` on `subresource`, naming one version by id or not. */
-export function actionOf(access: OperationAccess, subresource: string | undefined, byVersionId = false): string {
-  if (byVersionId && access.byVersionId) return access.byVersionId;
+/** The row of a request for `access` naming one version by id or not. */
+export function versionAccess(access: OperationAccess, byVersionId: boolean): OperationAccess {
+  return (byVersionId && access.byVersionId) || access;
+}
+
+/** The IAM action of a request for `access` on `subresource`. */
+export function actionOf(access: OperationAccess, subresource: string | undefined): string {
   return typeof access.action === 'string' ? access.action : access.action(subresource ?? '');
 }

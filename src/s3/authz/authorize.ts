@@ -9,8 +9,11 @@ import { aclAllows, effectiveAcl } from './acl.js';
 import type { AclNeed, OperationAccess } from './actions.js';
 import { compiledPolicy, evaluatePolicy, policyMayAllow, type ConditionValues, type PolicyPrincipal } from './policy.js';
 
-/** `object-acl`: allowed only if the object's own ACL grants `need` (the handler holds the object). */
-export type Verdict = 'allow' | 'deny' | 'object-acl';
+/**
+ * `object-acl`: allowed only if the object's own ACL grants `need` (the handler holds the object);
+ * `initiator`: allowed only to the upload's initiator (the handler holds the upload).
+ */
+export type Verdict = 'allow' | 'deny' | 'object-acl' | 'initiator';
 
 export interface AuthzRequest {
   principal: Principal;
@@ -85,6 +88,7 @@ export function authorize(r: AuthzRequest): Verdict {
     const restricted = policy!.isPublic && (bucket.access?.publicAccessBlock?.restrictPublicBuckets ?? false);
     if (!restricted) return 'allow';
   }
+  if (access.initiator) return 'initiator';
   const need = access.acl;
   if (!need || aclsDisabled(bucket)) return 'deny';
   if (need.on === 'object') return 'object-acl';

@@ -4,8 +4,10 @@
 import { S3Error } from '../errors.js';
 import { parseTaggingHeader } from '../tagging.js';
 import type { S3Context } from '../context.js';
-import type { S3Bucket, S3Object } from '../object-attrs.js';
-import { OPERATION_ACCESS, actionOf, type OperationAccess } from './actions.js';
+import type { S3Bucket, S3Object, S3ObjectAttrs } from '../object-attrs.js';
+import { principalId } from '../access.js';
+import type { Upload } from '../../store/types.js';
+import { OPERATION_ACCESS, actionOf, versionAccess, type OperationAccess } from './actions.js';
 import { effectiveAcl } from './acl.js';
 import { authorize, objectAclAllows, type Verdict } from './authorize.js';
 import type { ConditionValues } from './policy.js';
@@ -37,7 +39,7 @@ function conditionValues(ctx: S3Context): ConditionValues {
       case 'aws:referer': return h['referer'];
       case 'aws:principaltype': return p.kind === 'anonymous' ? 'Anonymous' : 'Account';
       case 'aws:principalaccount': return p.kind === 'key' ? p.key.account.accountId : undefined;
-      case 'aws:userid': return p.kind === 'key' ? p.key.account.canonicalId : 'anonymous';
+      case 'aws:userid': return principalId(p);
       case 's3:prefix': return q.get('prefix');
       case 's3:delimiter': return q.get('delimiter');
       case 's3:max-keys': return q.get('max-keys');
@@ -107,12 +109,17 @@ function arnOf(ctx: S3Context, access: OperationAccess): string {
   return key === undefined || access.scope === 'bucket' ? `arn:aws:s3:::${bucket}` : objectArn(bucket, key);
 }
 
+/** The row of this request: its operation's, or the by-version one when it names a version id. */
+function requestAccess(ctx: S3Context): OperationAccess {
+  return versionAccess(OPERATION_ACCESS[ctx.route.op], ctx.query.has('versionId'));
+}
+
 /** authorize() for `access` in this request's context (the caller, its bucket and resource). */
 export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bucket | undefined, values = conditionValues(ctx)): Verdict {
   return authorize({
     principal: ctx.principal,
     access,
-    action: actionOf(access, ctx.route.subresource, ctx.query.has('versionId')),
+    action: actionOf(access, ctx.route.subresource),
     bucket,
     arn: arnOf(ctx, access),
     values,
@@ -128,7 +135,7 @@ export function verdictFor(ctx: S3Context, access: OperationAccess, bucket: S3Bu
 export function requireKeyDeletable(ctx: S3Context, bucket: S3Bucket, key: string, versionId: string | undefined, ifMatch?: string): void {
   const base = conditionValues(ctx);
   const values: ConditionValues = (name) => (name === 's3:versionid' ? versionId : name === 's3:if-match' ? ifMatch : base(name));
-  const verdict = objectVerdict(ctx, OPERATION_ACCESS.DeleteObject, bucket, key, versionId !== undefined, values);
+  const verdict = objectVerdict(ctx, versionAccess(OPERATION_ACCESS.DeleteObject, versionId !== undefined), bucket, key, values);
   if (verdict === 'deny') throw new S3Error('AccessDenied');
   requireEtagReadable(ctx, bucket, key, ifMatch, values);
 }
@@ -145,11 +152,11 @@ export function requireEtagReadable(ctx: S3Context, bucket: S3Bucket, key: strin
 }
 
 /** authorize() for `access` on object `key` of `bucket`, not (only) the one the request names. */
-function objectVerdict(ctx: S3Context, access: OperationAccess, bucket: S3Bucket, key: string, byVersionId: boolean, values: ConditionValues): Verdict {
+function objectVerdict(ctx: S3Context, access: OperationAccess, bucket: S3Bucket, key: string, values: ConditionValues): Verdict {
   return authorize({
     principal: ctx.principal,
     access,
-    action: actionOf(access, undefined, byVersionId),
+    action: actionOf(access, undefined),
     bucket,
     arn: objectArn(bucket.name, key),
     values,
@@ -158,7 +165,7 @@ function objectVerdict(ctx: S3Context, access: OperationAccess, bucket: S3Bucket
 
 /** Dispatch's gate: AccessDenied unless allowed or left to the object's ACL. */
 export function authorizeRequest(ctx: S3Context, bucket: S3Bucket | undefined): Exclude<Verdict, 'deny'> {
-  const verdict = verdictFor(ctx, OPERATION_ACCESS[ctx.route.op], bucket);
+  const verdict = verdictFor(ctx, requestAccess(ctx), bucket);
   if (verdict === 'deny') throw new S3Error('AccessDenied');
   return verdict;
 }
@@ -177,7 +184,7 @@ export function canListBucket(ctx: S3Context, bucket: S3Bucket): boolean {
 /** The object step for operations whose ACL permission is on the object (GetObject, Get/PutObjectAcl). */
 export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3Object): void {
   if (ctx.verdict !== 'object-acl') return;
-  const need = OPERATION_ACCESS[ctx.route.op].acl!;
+  const need = requestAccess(ctx).acl!;
   if (!objectAclAllows(ctx.principal, bucket, effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner), need)) {
     throw new S3Error('AccessDenied');
   }
@@ -189,11 +196,23 @@ export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3
  * source, s3:GetObjectVersion when the source names a version)? AccessDenied if not.
  */
 export function requireReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean, values = conditionValues(ctx)): void {
-  const access = OPERATION_ACCESS.GetObject;
-  const verdict = objectVerdict(ctx, access, bucket, object.key, byVersionId, values);
+  const access = versionAccess(OPERATION_ACCESS.GetObject, byVersionId);
+  const verdict = objectVerdict(ctx, access, bucket, object.key, values);
   if (verdict === 'allow') return;
   const acl = effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner);
   if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, acl, access.acl!)) throw new S3Error('AccessDenied');
+}
+
+/**
+ * The upload step of AbortMultipartUpload and ListParts for a caller neither the bucket owner nor
+ * allowed by the policy: its initiator passes (AWS *Multipart upload API and permissions*; no ACL
+ * permission grants either action). A missing upload is AccessDenied unless the caller may list
+ * the bucket's uploads, so that one without access learns nothing (as for objects, s3.md §2.13).
+ */
+export function requireUploadAccess(ctx: S3Context, bucket: S3Bucket, upload: Upload<S3ObjectAttrs> | undefined): void {
+  if (ctx.verdict !== 'initiator') return;
+  const allowed = upload ? upload.attrs.initiator === principalId(ctx.principal) : verdictFor(ctx, OPERATION_ACCESS.ListMultipartUploads, bucket) === 'allow';
+  if (!allowed) throw new S3Error('AccessDenied');
 }
 
 /** The object step by key: a missing object is AccessDenied unless the caller may list (s3.md §2.13). */

@@ -4,12 +4,14 @@
 import { createHash } from 'node:crypto';
 import { checkCompleteChecksumHeaders, headerNameOf, CHECKSUM_ALGORITHMS } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
+import { principalId } from '../access.js';
+import { requireUploadAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { choiceOf, recallCompleted, rememberCompleted } from '../completed-uploads.js';
 import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
-import type { ObjectPart, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
+import type { ObjectPart, S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { objectAttrsOf, writeCondition } from '../object-input.js';
 import { checkCompleteKey, completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
@@ -17,7 +19,7 @@ import { readSmallBody } from '../request-body.js';
 import { objectLocation, send, sendXml } from '../respond.js';
 import { doc, el, etagEl } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
-import type { BucketRecord, Part, Upload } from '../../store/types.js';
+import type { Part, Upload } from '../../store/types.js';
 
 /** Smallest part but the last (s3.md §6 min_part_size). */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -33,10 +35,11 @@ function requestedUploadId(ctx: S3Context): string {
   return ctx.query.get('uploadId') ?? '';
 }
 
-/** The upload named by `?uploadId=` on this key; NoSuchUpload otherwise. */
-export function uploadOf(ctx: S3Context, bucket: BucketRecord): Upload<S3ObjectAttrs> {
+/** The upload named by `?uploadId=` on this key, once the caller may act on it; NoSuchUpload when there is none. */
+export function uploadOf(ctx: S3Context, bucket: S3Bucket): Upload<S3ObjectAttrs> {
   const uploadId = requestedUploadId(ctx);
   const upload = UPLOAD_ID.test(uploadId) ? ctx.services.store.getUpload(bucket.name, ctx.resource.key!, uploadId) : undefined;
+  requireUploadAccess(ctx, bucket, upload);
   if (!upload) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
   return upload;
 }
@@ -50,6 +53,7 @@ export async function handleCreateMultipartUpload(ctx: S3Context): Promise<void>
   // one data key for the upload; each part is sealed as its own segment (sse.ts)
   const uploadEncryption = encryptionForUpload(ctx, bucket);
   if (uploadEncryption) attrs.uploadEncryption = uploadEncryption;
+  attrs.initiator = principalId(ctx.principal);
   const key = ctx.resource.key!;
   const upload = await ctx.services.store.createUpload(bucket.name, key, attrs);
   const headers: Array<readonly [string, string]> = [...encryptionHeaders(uploadEncryption)];
@@ -63,6 +67,8 @@ export function renderInitiateMultipartUploadResult(bucket: string, key: string,
 
 export async function handleAbortMultipartUpload(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
+  // not the owner: only the upload's initiator may end it
+  if (ctx.verdict === 'initiator') uploadOf(ctx, bucket);
   const uploadId = requestedUploadId(ctx);
   const ended = UPLOAD_ID.test(uploadId) && (await ctx.services.store.abortUpload(bucket.name, ctx.resource.key!, uploadId));
   if (!ended) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
@@ -209,7 +215,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
     if (uploadChecksum && p.attrs.checksum) part.checksum = p.attrs.checksum.value;
     return part;
   });
-  const { uploadChecksum: _created, uploadEncryption, ...rest } = upload.attrs;
+  const { uploadChecksum: _created, uploadEncryption, initiator: _initiator, ...rest } = upload.attrs;
   const attrs: S3ObjectAttrs = { ...rest, parts: objectParts };
   if (checksum) attrs.checksum = checksum;
   if (uploadEncryption) {

@@ -168,3 +168,57 @@ describe('listing order of nasty keys', () => {
     }
   });
 });
+
+describe('listing inputs longer than any key (issue 30)', () => {
+  // 63-byte bucket, 1024-byte keys: the longest index keys; inputs of 8 KiB, far past LMDB's key size
+  const b = 'b'.repeat(63);
+  const long = 'k'.repeat(1024);
+  const keys = ['a', long, 'z'];
+  const huge = (c: string): string => c.repeat(8192);
+  let dir: string;
+  let store: SegmentStore;
+  beforeAll(async () => {
+    dir = tempDir();
+    store = await open(dir, { durability: 'relaxed' });
+    await store.createBucket(bucket(b));
+    for (const k of keys) {
+      await put(store, b, k, Buffer.from(k));
+      await store.createUpload(b, k, {});
+    }
+  });
+  afterAll(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const versionKeys = (o: { prefix?: string; keyMarker?: string; versionIdMarker?: string }): string[] =>
+    store.listVersions(b, { prefix: '', delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 1000, ...o }).items.map((i) => (i.kind === 'version' ? i.version.key : `P:${i.prefix}`));
+  const uploadKeys = (o: { prefix?: string; keyMarker?: string; uploadIdMarker?: string }): string[] =>
+    store.listUploads(b, { prefix: '', delimiter: '', keyMarker: '', uploadIdMarker: '', maxUploads: 1000, ...o }).items.map((i) => (i.kind === 'upload' ? i.upload.key : `P:${i.prefix}`));
+
+  it('a prefix longer than any key matches nothing', () => {
+    for (const prefix of [huge('a'), `${long}k`]) {
+      expect(names(store.list(b, options({ prefix, delimiter: '/' })))).toEqual([]);
+      expect(versionKeys({ prefix })).toEqual([]);
+      expect(uploadKeys({ prefix })).toEqual([]);
+    }
+    expect(names(store.list(b, options({ prefix: long })))).toEqual([long]);
+  });
+
+  it('a marker longer than any key starts after the keys it sorts after', () => {
+    for (const [marker, after] of [[huge('a'), [long, 'z']], [huge('k'), ['z']], [`${long}${huge('\u{1F418}')}`, ['z']], [huge('z'), []]] as const) {
+      expect(names(store.list(b, options({ startAfter: marker })))).toEqual(after);
+      expect(versionKeys({ keyMarker: marker })).toEqual(after);
+      expect(versionKeys({ keyMarker: marker, versionIdMarker: huge('v') })).toEqual(after);
+      expect(uploadKeys({ keyMarker: marker })).toEqual(after);
+      expect(uploadKeys({ keyMarker: marker, uploadIdMarker: huge('u') })).toEqual(after);
+    }
+  });
+
+  it('an upload-id marker longer than any id sorts as its first ID_LENGTH bytes', () => {
+    const id = store.listUploads(b, { prefix: long, delimiter: '', keyMarker: '', uploadIdMarker: '', maxUploads: 1 }).items[0]!;
+    const uploadId = id.kind === 'upload' ? id.upload.uploadId : '';
+    expect(uploadKeys({ keyMarker: long, uploadIdMarker: `${uploadId}${huge('0')}` })).toEqual(['z']);
+    expect(uploadKeys({ keyMarker: long, uploadIdMarker: huge('0') })).toEqual([long, 'z']);
+  });
+});
