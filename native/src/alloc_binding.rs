@@ -5,6 +5,8 @@
 //! Raising the thresholds keeps that memory in the heap for the next blob.
 
 use std::ffi::CStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use crate::napi::*;
 
@@ -25,7 +27,35 @@ unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_i
     })
 }
 
+/// trimFreeMemoryEvery(intervalMs): boolean — from a thread of its own, every `intervalMs`,
+/// malloc_trim(0) hands the free pages of every arena back to the kernel (the thresholds above keep
+/// them otherwise). It takes 100–300 ms under load, so it runs on no JavaScript thread. Once per
+/// process: true when this call started the thread, false when one already runs.
+unsafe extern "C" fn trim_free_memory_every(env: napi_env, info: napi_callback_info) -> napi_value {
+    callback::<1>(env, info, |env, [interval]| {
+        let ms = env.get_u32(required(interval, "intervalMs")?, "intervalMs")?;
+        if ms == 0 {
+            return Err(JsError::Range(c"ERR_OUT_OF_RANGE", "intervalMs must be above 0".into()));
+        }
+        static STARTED: AtomicBool = AtomicBool::new(false);
+        if STARTED.swap(true, Ordering::SeqCst) {
+            return env.boolean(false);
+        }
+        let spawned = std::thread::Builder::new().name("tusk-malloc-trim".into()).spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(u64::from(ms)));
+            // SAFETY: malloc_trim takes no pointer; it only walks glibc's own arenas, each under its lock.
+            unsafe { libc::malloc_trim(0) };
+        });
+        if spawned.is_err() {
+            STARTED.store(false, Ordering::SeqCst);
+        }
+        env.boolean(spawned.is_ok())
+    })
+}
+
 pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
     let name: &CStr = c"keepLargeAllocations";
-    env.set(exports, name, env.function(name, keep_large_allocations)?)
+    env.set(exports, name, env.function(name, keep_large_allocations)?)?;
+    let name: &CStr = c"trimFreeMemoryEvery";
+    env.set(exports, name, env.function(name, trim_free_memory_every)?)
 }
