@@ -34,7 +34,7 @@ export function ensurePinnedNode(major) {
   if (installedVersion(join(bin, 'node')) === version) return bin;
   say(`installing ${pkg}@${version} into ${prefix}`);
   const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@${version}`], {
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 2, 2], // npm's report to stderr: stdout is `--bin`'s answer
   });
   if (r.status !== 0) throw new Error(`npm install ${pkg}@${version} failed (exit ${r.status ?? r.signal ?? r.error?.message})`);
   const got = installedVersion(join(bin, 'node'));
