@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Builds the Rust Node-API module (native/) into native/tusk-native.<platform>.node with
-// @napi-rs/cli, only when the binary is missing or older than its sources. Installs the Debian
-// packaged crates it needs first (crates.io is not reachable from the build machines).
+// @napi-rs/cli, only when the binary is missing or older than its sources. Where the crates come
+// from is decided here (cargoSource): on a Debian-family system, Debian's packaged crates
+// (librust-*-dev, installed first; crates.io is not reachable from the build machines), elsewhere
+// crates.io. No Cargo.lock is committed: each source has its own (README "Other platforms").
 // Usage: node scripts/build-native.mjs [--force]      (or import { ensureNative })
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -88,7 +90,7 @@ export function ensureDebianPackages(packages) {
   const missing = missingDebianPackages(packages);
   if (missing === null || missing.length === 0) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`missing Debian packages; run as root: apt-get install -y ${missing.join(' ')}`);
+    throw new Error(`missing Debian packages; install them with: sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`);
   }
   log(`installing ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -103,6 +105,81 @@ export function ensureDebianPackages(packages) {
 function pathWithCargo() {
   const cargoBin = join(process.env.CARGO_HOME ?? join(homedir(), '.cargo'), 'bin');
   return [process.env.PATH ?? '', cargoBin].join(delimiter);
+}
+
+/** Where `librust-*-dev` packages put their crates (the Debian Rust team's layout, also Ubuntu's). */
+export const DEBIAN_REGISTRY = '/usr/share/cargo/registry';
+const CONFIG_MARK = '# Written by scripts/build-native.mjs';
+
+/** The repository's .cargo/config.toml for the `debian` source (not committed: written and removed here). */
+export function debianCargoConfig(registry = DEBIAN_REGISTRY) {
+  return `${CONFIG_MARK} because the crate source is \`debian\` (TUSK_CARGO_SOURCE, by
+# default on a Debian-family system): cargo takes every crate from Debian's packaged registry
+# (librust-*-dev) and never the network. Removed again when the source is crates-io.
+[source.crates-io]
+replace-with = "debian-packages"
+
+[source.debian-packages]
+directory = "${registry}"
+
+[net]
+offline = true
+`;
+}
+
+/**
+ * Where cargo takes the crates from: `debian` (the packaged registry, offline) or `crates-io`.
+ * TUSK_CARGO_SOURCE when set; else `debian` on a Debian-family system (one with /etc/debian_version:
+ * Debian, Ubuntu and their derivatives), whose build machines may have no route to crates.io.
+ */
+export function cargoSource(env = process.env, debianFamily = existsSync('/etc/debian_version')) {
+  const chosen = env.TUSK_CARGO_SOURCE;
+  if (chosen === undefined || chosen === '') return debianFamily ? 'debian' : 'crates-io';
+  if (chosen === 'debian' || chosen === 'crates-io') return chosen;
+  throw new Error(`TUSK_CARGO_SOURCE must be debian or crates-io, not ${chosen}`);
+}
+
+/**
+ * Makes `root`/.cargo/config.toml select `source`: written for debian, removed for crates-io, a
+ * file this script did not write left alone. A change also drops Cargo.lock: the Debian registry
+ * gives some crates no checksum where crates.io gives one, and cargo refuses a lock whose
+ * checksums changed.
+ * @returns whether the Debian registry is in force through this script's file
+ */
+export function applyCargoSource(source, root = ROOT, registry = DEBIAN_REGISTRY) {
+  const config = join(root, '.cargo', 'config.toml');
+  const current = existsSync(config) ? readFileSync(config, 'utf8') : undefined;
+  if (current !== undefined && !current.startsWith(CONFIG_MARK)) {
+    log(`${config} was not written by this script: cargo uses it as it is (crate source ${source} not applied)`);
+    return false;
+  }
+  const wanted = source === 'debian' ? debianCargoConfig(registry) : undefined;
+  if (current !== wanted) {
+    if (wanted === undefined) {
+      rmSync(config);
+    } else {
+      mkdirSync(dirname(config), { recursive: true });
+      writeFileSync(config, wanted);
+    }
+    rmSync(join(root, 'Cargo.lock'), { force: true });
+    log(`crate source: ${source} (${wanted === undefined ? 'removed' : 'wrote'} ${config})`);
+  }
+  return wanted !== undefined;
+}
+
+/**
+ * Resolves `root`/Cargo.lock afresh against the packaged registry, which holds the versions this
+ * system's librust-*-dev packages installed (Debian 12: sha1 0.10.1, Debian 13: 0.10.6): the lock
+ * follows the system, not one Debian release.
+ */
+export function lockAgainstDebianRegistry(root = ROOT) {
+  const res = spawnSync('cargo', ['generate-lockfile', '--offline', '--manifest-path', join(root, 'Cargo.toml')], {
+    cwd: root,
+    env: { ...process.env, PATH: pathWithCargo() },
+    encoding: 'utf8',
+  });
+  if (res.error) throw new Error(`cargo not found (${res.error.message}): install Rust (rustup, or Debian's cargo package)`);
+  if (res.status !== 0) throw new Error(`cargo generate-lockfile against the Debian registry failed:\n${res.stderr}`);
 }
 
 function napiBuild() {
@@ -131,17 +208,21 @@ function napiBuild() {
 
 /**
  * Makes sure native/tusk-native.<platform>.node exists and is newer than its sources.
- * Fast no-op when it is; otherwise installs missing Debian crate packages and runs napi build.
+ * Fast no-op when it is; otherwise (crate source debian) installs missing Debian crate packages and
+ * locks against them, then runs napi build.
  * @param {{ force?: boolean, packages?: string[] }} [options] `packages`: Debian crate packages
  *   to make sure of before building (default DEBIAN_CRATE_PACKAGES)
  * @returns {Promise<string>} the binary's path
  */
 export async function ensureNative({ force = false, packages = DEBIAN_CRATE_PACKAGES } = {}) {
   const binary = nativeBinaryPath();
+  const source = cargoSource();
+  const debianRegistry = applyCargoSource(source);
   if (!force && !isStale(binary)) return binary;
   const started = Date.now();
-  log(force ? 'forced rebuild' : `building ${BINARY_NAME} (missing or older than its sources)`);
-  ensureDebianPackages(packages);
+  log(force ? 'forced rebuild' : `building ${BINARY_NAME} (missing or older than its sources; crates from ${source})`);
+  if (source === 'debian') ensureDebianPackages(packages);
+  if (debianRegistry) lockAgainstDebianRegistry();
   napiBuild();
   if (!existsSync(binary)) throw new Error(`napi build did not produce ${binary}`);
   const now = new Date();

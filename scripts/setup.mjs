@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeSupport } from './node-support.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const args = new Set(process.argv.slice(2));
@@ -28,8 +29,9 @@ function newestMtime(path) {
 }
 
 function checkNode() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 15)) throw new Error(`Node >= 20.15 is required, this is ${process.versions.node}`);
+  const { verdict, message } = nodeSupport(process.versions.node);
+  if (verdict === 'refused') throw new Error(message);
+  if (message) say(`note: ${message}`);
 }
 
 function ensureNpmPackages() {

@@ -2,7 +2,7 @@
 // `sh -c` and forwards SIGTERM/SIGINT to that shell only; a shell waiting for `node` dies and
 // leaves the server running, orphaned, with its port and data directory.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnUntil } from './helpers/child-process.js';
@@ -90,6 +90,10 @@ describe('npm start', () => {
     const servers = descendants(npm.pid);
     leftovers.push(...servers);
     expect(servers.length, npm.output()).toBeGreaterThan(0);
+    // the script's `node` is the Node this suite runs on (the suite runs on two: .ci/run)
+    const tusk = servers.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bin/tusk.js'));
+    expect(tusk.length, npm.output()).toBeGreaterThan(0);
+    for (const pid of tusk) expect(realpathSync(`/proc/${pid}/exe`)).toBe(realpathSync(process.execPath));
     expect(await portAccepts(port)).toBe(true);
 
     await npm.stop(10_000);

@@ -5,7 +5,7 @@
 // patches, and every request is logged once, whichever thread answered it.
 
 import { randomBytes } from 'node:crypto';
-import { Client, fetch } from 'undici';
+import { Client, fetch, FormData } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningSockets } from './helpers/proc.js';
 import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';

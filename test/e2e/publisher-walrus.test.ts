@@ -79,7 +79,9 @@ async function chainObject(objectId: string): Promise<{ type: string; owner: unk
 /** A fetch trusting the double's CA, for the SDK's storage-node client in this process. */
 function trustingFetch(): typeof fetch {
   const dispatcher = new Agent({ connect: { ca: double.caCert } });
-  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, { ...init, dispatcher } as RequestInit)) as typeof fetch;
+  // the Agent is the npm undici (6), the global fetch Node's own (7 on Node 24): their types differ,
+  // their dispatch protocol does not (undici 8, in Node 26, drops the old one)
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, { ...init, dispatcher } as unknown as RequestInit)) as typeof fetch;
 }
 
 beforeAll(async () => {

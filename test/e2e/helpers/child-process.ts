@@ -3,7 +3,7 @@
 // tracked so a failed test file never leaves one running.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
+import { delimiter, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -39,9 +39,19 @@ export interface SpawnOptions {
   command?: string;
 }
 
+/**
+ * This process's environment plus `extra`, with this Node's folder first on PATH: a child that runs
+ * `node` or `npm` by name (`npm start`'s script) then runs on the Node the tests run on, not on
+ * whichever one PATH finds first (the suite runs on two: .ci/run).
+ */
+export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  return { ...env, PATH: [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter) };
+}
+
 /** Spawns node (or `options.command`) with `args` in the repository root; resolves once stdout matches `ready`. */
 export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOptions): Promise<TestChild> {
-  const child = spawn(options.command ?? process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.command ?? process.execPath, args, { cwd: REPO_ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
   const append = (chunk: Buffer) => {

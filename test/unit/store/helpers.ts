@@ -93,8 +93,8 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 export function compileStoreForChild(name: string): string {
   const outDir = path.join(ROOT, 'node_modules/.cache', `${name}-${process.pid}`);
   execFileSync(
-    path.join(ROOT, 'node_modules/.bin/tsc'),
-    ['src/store/index.ts', '--outDir', outDir, '--module', 'nodenext', '--moduleResolution', 'nodenext',
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), 'src/store/index.ts', '--outDir', outDir, '--module', 'nodenext', '--moduleResolution', 'nodenext',
       '--target', 'es2022', '--skipLibCheck', '--types', 'node'],
     { cwd: ROOT, stdio: 'inherit' },
   );
