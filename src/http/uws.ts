@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import {
   InFlight, MAX_HEAD_BYTES, portTaken, statusLine, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles,
@@ -100,13 +100,13 @@ export function uwsAvailability(): UwsAvailability {
   const abi = process.versions.modules;
   for (const build of UWS_BUILDS) {
     if (!(build.abis as readonly string[]).includes(abi)) continue;
-    let binary: string;
-    try {
-      binary = join(dirname(require.resolve(`${build.pkg}/package.json`)), build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
-    } catch {
+    // the package's directory, found as Node would find the package (its exports hide package.json)
+    const dir = require.resolve.paths(build.pkg)?.map((p) => join(p, build.pkg)).find((d) => existsSync(join(d, 'package.json')));
+    if (!dir) {
       reasons.push(`${build.pkg} is not installed`);
       continue;
     }
+    const binary = join(dir, build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
     if (!existsSync(binary)) {
       reasons.push(`no ${build.version} binary for ${process.platform}-${process.arch}`);
       continue;
