@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import type { TlsFiles } from './http/uws.js';
+import { parseHttpEngineMode, type HttpEngineMode } from './http/engine.js';
+import type { TlsFiles } from './http/listener.js';
 import { parseLogLevel, type LogLevel } from './ops/logger.js';
 import { parseNetwork, type NetworkConfig } from './publisher/walrus/network-config.js';
 
@@ -42,6 +43,8 @@ export interface Config {
   sseCustomerKeysOverHttp: boolean;
   /** threads serving the S3 listener: the writer's plus threads - 1 front ends (src/threads/front-threads.ts) */
   threads: number;
+  /** the HTTP engine of every listener (src/http/engine.ts) */
+  httpEngine: HttpEngineMode;
 }
 
 export interface StorageConfig {
@@ -127,6 +130,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --threads N              threads serving S3 on the listener: each serves reads and uploads, the
                            first commits them; with the publisher on, each also serves its reads
                            (TUSK_THREADS, default: the number of cores)
+  --http-engine E          auto (default: uWebSockets.js where a binary of it loads for this Node and
+                           C library, else node), uws or node (Node's own node:http) (TUSK_HTTP_ENGINE)
 
   Storage:
   --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
@@ -189,6 +194,7 @@ const SERVE_OPTIONS = {
   'accept-any-region': { type: 'boolean' },
   'max-buckets': { type: 'string' },
   threads: { type: 'string' },
+  'http-engine': { type: 'string' },
   'segment-size': { type: 'string' },
   'compaction-interval': { type: 'string' },
   'compaction-dead': { type: 'string' },
@@ -292,6 +298,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     serverHeader: SERVER_HEADER,
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
     threads: parseThreads(optional('threads')),
+    httpEngine: parseHttpEngineMode(str('http-engine', 'auto')),
     storage: {
       diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),

@@ -11,7 +11,9 @@ import { BucketQuotas } from './admin/quotas.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { TlsSnapshots } from './http/tls-snapshots.js';
-import { listen, listenForThreads, loadUws, sharedInFlightCounts, type Exchange, type TlsFiles } from './http/uws.js';
+import { chooseHttpEngine, listen, listenForThreads } from './http/engine.js';
+import type { Exchange } from './http/exchange.js';
+import { sharedInFlightCounts, type RenderRefusal, type TlsFiles } from './http/listener.js';
 import { TLS_DIR } from './layout.js';
 import { keepLargeAllocations, selfTest, simdPaths } from './native.js';
 import { publisherAccessObserver, publisherAccessRecorder, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
@@ -22,7 +24,7 @@ import { opsRoutes } from './ops/routes.js';
 import { startLifecycleWorker } from './s3/lifecycle/worker.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from './s3/object-attrs.js';
 import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
-import { s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
+import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
 import type { SegmentStore } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
@@ -46,6 +48,13 @@ type S3Engine = SegmentStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>;
 
 export async function startServer(config: Config, logger: Logger = createLogger({ level: config.ops.logLevel })): Promise<RunningServer> {
   const log = lineLogger(logger);
+  const { engine, why } = chooseHttpEngine(config.httpEngine);
+  // without SO_REUSEPORT (node:http before Node 22.12) the threads cannot share the port
+  const threads = engine.sharesPorts ? config.threads : 1;
+  logger.info(`http engine: ${engine.name} (${why})`);
+  if (threads < config.threads) {
+    logger.warn(`--threads ${config.threads}: the node engine shares a port between threads from Node 22.12 on (this is ${process.version}); serving on one thread`);
+  }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // before anything in the directory is read; held until close() or the process ends
   const lock = lockDataDir(config.dataDir);
@@ -55,9 +64,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const quotaGeneration = new Int32Array(new SharedArrayBuffer(4));
-  const inFlightCounts = sharedInFlightCounts(config.threads);
+  const inFlightCounts = sharedInFlightCounts(threads);
   // one read cache per thread, within the configured total
-  const readCacheBytes = Math.floor(config.storage.readCache / config.threads);
+  const readCacheBytes = Math.floor(config.storage.readCache / threads);
   let fronts: FrontThreads | undefined;
   let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
   const metrics = config.ops.metrics
@@ -76,11 +85,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     admin: () => admin,
     isBucketHost: (ex) => isVirtualHostStyle(ex.head, domains),
   });
-  loadUws();
   const serve = (ex: Exchange): Promise<void> => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader));
+  const refuse = s3Refusal(config.serverHeader);
   // with front-end threads the listener shares its port with them (SO_REUSEPORT), which would not
   // keep another process out: a port already bound by anyone refuses the start here
-  const sharedPort = config.threads > 1;
+  const sharedPort = threads > 1;
   let tlsSnapshots: TlsSnapshots | undefined;
   let tls: TlsFiles | undefined;
   const server = await (async () => {
@@ -88,7 +97,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       tlsSnapshots = await TlsSnapshots.open(join(config.dataDir, TLS_DIR), config.tls);
       tls = await tlsSnapshots.take();
     }
-    return listenS3(config, serve, sharedPort, inFlightCounts, tls);
+    return listenS3(config, serve, refuse, sharedPort, inFlightCounts, tls);
   })().catch((e: unknown) => {
     lock.release();
     throw e;
@@ -147,7 +156,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
   const p = config.publisher;
   // with front-end threads the publisher's port is shared too: they serve its reads
-  const publisherInFlight = sharedPort ? sharedInFlightCounts(config.threads) : undefined;
+  const publisherInFlight = sharedPort ? sharedInFlightCounts(threads) : undefined;
   const publisher = p.listen
     ? await startPublisherFace({
         dataDir: config.dataDir,
@@ -176,8 +185,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (sharedPort) {
     try {
       fronts = await startFrontThreads({
-        count: config.threads - 1,
-        config,
+        count: threads - 1,
+        // the front ends listen with this thread's engine
+        config: { ...config, threads, httpEngine: engine.name },
         port: server.port,
         bucketGeneration,
         accountsGeneration,
@@ -198,7 +208,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
             nShards: publisher.backend.nShards,
             network: publisher.networkView,
             // the publisher's own pool has one per core; each front end's decodes share the cores too
-            codecThreads: Math.max(1, Math.floor(availableParallelism() / config.threads)),
+            codecThreads: Math.max(1, Math.floor(availableParallelism() / threads)),
             inFlightCounts: publisherInFlight!,
           },
           handler: publisher.serve,
@@ -226,9 +236,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
-  logger.info(`s3 listening on ${url}${sharedPort ? ` with ${config.threads} threads (reads and uploads on each, commits on the first)` : ''}`);
+  logger.info(`s3 listening on ${url}${sharedPort ? ` with ${threads} threads (reads and uploads on each, commits on the first)` : ''}`);
   if (publisher && sharedPort) {
-    logger.info(`publisher on ${config.threads} threads (${publisher.networkView ? 'reads on each' : 'each forwards to the first'}; stores on the first)`);
+    logger.info(`publisher on ${threads} threads (${publisher.networkView ? 'reads on each' : 'each forwards to the first'}; stores on the first)`);
   }
   if (publisher) publisherStats = () => publisher.stats();
   health.stage = 'up';
@@ -258,9 +268,16 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 }
 
 /** The S3 listener; shared with the front-end threads only on a port nobody else holds. */
-function listenS3(config: Config, serve: (ex: Exchange) => Promise<void>, sharedPort: boolean, inFlightCounts: Int32Array, tls?: TlsFiles) {
+function listenS3(
+  config: Config,
+  serve: (ex: Exchange) => Promise<void>,
+  refuse: RenderRefusal,
+  sharedPort: boolean,
+  inFlightCounts: Int32Array,
+  tls?: TlsFiles,
+) {
   const { host, port } = config.listen;
-  return sharedPort ? listenForThreads(host, port, serve, inFlightCounts, tls) : listen(host, port, serve, tls);
+  return sharedPort ? listenForThreads(host, port, serve, inFlightCounts, tls, { refuse }) : listen(host, port, serve, tls, { refuse });
 }
 
 /** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */

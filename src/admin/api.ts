@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { AccountError, type AccountRegistry } from '../accounts.js';
 import { VERSION, type Config } from '../config.js';
-import { AbortedError, type Exchange, type ResponseHeaders } from '../http/uws.js';
+import { AbortedError, type Exchange, type ResponseHeaders } from '../http/exchange.js';
 import type { Health } from '../ops/health.js';
 import { authenticate } from '../s3/auth/index.js';
 import { S3Error } from '../s3/errors.js';

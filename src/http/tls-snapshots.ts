@@ -6,7 +6,8 @@
 
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { tlsFilesLoad, type TlsFiles } from './uws.js';
+import { tlsFilesLoad } from './engine.js';
+import type { TlsFiles } from './listener.js';
 
 /** Copies kept: the current one, and the one before for a thread that has not switched yet. */
 const KEPT = 2;

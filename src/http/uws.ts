@@ -1,19 +1,22 @@
-// The only file that touches uWebSockets.js (style.md §5): loads the native binary (never the
-// silent pure-JS fallback), copies each request into a plain RequestHead, streams request bodies
-// with pause/resume, and writes responses corked, with tryEnd/onWritable back-pressure.
+// The only file that touches uWebSockets.js (style.md §5): loads a native binary for the running
+// Node (never a package's silent pure-JS fallback), copies each request into a plain RequestHead,
+// streams request bodies with pause/resume, and writes responses corked, with tryEnd/onWritable
+// back-pressure.
 
+import { existsSync } from 'node:fs';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import { createRequire } from 'node:module';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import {
+  InFlight, MAX_HEAD_BYTES, portTaken, statusLine, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles,
+} from './listener.js';
 import type { RequestHead } from './request-head.js';
 import { joinHeaders } from './request-head.js';
 
 // uWS reads this once when its binary loads; S3 allows 8 KiB of headers and uWS's default of 4 KiB
 // (request line included) is too small (s3.md §1.7, §6).
-process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= '16384';
+process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEAD_BYTES);
 
 type UwsResponse = {
   pause(): void;
@@ -56,41 +59,78 @@ type UwsModule = {
   us_socket_local_port(socket: unknown): number;
 };
 
-let uwsModule: UwsModule | undefined;
+/**
+ * The uWS builds Tusk depends on, each with binaries for some Node ABIs (process.versions.modules):
+ * v20.30 for Node 16, 18 and 20; v20.57 (a republication of uWS's own release) for Node 20 to 25,
+ * built against glibc 2.38. Both packages' entry points fall back to something else (a pure-JS
+ * imitation, or an error) when no binary loads: the binaries are loaded here directly instead.
+ */
+const UWS_BUILDS = [
+  { version: 'v20.30', pkg: '@trufflesuite/uws-js-unofficial', dir: 'binaries', abis: ['93', '108', '115'] },
+  { version: 'v20.57', pkg: '@btc-vision/uwebsockets.js', dir: '.', abis: ['115', '127', '137', '141'] },
+] as const;
 
-/** Loads the uWS native binary directly; throws (so the server refuses to start) if it cannot. */
-export function loadUws(): UwsModule {
-  if (uwsModule) return uwsModule;
-  const require = createRequire(import.meta.url);
-  const pkgDir = dirname(require.resolve('@trufflesuite/uws-js-unofficial/package.json'));
-  const binary = join(pkgDir, 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
-  let mod: UwsModule;
-  try {
-    mod = require(binary) as UwsModule;
-  } catch (e) {
-    throw new Error(
-      `uWebSockets.js native binary failed to load (${binary}): ${(e as Error).message}. ` +
-        'Refusing to start on the slow pure-JS fallback.',
-    );
-  }
-  if (typeof mod.App !== 'function' || !String(mod.App).includes('[native code]')) {
-    throw new Error('uWebSockets.js loaded without its native binary; refusing to run on the pure-JS fallback.');
-  }
-  uwsModule = mod;
-  return mod;
+/** The uWS binary that loads in this process, or why none does. */
+export type UwsAvailability = { module: UwsModule; build: string } | { reason: string };
+
+let availability: UwsAvailability | undefined;
+
+function nodeName(): string {
+  return `Node ${process.versions.node.split('.')[0]} ABI ${process.versions.modules}`;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  100: 'Continue', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 206: 'Partial Content', 304: 'Not Modified',
-  400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 416: 'Range Not Satisfiable',
-  401: 'Unauthorized', 421: 'Misdirected Request', 429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons', 500: 'Internal Server Error',
-  501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout', 507: 'Insufficient Storage',
-};
+/** The C library this process runs on, as uWS's binaries need it named. */
+function libcName(): string {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return header?.glibcVersionRuntime ? `glibc ${header.glibcVersionRuntime}` : 'a C library other than glibc';
+}
 
-export function statusLine(status: number): string {
-  return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
+/** Why `binary` did not load, in a few words (the loader's own message is long). */
+function loadFailure(build: string, e: Error): string {
+  const glibc = /GLIBC_([\d.]+)' not found/.exec(e.message);
+  if (glibc) return `the ${build} binary for ${nodeName()} needs glibc ${glibc[1]}, this system has ${libcName()}`;
+  return `the ${build} binary for ${nodeName()} does not load: ${e.message.split('\n')[0]}`;
+}
+
+/** Finds and loads the uWS binary for the running Node, once per thread. */
+export function uwsAvailability(): UwsAvailability {
+  if (availability) return availability;
+  const require = createRequire(import.meta.url);
+  const reasons: string[] = [];
+  const abi = process.versions.modules;
+  for (const build of UWS_BUILDS) {
+    if (!(build.abis as readonly string[]).includes(abi)) continue;
+    // the package's directory, found as Node would find the package (its exports hide package.json)
+    const dir = require.resolve.paths(build.pkg)?.map((p) => join(p, build.pkg)).find((d) => existsSync(join(d, 'package.json')));
+    if (!dir) {
+      reasons.push(`${build.pkg} is not installed`);
+      continue;
+    }
+    const binary = join(dir, build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
+    if (!existsSync(binary)) {
+      reasons.push(`no ${build.version} binary for ${process.platform}-${process.arch}`);
+      continue;
+    }
+    try {
+      const mod = require(binary) as UwsModule;
+      if (typeof mod.App !== 'function' || !String(mod.App).includes('[native code]')) {
+        reasons.push(`the ${build.version} binary is not native code`);
+        continue;
+      }
+      return (availability = { module: mod, build: `uWS ${build.version}` });
+    } catch (e) {
+      reasons.push(loadFailure(build.version, e as Error));
+    }
+  }
+  if (reasons.length === 0) reasons.push(`no binary for ${nodeName()}`);
+  return (availability = { reason: reasons.join('; ') });
+}
+
+/** Loads the uWS native binary; throws (so the server refuses to start) if it cannot. */
+export function loadUws(): UwsModule {
+  const a = uwsAvailability();
+  if ('reason' in a) throw new Error(`uWebSockets.js cannot load: ${a.reason}. Refusing to start on a pure-JS fallback.`);
+  return a.module;
 }
 
 /** Largest piece of a streamed response body asked of its source at once. */
@@ -98,8 +138,6 @@ const STREAM_CHUNK = 1 << 20;
 
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
-
-export { AbortedError, type Exchange, type ResponseHeaders } from './exchange.js';
 
 /** One request and its response on a uWS socket. Everything is safe to call after `aborted` became true (it is a no-op then). */
 export class UwsExchange implements Exchange {
@@ -385,57 +423,9 @@ export class UwsExchange implements Exchange {
  */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
-/** Why `host:port` cannot be bound alone right now, or undefined when it can (a throwaway bind). */
-export function portTaken(host: string, port: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', (e: NodeJS.ErrnoException) =>
-      resolve(e.code === 'EADDRINUSE' ? 'address already in use (is another server running?)' : `${e.code ?? ''} ${e.message}`.trim()),
-    );
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
-  });
-}
-
-/**
- * A port the kernel offers on `host` now. A listener that shares its port (SO_REUSEPORT) asks for
- * one this way: the kernel does not let other sockets join a port it picked for a `0` bind.
- */
-export function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen({ host, port: 0, exclusive: true }, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** uWS reports a failed listen without a reason: ask the kernel for it with a throwaway bind. */
 async function listenFailureReason(host: string, port: number): Promise<string> {
   return (await portTaken(host, port)) ?? 'the port was busy when tried';
-}
-
-export interface HttpServer {
-  port: number;
-  /** https listener */
-  secure: boolean;
-  /**
-   * Stops accepting connections, waits up to `graceMs` for the requests being answered (with
-   * `inFlight`, those of every listener sharing it), then closes every connection (idle
-   * keep-alive ones included). Idempotent.
-   */
-  close(graceMs?: number): Promise<void>;
-  /**
-   * Switches new TLS handshakes that name a server (SNI) to `files`, checked with `tlsFilesLoad`
-   * (tls-snapshots.ts); open connections keep theirs.
-   */
-  reloadTls(files: TlsFiles): void;
-}
-
-export interface TlsFiles {
-  certFile: string;
-  keyFile: string;
 }
 
 function tlsOptionsOf(files: TlsFiles): UwsTlsOptions {
@@ -453,44 +443,22 @@ export function tlsFilesLoad(files: TlsFiles): boolean {
 }
 
 /**
- * Requests in flight on the listeners of threads that share a port: one count per thread, in
- * shared memory, so that the count of a thread that ended can be set back to 0 by its owner.
- */
-export interface SharedInFlight {
-  counts: Int32Array;
-  /** this listener's thread */
-  slot: number;
-}
-
-/** Counts for `threads` threads sharing a port (slot 0: the thread that bound it). */
-export function sharedInFlightCounts(threads: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(4 * threads));
-}
-
-function anyInFlight(counts: Int32Array): boolean {
-  for (let i = 0; i < counts.length; i++) if (Atomics.load(counts, i) > 0) return true;
-  return false;
-}
-
-/**
  * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
  * request with its Exchange; the promise it returns settles when the request is done, so that
- * close() can wait for it. `sharedPort`: the listener joins the other threads of this process on
- * the port (SO_REUSEPORT; the kernel spreads connections among them) instead of binding it alone;
- * `inFlight` then counts the requests of all of them.
+ * close() can wait for it. uWS closes the connection on what its parser refuses, without an
+ * answer: `refuse` is not used.
  */
 export function listen(
   host: string,
   port: number,
-  handler: (ex: Exchange) => Promise<void>,
+  handler: RequestHandler,
   tls?: TlsFiles,
-  { sharedPort = false, inFlight: shared }: { sharedPort?: boolean; inFlight?: SharedInFlight } = {},
+  { sharedPort = false, inFlight: shared }: ListenOptions = {},
 ): Promise<HttpServer> {
   const uws = loadUws();
   let tlsOptions = tls && tlsOptionsOf(tls);
   const app = tlsOptions ? uws.SSLApp(tlsOptions) : uws.App();
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
+  const inFlight = new InFlight(shared);
   const secure = tls !== undefined;
   const route = (res: UwsResponse, req: UwsRequest) => {
     const headerList: Array<readonly [string, string]> = [];
@@ -507,12 +475,7 @@ export function listen(
       secure,
     };
     ex = new UwsExchange(res, head);
-    inFlight++;
-    if (shared) Atomics.add(shared.counts, shared.slot, 1);
-    void handler(ex).finally(() => {
-      if (shared) Atomics.sub(shared.counts, shared.slot, 1);
-      if (--inFlight === 0) drained?.();
-    });
+    inFlight.track(handler(ex));
   };
   app.any('/*', route);
   // This uWS build cannot bind a second listener to a port with open connections, so a TLS reload
@@ -547,19 +510,7 @@ export function listen(
           (closing ??= (async () => {
             // closing a uWS listen socket twice crashes the process: once, here
             uws.us_listen_socket_close(socket);
-            const deadline = Date.now() + graceMs;
-            if (shared) {
-              // another thread's request may be one this thread answers, or come back here on an
-              // open connection (a health probe): every thread's connections stay until all are done
-              while (anyInFlight(shared.counts) && Date.now() < deadline) await sleep(20);
-            } else if (inFlight > 0) {
-              let timer: NodeJS.Timeout | undefined;
-              await Promise.race([
-                new Promise<void>((done) => (drained = done)),
-                new Promise<void>((done) => (timer = setTimeout(done, graceMs))),
-              ]);
-              clearTimeout(timer);
-            }
+            await inFlight.settled(graceMs);
             app.close();
           })()),
         reloadTls(files) {
@@ -573,31 +524,4 @@ export function listen(
       });
     });
   });
-}
-
-/**
- * The first listener of a port that this process's threads will share (SO_REUSEPORT), on a port
- * nobody holds: sharing would not keep another process out, so a port already bound by anyone
- * refuses the start here. A port the kernel picked for a 0 bind cannot be shared, so for port 0
- * a free one is picked first (and picked again if it was taken meanwhile). Its requests count in
- * slot 0 of `inFlightCounts`.
- */
-export async function listenForThreads(
-  host: string,
-  port: number,
-  handler: (ex: Exchange) => Promise<void>,
-  inFlightCounts: Int32Array,
-  tls?: TlsFiles,
-): Promise<HttpServer> {
-  for (let attempt = 0; ; attempt++) {
-    const chosen = port === 0 ? await freePort(host) : port;
-    const taken = await portTaken(host, chosen);
-    if (taken && port === 0 && attempt < 5) continue;
-    if (taken) throw new Error(`cannot listen on ${host}:${chosen}: ${taken}`);
-    try {
-      return await listen(host, chosen, handler, tls, { sharedPort: true, inFlight: { counts: inFlightCounts, slot: 0 } });
-    } catch (e) {
-      if (port !== 0 || attempt >= 5) throw e;
-    }
-  }
 }

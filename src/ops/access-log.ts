@@ -2,7 +2,7 @@
 // access key id at most: never a secret, a signature or the query string (presigned URLs carry
 // their signature there).
 
-import type { Exchange } from '../http/uws.js';
+import type { Exchange } from '../http/exchange.js';
 import type { PublisherRequestObserver } from '../publisher/service/context.js';
 import type { S3RequestObserver, S3RequestSummary } from '../s3/context.js';
 import { isoTimeField, jsonLineSink, type Logger } from './logger.js';

@@ -3,7 +3,7 @@
 // API (root SigV4, src/admin). The bucket name `tusk` is reserved for them (see CreateBucket).
 
 import { timingSafeEqual } from 'node:crypto';
-import type { Exchange, ResponseHeaders } from '../http/uws.js';
+import type { Exchange, ResponseHeaders } from '../http/exchange.js';
 import type { Health } from './health.js';
 import type { Metrics } from './metrics.js';
 

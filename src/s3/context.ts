@@ -3,7 +3,7 @@
 import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import type { RequestHead } from '../http/request-head.js';
-import type { Exchange, ResponseHeaders } from '../http/uws.js';
+import type { Exchange, ResponseHeaders } from '../http/exchange.js';
 import type { MfaDevices } from '../mfa/devices.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';

@@ -82,6 +82,7 @@ export const ERROR_TABLE = {
   PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
   ReplicationConfigurationNotFoundError: [404, 'The replication configuration was not found'],
   RequestHeaderSectionTooLarge: [400, 'Your request header section exceeds the maximum allowed size.'],
+  RequestTimeout: [400, 'Your socket connection to the server was not read from or written to within the timeout period.'],
   RequestTimeTooSkewed: [403, 'The difference between the request time and the current time is too large.'],
   ServerSideEncryptionConfigurationNotFoundError: [404, 'The server side encryption configuration was not found'],
   ServiceUnavailable: [503, 'Please reduce your request rate.'],

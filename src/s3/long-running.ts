@@ -4,7 +4,7 @@
 // `after` ms, a 200 with the XML declaration is started and a space is sent every `every` ms; the
 // result, or the error, follows in the same body. Quick work answers normally.
 
-import type { ResponseHeaders } from '../http/uws.js';
+import type { ResponseHeaders } from '../http/exchange.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
 import { commonHeaders, sendXml } from './respond.js';

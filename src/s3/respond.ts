@@ -2,7 +2,8 @@
 // bodies, and error rendering (errors are always XML; HEAD answers carry no body, §1.9).
 
 import { randomBytes } from 'node:crypto';
-import type { ResponseHeaders } from '../http/uws.js';
+import type { ResponseHeaders } from '../http/exchange.js';
+import type { RefusalAnswer } from '../http/listener.js';
 import type { S3Context } from './context.js';
 import type { S3Error } from './errors.js';
 import { renderError } from './xml.js';
@@ -61,6 +62,12 @@ export function sendXml(ctx: S3Context, xml: string, headers: ResponseHeaders = 
   send(ctx, status, headers, xml, 'application/xml');
 }
 
+function errorHeaders(ids: RequestIds, server: string, err: S3Error): Array<readonly [string, string]> {
+  const headers: Array<readonly [string, string]> = [...commonHeaders(ids, server)];
+  for (const [k, v] of Object.entries(err.headers)) headers.push([k, v]);
+  return headers;
+}
+
 /** Renders an S3Error; `close` when the request body was not (fully) read (s3.md §1.7). */
 export function sendError(
   ex: S3Context['ex'],
@@ -69,13 +76,20 @@ export function sendError(
   err: S3Error,
   close: boolean,
 ): void {
-  const headers: Array<readonly [string, string]> = [...commonHeaders(ids, server)];
-  for (const [k, v] of Object.entries(err.headers)) headers.push([k, v]);
+  const headers = errorHeaders(ids, server, err);
   if (ex.head.method === 'HEAD') {
     ex.sendHead(err.status, headers, undefined, close);
     return;
   }
-  // uWS writes `Connection: close` itself when asked to close
+  // the engine writes `Connection: close` itself when asked to close
   headers.push(['Content-Type', 'application/xml']);
   ex.send(err.status, headers, renderError(err, ids.requestId, ids.hostId), close);
+}
+
+/** An S3Error as a status, fields and XML body, for a request the HTTP engine refused (no Exchange). */
+export function errorAnswer(server: string, err: S3Error): RefusalAnswer {
+  const ids = newRequestIds();
+  const headers = errorHeaders(ids, server, err);
+  headers.push(['Content-Type', 'application/xml']);
+  return { status: err.status, headers, body: renderError(err, ids.requestId, ids.hostId) };
 }

@@ -4,7 +4,8 @@
 import type { Accounts } from '../accounts.js';
 import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
-import { AbortedError, type Exchange } from '../http/uws.js';
+import { AbortedError, type Exchange } from '../http/exchange.js';
+import type { RenderRefusal } from '../http/listener.js';
 import { MfaDevices } from '../mfa/devices.js';
 import type { S3Store } from './object-attrs.js';
 import { isStoreError } from '../store/errors.js';
@@ -16,8 +17,8 @@ import { authContextOf, type S3Context, type S3RequestSummary, type S3Services }
 import { corsForRequest } from './cors.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
-import { checkRequestFraming } from './request-framing.js';
-import { newRequestIds, sendError } from './respond.js';
+import { checkRequestFraming, refusalError } from './request-framing.js';
+import { errorAnswer, newRequestIds, sendError } from './respond.js';
 import { classify, normalizeDomains, resolveResource, type Resource } from './router.js';
 import { s3ErrorOf } from './store-errors.js';
 
@@ -118,4 +119,9 @@ export function s3Unavailable(ex: Exchange, serverHeader: string): Promise<void>
   const err = new S3Error('ServiceUnavailable', {}, { message: 'The server is starting; retry shortly.', headers: { 'Retry-After': '1' } });
   sendError(ex, newRequestIds(), serverHeader, err, hasUnreadBody(ex));
   return Promise.resolve();
+}
+
+/** The S3 listener's answer to a request its HTTP engine refused before any handler saw it. */
+export function s3Refusal(serverHeader: string): RenderRefusal {
+  return (refusal) => errorAnswer(serverHeader, refusalError(refusal));
 }

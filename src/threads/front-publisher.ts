@@ -5,12 +5,14 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { forwardTo } from '../http/thread-bridge.js';
-import { listen, type Exchange, type TlsFiles } from '../http/uws.js';
+import { listen } from '../http/engine.js';
+import type { Exchange } from '../http/exchange.js';
+import type { TlsFiles } from '../http/listener.js';
 import { publisherAccessRecord, type PublisherAccessRecord } from '../ops/access-log.js';
 import { openBlobCodec } from '../publisher/codec.js';
 import type { BlobCodec } from '../publisher/codec-types.js';
 import { openNetworkReader, type NetworkReader, type NetworkView } from '../publisher/service/network-view.js';
-import { publisherReader } from '../publisher/service/publisher-server.js';
+import { publisherReader, publisherRefusal } from '../publisher/service/publisher-server.js';
 
 /** What the writer thread tells a front end of its publisher (plain data and a port: it crosses threads). */
 export interface FrontPublisherData {
@@ -64,7 +66,11 @@ export async function startFrontPublisher(
       });
       serve = (ex) => local(ex) ?? bridge.forward(ex);
     }
-    const server = await listen(host, d.port, serve, o.tls, { sharedPort: true, inFlight: { counts: d.inFlightCounts, slot: o.slot } });
+    const server = await listen(host, d.port, serve, o.tls, {
+      sharedPort: true,
+      inFlight: { counts: d.inFlightCounts, slot: o.slot },
+      refuse: publisherRefusal,
+    });
     return {
       reloadTls: (files) => server.reloadTls(files),
       segmentRemoved: (nodeId, segment) => reader?.segmentRemoved(nodeId, segment),

@@ -9,7 +9,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { Exchange } from '../http/exchange.js';
-import type { TlsFiles } from '../http/uws.js';
+import type { TlsFiles } from '../http/listener.js';
 import { serveForwarded } from '../http/thread-bridge.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
 import type { FrontPublisherData } from './front-publisher.js';
@@ -38,7 +38,7 @@ export interface FrontThreadOptions {
   quotaGeneration: Int32Array;
   /** the writer's store: grants extents for what the front ends upload, and commits them */
   store: ExtentHost;
-  /** requests in flight on each thread's listener (http/uws.ts SharedInFlight) */
+  /** requests in flight on each thread's listener (http/listener.ts SharedInFlight) */
   inFlightCounts: Int32Array;
   /** each front end's read cache */
   readCacheBytes: number;

@@ -1,4 +1,4 @@
-// A front-end thread (--threads N > 1): its own uWS listener on the shared S3 port, a read replica
+// A front-end thread (--threads N > 1): its own listener on the shared S3 port, a read replica
 // of the store and its own view of the accounts. It serves reads (GET, HEAD, OPTIONS) and object
 // uploads (PutObject, UploadPart) itself, writing their bodies into extents the writer thread
 // grants and then commits (store/remote-writes.ts); it forwards every other request to the writer thread.
@@ -11,12 +11,12 @@ import { parseQuery } from '../http/query.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/exchange.js';
 import { forwardTo } from '../http/thread-bridge.js';
-import { listen, loadUws } from '../http/uws.js';
+import { chooseHttpEngine, listen } from '../http/engine.js';
 import { s3AccessRecord, type PublisherAccessRecord, type S3AccessRecord } from '../ops/access-log.js';
 import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
 import { classify, resolveResource } from '../s3/router.js';
-import { s3RequestHandler, s3Services } from '../s3/service.js';
+import { s3Refusal, s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
@@ -41,7 +41,8 @@ const tell = (m: ToWriter): void => port.postMessage(m);
 
 async function start(): Promise<void> {
   const { config } = data;
-  loadUws();
+  // the writer thread's engine (it resolved `auto` for every thread)
+  chooseHttpEngine(config.httpEngine);
   const store = await ReadReplica.open<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
     dataDir: config.dataDir,
     readCacheBytes: data.readCacheBytes,
@@ -80,7 +81,11 @@ async function start(): Promise<void> {
     store.refresh();
     return s3(ex);
   };
-  const server = await listen(config.listen.host, data.port, serve, data.tls, { sharedPort: true, inFlight: { counts: data.inFlightCounts, slot: data.index } });
+  const server = await listen(config.listen.host, data.port, serve, data.tls, {
+    sharedPort: true,
+    inFlight: { counts: data.inFlightCounts, slot: data.index },
+    refuse: s3Refusal(config.serverHeader),
+  });
   let publisher: FrontPublisher | undefined;
   if (data.publisher) {
     const record = data.observe ? batched<PublisherAccessRecord>((records) => tell({ t: 'publisher-access', records })) : undefined;

@@ -2,7 +2,7 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config.js';
-import type { TlsFiles } from '../http/uws.js';
+import type { TlsFiles } from '../http/listener.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
 import type { FrontPublisherData } from './front-publisher.js';
 

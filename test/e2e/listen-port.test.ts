@@ -2,7 +2,7 @@
 // otherwise, and a second server on a port in use used to say "listening" and take part of the
 // first one's traffic. Every listener (S3, publisher, storage node) must refuse and exit non-zero.
 
-import { freePort } from '../../src/http/uws.js';
+import { freePort } from '../../src/http/listener.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTuskToExit } from './helpers/child-process.js';
 import { makeTempDirFixture } from './helpers/fixtures.js';

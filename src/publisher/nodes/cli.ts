@@ -8,7 +8,8 @@ import { nativeBlobVerifier } from '../native-verifier.js';
 import { openLocalNode } from './local-node.js';
 import { startNodeThreads, type NodeThreads } from './node-threads.js';
 import { lockDataDir } from '../../data-dir-lock.js';
-import { sharedInFlightCounts } from '../../http/uws.js';
+import { chooseHttpEngine, httpEngine, parseHttpEngineMode, type HttpEngineMode } from '../../http/engine.js';
+import { sharedInFlightCounts } from '../../http/listener.js';
 
 export const STORAGE_NODE_USAGE = `Usage: tusk storage-node --data-dir DIR --shards a-b[,c-d] [options]
 
@@ -23,7 +24,8 @@ Options:
   --node-id ID          name in confirmations and health (default storage-node-<first shard>)
   --durability MODE     strict (default: acknowledged = fsynced) or relaxed
   --threads N           threads serving the port (default 1): each answers metadata, sliver and
-                        confirmation reads itself; stores, deletes and health go to the first`;
+                        confirmation reads itself; stores, deletes and health go to the first
+  --http-engine E       auto (default), uws or node, as for tusk serve (TUSK_HTTP_ENGINE)`;
 
 interface StorageNodeArgs {
   host: string;
@@ -34,6 +36,7 @@ interface StorageNodeArgs {
   nodeId: string;
   durability: 'strict' | 'relaxed';
   threads: number;
+  httpEngine: HttpEngineMode;
 }
 
 function parseArgs(argv: string[]): StorageNodeArgs {
@@ -47,6 +50,7 @@ function parseArgs(argv: string[]): StorageNodeArgs {
       'node-id': { type: 'string' },
       durability: { type: 'string', default: 'strict' },
       threads: { type: 'string', default: '1' },
+      'http-engine': { type: 'string', default: process.env.TUSK_HTTP_ENGINE || 'auto' },
     },
     strict: true,
   });
@@ -71,6 +75,7 @@ function parseArgs(argv: string[]): StorageNodeArgs {
     nodeId: values['node-id'] ?? `storage-node-${shards[0]}`,
     durability,
     threads: Number(values.threads),
+    httpEngine: parseHttpEngineMode(values['http-engine'], '--http-engine'),
   };
 }
 
@@ -86,6 +91,12 @@ export async function runStorageNodeCli(argv: string[], stop?: AbortSignal): Pro
   } catch (e) {
     console.error(`tusk storage-node: ${(e as Error).message}\n\n${STORAGE_NODE_USAGE}`);
     return 2;
+  }
+  const { engine, why } = chooseHttpEngine(args.httpEngine);
+  console.log(`storage-node: http engine: ${engine.name} (${why})`);
+  if (args.threads > 1 && !engine.sharesPorts) {
+    console.log(`storage-node: --threads ${args.threads}: the node engine shares a port between threads from Node 22.12 on (this is ${process.version}); serving on one thread`);
+    args.threads = 1;
   }
   const running = await startNode(args);
   if (args.durability === 'relaxed') console.log('storage-node: durability relaxed: acknowledged writes are not flushed to disk');
@@ -141,6 +152,7 @@ async function startNode(args: StorageNodeArgs): Promise<{ url: string; publicKe
         host: args.host,
         port: server.port,
         inFlightCounts,
+        httpEngine: httpEngine().name,
         handler: server.handler,
         log: (line) => console.error(`storage-node: ${line}`),
       });

@@ -23,6 +23,11 @@ export const NODE_ERROR_TABLE = {
   ROUTE_NOT_FOUND: [404, 'NOT_FOUND', 'no such storage-node route'],
   BODY_TOO_LARGE: [413, 'SIZE_EXCEEDED', 'the request body is larger than any valid body for this route'],
   NODE_UNAVAILABLE: [503, 'UNAVAILABLE', 'the storage node could not be reached'],
+  // what the HTTP engine refuses before any route sees it (http/listener.ts refusalSummary)
+  MALFORMED_HTTP_REQUEST: [400, 'INVALID_ARGUMENT', 'the request cannot be read'],
+  REQUEST_TIMEOUT: [408, 'DEADLINE_EXCEEDED', 'the request did not arrive in time'],
+  REQUEST_HEAD_TOO_LARGE: [431, 'INVALID_ARGUMENT', 'the request head is too large'],
+  METHOD_NOT_IMPLEMENTED: [501, 'UNIMPLEMENTED', 'the request asks for something this server does not implement'],
   INTERNAL_ERROR: [500, 'INTERNAL', 'an internal error has occurred, please report it'],
 } as const satisfies Record<string, readonly [number, string, string]>;
 

@@ -1,6 +1,8 @@
-// Serves one storage node over HTTP (walrus.md §12.2) on the shared uWS front end (src/http/uws.ts).
+// Serves one storage node over HTTP (walrus.md §12.2) on the server's HTTP engine (src/http/engine.ts).
 
-import { listen, listenForThreads, type Exchange, type ResponseHeaders } from '../../http/uws.js';
+import { listen, listenForThreads } from '../../http/engine.js';
+import type { Exchange, ResponseHeaders } from '../../http/exchange.js';
+import { REFUSAL_REASONS, refusalSummary, type RefusalAnswer, type RequestRefusal } from '../../http/listener.js';
 import { metadataLength, ulebLength } from './bcs.js';
 import { encodingParams, MAX_SYMBOL_SIZE } from './encoding-params.js';
 import { errorBody, StorageNodeError } from './errors.js';
@@ -24,6 +26,12 @@ const BINARY_HEADERS: ResponseHeaders = [
   ['server', 'Tusk'],
 ];
 
+/** A node's answer to a request its HTTP engine refused before any route saw it. */
+export function nodeRefusal(refusal: RequestRefusal): RefusalAnswer {
+  const { status, detail } = refusalSummary(refusal);
+  return { status, headers: JSON_HEADERS, body: errorBody(new StorageNodeError(REFUSAL_REASONS[status], detail)) };
+}
+
 /** Largest valid bodies for n shards: metadata is a fixed size; a sliver is at most n_secondary · 65534 data bytes. */
 export function bodyLimits(nShards: number): { metadata: number; sliver: number } {
   const maxData = encodingParams(nShards).nSecondary * MAX_SYMBOL_SIZE;
@@ -38,7 +46,9 @@ export async function serveStorageNode(
   threadsInFlight?: Int32Array,
 ): Promise<StorageNodeServer & { handler: (ex: Exchange) => Promise<void> }> {
   const handler = nodeHandler(node, bodyLimits((await node.info()).nShards));
-  const server = threadsInFlight ? await listenForThreads(host, port, handler, threadsInFlight) : await listen(host, port, handler);
+  const server = threadsInFlight
+    ? await listenForThreads(host, port, handler, threadsInFlight, undefined, { refuse: nodeRefusal })
+    : await listen(host, port, handler, undefined, { refuse: nodeRefusal });
   const hostText = host.includes(':') ? `[${host}]` : host;
   return {
     port: server.port,

@@ -5,6 +5,7 @@
 // them when its compaction deleted a segment, and starts a new one when one ends.
 
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { HttpEngineName } from '../../http/engine.js';
 import type { Exchange } from '../../http/exchange.js';
 import { serveForwarded } from '../../http/thread-bridge.js';
 import { startListenerThreads } from '../../listener-threads.js';
@@ -19,8 +20,10 @@ export interface NodeWorkerData {
   nShards: number;
   host: string;
   port: number;
-  /** requests in flight on each thread's listener (http/uws.ts SharedInFlight) */
+  /** requests in flight on each thread's listener (http/listener.ts SharedInFlight) */
   inFlightCounts: Int32Array;
+  /** the node's own thread's HTTP engine */
+  httpEngine: HttpEngineName;
   /** the request bridge to the node's thread (thread-bridge.ts) */
   bridge: MessagePort;
 }

@@ -3,9 +3,9 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { forwardTo } from '../../http/thread-bridge.js';
-import { listen, loadUws } from '../../http/uws.js';
+import { chooseHttpEngine, listen } from '../../http/engine.js';
 import { endOnUncaught } from '../../listener-threads.js';
-import { nodeReadHandler } from './http-server.js';
+import { nodeReadHandler, nodeRefusal } from './http-server.js';
 import { openLocalNodeReader } from './local-node.js';
 import type { FromNodeWorker, NodeWorkerData, ToNodeWorker } from './node-threads.js';
 
@@ -14,7 +14,8 @@ const port = parentPort!;
 const tell = (m: FromNodeWorker): void => port.postMessage(m);
 
 async function start(): Promise<void> {
-  loadUws();
+  // the node's own thread's engine (it resolved `auto`)
+  chooseHttpEngine(data.httpEngine);
   const reader = await openLocalNodeReader({ dir: data.dir, nodeId: data.nodeId, shards: data.shards, nShards: data.nShards });
   const reads = nodeReadHandler(reader, data.nShards);
   const bridge = forwardTo(data.bridge);
@@ -26,7 +27,7 @@ async function start(): Promise<void> {
       return reads(ex) ?? bridge.forward(ex);
     },
     undefined,
-    { sharedPort: true, inFlight: { counts: data.inFlightCounts, slot: data.index } },
+    { sharedPort: true, inFlight: { counts: data.inFlightCounts, slot: data.index }, refuse: nodeRefusal },
   );
   port.on('message', (m: ToNodeWorker) => {
     if (m.t === 'segment-removed') reader.segmentRemoved(m.segment);

@@ -1,6 +1,6 @@
 // What the publisher and aggregator handlers share: the storage network's backend, the RS2 codec.
 
-import type { Exchange } from '../../http/uws.js';
+import type { Exchange } from '../../http/exchange.js';
 import type { BlobCodec } from '../codec-types.js';
 import type { BlobBackend, SliverSource } from './backend.js';
 import type { KeyedLock } from './keyed-lock.js';

@@ -1,7 +1,7 @@
 // CORS for browser apps on any origin, as the Walrus daemon's `daemon_cors_layer` (tower-http
 // CorsLayer: allow_origin(Any), allow_methods(Any), allow_headers(Any), max_age 24 h).
 
-import type { ResponseHeaders } from '../../http/uws.js';
+import type { ResponseHeaders } from '../../http/exchange.js';
 
 /** On every response: tower-http's CorsLayer adds the origin and the Vary it keys caches on. */
 export const CORS_HEADERS: ResponseHeaders = [

@@ -3,7 +3,9 @@
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
 import { createHash } from 'node:crypto';
-import { AbortedError, listen, listenForThreads, type Exchange, type ResponseHeaders, type TlsFiles } from '../../http/uws.js';
+import { listen, listenForThreads } from '../../http/engine.js';
+import { AbortedError, type Exchange, type ResponseHeaders } from '../../http/exchange.js';
+import { REFUSAL_REASONS, refusalSummary, type RefusalAnswer, type RequestRefusal, type TlsFiles } from '../../http/listener.js';
 import type { BlobCodec } from '../codec-types.js';
 import { parseLedgerRoute, runLedgerQuery } from '../ledger/index.js';
 import { AdmissionLimiter } from './admission.js';
@@ -55,6 +57,13 @@ const TEXT_HEADERS: ResponseHeaders = [
   ['server', 'Tusk'],
   ...CORS_HEADERS,
 ];
+/** The listener's answer to a request its HTTP engine refused before any route saw it. */
+export function publisherRefusal(refusal: RequestRefusal): RefusalAnswer {
+  const { status, detail } = refusalSummary(refusal);
+  const rendered = renderError(new PublisherError(REFUSAL_REASONS[status], detail));
+  return { status: rendered.httpStatus, headers: JSON_HEADERS, body: rendered.body };
+}
+
 /** Served at GET /v1/api; built once. */
 const API_DOCUMENT = JSON.stringify(openApiDocument('1'));
 
@@ -116,8 +125,8 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   const observer = opts.observer;
   const serve = observer ? (ex: Exchange) => observed(ex, observer, (routed) => handle(handler, ex, routed)) : (ex: Exchange) => handle(handler, ex);
   const server = opts.threadsInFlight
-    ? await listenForThreads(opts.host, opts.port, serve, opts.threadsInFlight, opts.tls)
-    : await listen(opts.host, opts.port, serve, opts.tls);
+    ? await listenForThreads(opts.host, opts.port, serve, opts.threadsInFlight, opts.tls, { refuse: publisherRefusal })
+    : await listen(opts.host, opts.port, serve, opts.tls, { refuse: publisherRefusal });
   let closed = false;
   return {
     port: server.port,

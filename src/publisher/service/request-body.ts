@@ -2,7 +2,7 @@
 // bounded: a declared Content-Length over the limit is refused before any byte is read, and a body
 // without one is cut off as soon as it passes the limit.
 
-import type { Exchange } from '../../http/uws.js';
+import type { Exchange } from '../../http/exchange.js';
 import { PublisherError } from './errors.js';
 
 /** Content-Length as a number, undefined when absent; a malformed one is a malformed request. */

@@ -103,6 +103,12 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
       })
     : await spawnUntil(args, READY_LINE, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
   const port = Number(child.match[2]);
+  // TUSK_HTTP_ENGINE (inherited) runs the suite on one engine: make sure the server took it
+  const engine = { ...process.env, ...options.env }.TUSK_HTTP_ENGINE;
+  if ((engine === 'node' || engine === 'uws') && !child.output().includes(`http engine: ${engine} `)) {
+    await child.stop(DISPOSE_TIMEOUT_MS);
+    throw new Error(`TUSK_HTTP_ENGINE=${engine}, but the server says otherwise:\n${child.output()}`);
+  }
   const root = supplied ?? (JSON.parse(readFileSync(join(dataDir, 'root-credentials.json'), 'utf8')) as Credentials);
 
   return {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { serveForwarded } from '../../../src/http/thread-bridge.js';
-import { freePort, sharedInFlightCounts } from '../../../src/http/uws.js';
+import { freePort, sharedInFlightCounts } from '../../../src/http/listener.js';
 import type { PublisherAccessRecord } from '../../../src/ops/access-log.js';
 import { storageNetworkView } from '../../../src/publisher/service/network-view.js';
 import { startFrontPublisher } from '../../../src/threads/front-publisher.js';

@@ -1,4 +1,4 @@
-// Exchange.stream on the real uWS binding, over TLS and plain HTTP: a body of many chunks reaches a
+// Exchange.stream on each HTTP engine (uWS, node:http), over TLS and plain HTTP: a body of many chunks reaches a
 // client that reads slowly (so the socket pushes back, and a TLS socket takes a chunk in several
 // pieces) whole and byte-identical, and closing the exchange after a complete response is harmless.
 
@@ -10,15 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, type Exchange, type HttpServer } from '../../../src/http/uws.js';
+import type { Exchange } from '../../../src/http/exchange.js';
+import type { HttpServer } from '../../../src/http/listener.js';
+import { ENGINES } from './engines.js';
 
 const BODY = randomBytes(16 << 20);
 const DIGEST = createHash('sha256').update(BODY).digest('hex');
-const dir = mkdtempSync(join(tmpdir(), 'tusk-uws-stream-'));
+const dir = mkdtempSync(join(tmpdir(), 'tusk-engine-stream-'));
 const cert = join(dir, 'cert.pem');
 const key = join(dir, 'key.pem');
-let plain: HttpServer;
-let secure: HttpServer;
+const servers = new Map<string, { plain: HttpServer; secure: HttpServer }>();
 const closedAfter: Array<'ok' | 'threw'> = [];
 
 async function serve(ex: Exchange): Promise<void> {
@@ -40,11 +41,15 @@ async function serve(ex: Exchange): Promise<void> {
 
 beforeAll(async () => {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-  plain = await listen('127.0.0.1', 0, serve);
-  secure = await listen('127.0.0.1', 0, serve, { certFile: cert, keyFile: key });
+  for (const engine of ENGINES) {
+    servers.set(engine.name, {
+      plain: await engine.listen('127.0.0.1', 0, serve),
+      secure: await engine.listen('127.0.0.1', 0, serve, { certFile: cert, keyFile: key }),
+    });
+  }
 });
 afterAll(async () => {
-  await Promise.all([plain?.close(100), secure?.close(100)]);
+  await Promise.all([...servers.values()].flatMap((s) => [s.plain.close(100), s.secure.close(100)]));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -99,17 +104,17 @@ function getTwice(server: HttpServer, path: string, paceMs: number): Promise<str
   });
 }
 
-describe('Exchange.stream', () => {
+describe.each(ENGINES)('Exchange.stream on $name', ({ name }) => {
   for (const kind of ['tls', 'plain'] as const) {
     it(`sends every byte to a ${kind} client that reads slowly, and to one that reads at once`, async () => {
-      const server = kind === 'tls' ? secure : plain;
+      const server = kind === 'tls' ? servers.get(name)!.secure : servers.get(name)!.plain;
       for (const pace of [1, 0, 2]) expect(await getTwice(server, '/body', pace)).toEqual([DIGEST, DIGEST]);
     });
   }
 
   it('ignores a close after the whole response went out; the connection carries the next request', async () => {
     closedAfter.length = 0;
-    expect(await getTwice(plain, '/then-close', 0)).toEqual([DIGEST, DIGEST]);
+    expect(await getTwice(servers.get(name)!.plain, '/then-close', 0)).toEqual([DIGEST, DIGEST]);
     expect(closedAfter).toEqual(['ok', 'ok']);
   });
 });

@@ -1,0 +1,564 @@
+// The HTTP engine on Node's own node:http (style.md §5: the only file that touches node:http's
+// server): copies each request into a plain RequestHead, streams request bodies with pause/resume,
+// writes each response head in one writeHead call, waits for 'drain' before pulling the next chunk
+// of a streamed body, grants `Expect: 100-continue` only when the handler first reads the body
+// (after authentication and authorization), and answers what Node's parser refuses in the face's
+// own error shape before it closes the connection.
+
+import { isUtf8 } from 'node:buffer';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import { isFieldName, safeFieldValue } from './header-fields.js';
+import {
+  InFlight, MAX_HEAD_BYTES, portTaken, statusLine,
+  type HttpServer, type ListenOptions, type RefusalAnswer, type RenderRefusal, type RequestHandler, type RequestRefusal, type TlsFiles,
+} from './listener.js';
+import { joinHeaders, type RequestHead } from './request-head.js';
+
+/** Bytes of request body kept in memory before the socket is paused. */
+const BODY_HIGH_WATER = 1 << 20;
+/** Largest piece of a streamed response body asked of its source at once. */
+const STREAM_CHUNK = 1 << 20;
+/**
+ * A connection whose request head has not fully arrived after this long is answered RequestTimeout
+ * (S3 closes a socket "not read from or written to within the timeout period" after about 20 s).
+ */
+const HEAD_TIMEOUT_MS = 20_000;
+/** How often Node checks the head timeout. */
+const TIMEOUT_CHECK_MS = 2_000;
+/** A client that neither sends the body it announced nor reads the answer for this long is dropped. */
+const IDLE_TIMEOUT_MS = 20_000;
+/** An idle keep-alive connection is closed after this long, as uWS closes its idle ones (10 s). */
+const KEEP_ALIVE_MS = 10_000;
+
+/** Node's reusePort (SO_REUSEPORT): Node 22.12 and 23.1 on (net.md "server.listen(options)"), Linux only here. */
+export const NODE_SHARES_PORTS = process.platform === 'linux' && nodeAtLeast(22, 12) && (!nodeIs(23) || nodeAtLeast(23, 1));
+
+function nodeAtLeast(major: number, minor: number): boolean {
+  const [ma, mi] = process.versions.node.split('.').map(Number) as [number, number];
+  return ma > major || (ma === major && mi >= minor);
+}
+
+function nodeIs(major: number): boolean {
+  return Number(process.versions.node.split('.')[0]) === major;
+}
+
+const NON_ASCII = /[\x80-\xff]/;
+
+/**
+ * A header value as text. Node reads header bytes as Latin-1, one character per byte. Bytes that
+ * form UTF-8 (what botocore, the Go SDK and curl send for non-ASCII text, and sign as those bytes)
+ * are read as UTF-8, as uWS reads them; other bytes above 0x7F stay Latin-1 characters (Node's own
+ * http client, so the AWS SDK for JavaScript, sends `é` as the byte 0xE9 and signs its UTF-8 form).
+ * SigV4 hashes the UTF-8 form of the text, so both sign.
+ */
+function headerText(value: string): string {
+  if (!NON_ASCII.test(value)) return value;
+  const bytes = Buffer.from(value, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : value;
+}
+
+/** What Node's header writer refuses (it throws): control characters but tab, and characters above U+00FF. */
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/;
+const ABOVE_LATIN1 = /[^\x00-\xff]/;
+
+/**
+ * A header value as Node writes it, byte per character (Latin-1): characters up to U+00FF go out as
+ * one byte, so a value read as Latin-1 goes back as its bytes and clients that read header bytes as
+ * Latin-1 (Python's http.client, Node's http) get their text back; a value with characters beyond
+ * goes out as UTF-8. Control characters become spaces (header-fields.ts).
+ */
+function sendableValue(value: string): string {
+  if (!UNSENDABLE.test(value)) return value;
+  const safe = safeFieldValue(value);
+  return ABOVE_LATIN1.test(safe) ? Buffer.from(safe, 'utf8').toString('latin1') : safe;
+}
+
+type Fields = Array<readonly [string, string]>;
+
+/** Node takes [name, value] pairs as they are (its typings name only the flat form). */
+function writeHead(res: ServerResponse, status: number, fields: Fields): void {
+  res.writeHead(status, fields as unknown as string[]);
+}
+
+/** The response fields Node is given: names that are tokens, values it can write. */
+function fieldsOf(headers: ResponseHeaders): Fields {
+  const out: Fields = new Array<readonly [string, string]>();
+  for (let i = 0; i < headers.length; i++) {
+    const field = headers[i]!;
+    if (!isFieldName(field[0])) continue;
+    const v = field[1];
+    out.push(UNSENDABLE.test(v) ? [field[0], sendableValue(v)] : field);
+  }
+  return out;
+}
+
+/** The body of the request, if any, is framed by these (anything else: no body). */
+function announcesBody(head: RequestHead): boolean {
+  const length = head.headers['content-length'];
+  return head.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** One request and its response on a node:http connection. Everything is safe to call after `aborted` became true (it is a no-op then). */
+export class NodeExchange implements Exchange {
+  readonly head: RequestHead;
+  aborted = false;
+  /** a response has been started or finished */
+  responded = false;
+  /** the response status once its head was written (access log, metrics) */
+  status: number | undefined;
+  /** response body bytes handed to the socket */
+  bytesSent = 0;
+  /** the whole response went to Node */
+  private finished = false;
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private ended: boolean;
+  private paused = false;
+  private wake: (() => void) | undefined;
+  private bodyReceived = 0;
+  /** `Expect: 100-continue` not granted yet: the client waits before it sends the body */
+  private continuePending: boolean;
+  /** `stream` waits for the socket to drain */
+  private drainWait: (() => void) | undefined;
+  private abortNoticed = false;
+  private readonly abortListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    head: RequestHead,
+    expectsContinue: boolean,
+  ) {
+    this.head = head;
+    this.ended = !announcesBody(head);
+    this.continuePending = expectsContinue && !this.ended;
+    res.once('close', () => {
+      if (!res.writableFinished) this.abort();
+    });
+    if (!this.ended) {
+      req.on('data', (chunk: Buffer) => {
+        this.queue.push(chunk);
+        this.queued += chunk.length;
+        this.bodyReceived += chunk.length;
+        if (this.queued >= BODY_HIGH_WATER && !this.paused) {
+          this.paused = true;
+          req.pause();
+        }
+        this.wakeReader();
+      });
+      req.once('end', () => {
+        this.ended = true;
+        this.wakeReader();
+      });
+    }
+  }
+
+  onAbort(listener: () => void): void {
+    this.abortListeners.push(listener);
+  }
+
+  /** Node parsed the whole request, body included. */
+  get requestComplete(): boolean {
+    return this.req.complete;
+  }
+
+  /** The whole response went to Node. */
+  get complete(): boolean {
+    return this.finished;
+  }
+
+  /** Calls `then` once the response went out (not when the connection closed first). */
+  afterResponse(then: () => void): void {
+    if (this.res.writableFinished) then();
+    else this.res.once('finish', then);
+  }
+
+  /** The client is what this exchange waits for: the body it announced, or room in the socket. */
+  get waitsOnClient(): boolean {
+    return this.wake !== undefined || this.drainWait !== undefined;
+  }
+
+  private abort(): void {
+    this.aborted = true;
+    this.ended = true;
+    this.wakeReader();
+    this.drainWait?.();
+    if (this.abortNoticed) return;
+    this.abortNoticed = true;
+    for (const l of this.abortListeners) l();
+  }
+
+  private wakeReader(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** An unread body stays unread while `100-continue` was not granted: the client has not sent it. */
+  discardSmallBody(maxBytes: number, timeoutMs: number): Promise<void> {
+    return this.continuePending ? Promise.resolve() : discardSmallBody(this, maxBytes, timeoutMs);
+  }
+
+  get bodyEnded(): boolean {
+    return this.ended;
+  }
+
+  get received(): number {
+    return this.bodyReceived;
+  }
+
+  /**
+   * Next chunk of the request body, or null at its end; the first call grants `Expect:
+   * 100-continue` (RFC 9110 §10.1.1: the handlers read a body only once the request is authorized).
+   */
+  async nextBodyChunk(): Promise<Buffer | null> {
+    if (this.continuePending && !this.aborted && !this.responded) {
+      this.continuePending = false;
+      this.res.writeContinue();
+    }
+    for (;;) {
+      if (this.aborted) throw new AbortedError();
+      const chunk = this.queue.shift();
+      if (chunk) {
+        this.queued -= chunk.length;
+        if (this.paused && this.queued < BODY_HIGH_WATER / 2) {
+          this.paused = false;
+          this.req.resume();
+        }
+        return chunk;
+      }
+      if (this.ended) return null;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Sends a complete response. `body` undefined → empty body with Content-Length: 0 (unless status is 204/304). */
+  send(status: number, headers: ResponseHeaders, body?: Buffer | string, close = false): void {
+    if (!this.start(status)) return;
+    const length = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    this.bytesSent = length;
+    writeHead(this.res, status, this.fields(status, headers, length, close));
+    this.res.end(body);
+    this.finished = true;
+  }
+
+  /** Headers only, reporting `contentLength` (HEAD, s3.md §1.7). */
+  sendHead(status: number, headers: ResponseHeaders, contentLength: number | undefined, close = false): void {
+    if (!this.start(status)) return;
+    writeHead(this.res, status, this.fields(status, headers, contentLength ?? 0, close));
+    this.res.end();
+    this.finished = true;
+  }
+
+  /**
+   * Streams a body of exactly `total` bytes pulled from `read` with back-pressure: the next chunk is
+   * read only once the socket took the previous one.
+   */
+  async stream(status: number, headers: ResponseHeaders, total: number, read: (maxBytes: number) => Promise<Buffer | null>): Promise<void> {
+    if (!this.start(status)) return;
+    writeHead(this.res, status, this.fields(status, headers, total, false));
+    if (total === 0) {
+      this.finished = true;
+      this.res.end();
+      return;
+    }
+    let sent = 0;
+    for (;;) {
+      const chunk = await read(Math.min(total - sent, STREAM_CHUNK));
+      if (this.aborted) return;
+      if (!chunk || chunk.length === 0) {
+        // The store returned fewer bytes than the extent promised: never send a short body as complete.
+        this.res.destroy();
+        throw new Error(`body ended early at ${sent} of ${total} bytes`);
+      }
+      sent += chunk.length;
+      this.bytesSent = sent;
+      if (sent >= total) {
+        this.finished = true;
+        this.res.end(chunk);
+        return;
+      }
+      if (!this.res.write(chunk) && !(await this.drained())) return;
+    }
+  }
+
+  /** Resolves once the socket took what was written (true), or the client went away (false). */
+  private drained(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.res.off('drain', done);
+        this.drainWait = undefined;
+        resolve(!this.aborted);
+      };
+      this.drainWait = done;
+      this.res.on('drain', done);
+    });
+  }
+
+  /**
+   * Starts a response whose length is not known yet: Node sends it with chunked transfer encoding
+   * when no Content-Length was written. Meant for small bodies (keep-alive whitespace, an XML
+   * result): writes are buffered by Node without back-pressure.
+   */
+  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+    const mine = this.start(status);
+    const live = (): boolean => mine && !this.aborted && !this.finished;
+    if (mine) writeHead(this.res, status, this.fields(status, headers, undefined, false));
+    return {
+      write: (data) => {
+        if (live()) this.res.write(data);
+      },
+      end: (data) => {
+        if (!live()) return;
+        this.finished = true;
+        this.res.end(data);
+      },
+    };
+  }
+
+  /** Drops the connection without a response (or after a partial one). */
+  close(): void {
+    if (this.aborted || this.finished) return;
+    this.responded = true;
+    this.aborted = true;
+    this.res.destroy();
+  }
+
+  private start(status: number): boolean {
+    if (this.aborted || this.responded) return false;
+    this.responded = true;
+    this.status = status;
+    return true;
+  }
+
+  /**
+   * The head's fields: Content-Length unless the status has no body (RFC 9110 §8.6), and
+   * `Connection: close` when asked, or when the client still holds back a body it was not told to
+   * send (an unread body of unknown end must not be taken for the next request).
+   */
+  private fields(status: number, headers: ResponseHeaders, length: number | undefined, close: boolean): Fields {
+    const out = fieldsOf(headers);
+    if (length !== undefined && status !== 204 && status !== 304) out.push(['content-length', String(length)]);
+    if (close || this.continuePending) out.push(['connection', 'close']);
+    return out;
+  }
+}
+
+/** The head of `req` as handlers see it. */
+function headOf(req: IncomingMessage, secure: boolean): RequestHead {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const raw = req.rawHeaders;
+  const headerList = new Array<readonly [string, string]>(raw.length >> 1);
+  for (let i = 0; i < raw.length; i += 2) headerList[i >> 1] = [raw[i]!.toLowerCase(), headerText(raw[i + 1]!)];
+  return {
+    method: req.method!,
+    rawPath: q < 0 ? url : url.slice(0, q),
+    rawQuery: q < 0 ? '' : url.slice(q + 1),
+    headerList,
+    headers: joinHeaders(headerList),
+    remoteAddress: () => req.socket.remoteAddress ?? '',
+    secure,
+  };
+}
+
+/** The value of header `name` in a raw request head (all occurrences, joined with ','), or ''. */
+function rawHeaderValue(raw: string, name: string): string {
+  const values: string[] = [];
+  for (const m of raw.matchAll(new RegExp(`\\r\\n${name}[ \\t]*:[ \\t]*([^\\r\\n]*)`, 'gi'))) values.push(m[1]!.trim());
+  return values.join(',');
+}
+
+/** A request line whose method is a token (RFC 9110 §9.1) and whose form is right: only the method is unknown. */
+const WELL_FORMED_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) \S+ HTTP\/1\.[01]\r?\n/;
+
+type ParserError = Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number };
+
+/**
+ * What Node's parser (llhttp, strict: `insecureHTTPParser` off) refused, as a refusal the face
+ * answers; undefined for a connection error (reset, broken pipe), which has nobody to answer.
+ */
+export function refusalOf(err: ParserError): RequestRefusal | undefined {
+  const raw = err.rawPacket?.toString('latin1') ?? '';
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { kind: 'head-too-large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { kind: 'timeout' };
+    // a negative or non-decimal Content-Length, or two (RFC 9112 §6.3: unrecoverable framing)
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: rawHeaderValue(raw, 'content-length') } };
+    // a coding not ending in chunked, chunked twice, or Transfer-Encoding beside Content-Length (§6.1)
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return { kind: 'framing', problem: { status: 400, header: 'Transfer-Encoding', value: rawHeaderValue(raw, 'transfer-encoding') } };
+    case 'HPE_INVALID_METHOD': {
+      // the method of a request that opens the packet, the parser stopping inside it; anything
+      // else (bytes after a body, binary noise) is just malformed
+      const line = WELL_FORMED_LINE.exec(raw);
+      if (line && (err.bytesParsed ?? Infinity) <= line[1]!.length) return { kind: 'method-not-implemented', method: line[1]! };
+      return { kind: 'malformed', detail: err.reason ?? err.message };
+    }
+  }
+  return err.code?.startsWith('HPE_') ? { kind: 'malformed', detail: err.reason ?? err.message } : undefined;
+}
+
+/** A refusal's answer as bytes on the wire: the face's fields and body, then the connection closes. */
+function refusalBytes(answer: RefusalAnswer): Buffer {
+  const body = Buffer.from(answer.body);
+  let head = `HTTP/1.1 ${statusLine(answer.status)}\r\nDate: ${new Date().toUTCString()}\r\n`;
+  for (const [name, value] of fieldsOf(answer.headers)) head += `${name}: ${value}\r\n`;
+  head += `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+/** Used when a listener is given no renderer of its own. */
+const plainRefusal: RenderRefusal = (r) => ({
+  status: r.kind === 'method-not-implemented' ? 501 : 400,
+  headers: [['Content-Type', 'text/plain; charset=utf-8']],
+  body: `${r.kind}\n`,
+});
+
+/** Answers `refusal` on `res` (a request Node parsed, that the engine refuses before any handler sees it). */
+function refuseResponse(res: ServerResponse, refusal: RequestRefusal, refuse: RenderRefusal): void {
+  const answer = refuse(refusal);
+  const fields = fieldsOf(answer.headers);
+  fields.push(['content-length', String(Buffer.byteLength(answer.body))], ['connection', 'close']);
+  writeHead(res, answer.status, fields);
+  res.end(answer.body);
+}
+
+function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer } {
+  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
+}
+
+/** Whether `files` hold a PEM certificate chain and the private key of its first certificate. */
+export function tlsFilesLoad(files: TlsFiles): boolean {
+  try {
+    const { cert, key } = tlsOptionsOf(files);
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts a node:http listener (node:https when `tls` is given). `handler` is called synchronously
+ * for each request with its Exchange; the promise it returns settles when the request is done, so
+ * that close() can wait for it. `sharedPort` needs NODE_SHARES_PORTS.
+ */
+export function listen(
+  host: string,
+  port: number,
+  handler: RequestHandler,
+  tls?: TlsFiles,
+  { sharedPort = false, inFlight: shared, refuse = plainRefusal }: ListenOptions = {},
+): Promise<HttpServer> {
+  if (sharedPort && !NODE_SHARES_PORTS) throw new Error(`node:http cannot share a port between threads before Node 22.12 (this is ${process.version})`);
+  const inFlight = new InFlight(shared);
+  const secure = tls !== undefined;
+  const options = {
+    maxHeaderSize: MAX_HEAD_BYTES,
+    insecureHTTPParser: false,
+    // answered below, in the face's error shape (Node's own answer is a bare 400)
+    requireHostHeader: false,
+    headersTimeout: HEAD_TIMEOUT_MS,
+    // a large upload may take as long as it takes: idle connections are what gets dropped
+    requestTimeout: 0,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+  };
+  const server: Server = tls ? createHttpsServer({ ...options, ...tlsOptionsOf(tls) }) : createHttpServer(options);
+  // the head's size is bounded by maxHeaderSize; a count limit would drop fields silently
+  server.maxHeadersCount = 0;
+  server.timeout = IDLE_TIMEOUT_MS;
+  /** the exchange each connection is answering */
+  const current = new WeakMap<Socket, NodeExchange>();
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue = false): void => {
+    const head = headOf(req, secure);
+    // RFC 9112 §3.2: a request without Host is answered 400; HTTP/0.9 has no head to answer to
+    if (req.httpVersionMajor === 0 || (head.headers['host'] === undefined && req.httpVersionMinor === 1)) {
+      refuseResponse(res, req.httpVersionMajor === 0 ? { kind: 'malformed', detail: 'HTTP/0.9' } : { kind: 'missing-host' }, refuse);
+      return;
+    }
+    const ex = new NodeExchange(req, res, head, expectsContinue);
+    const socket = req.socket;
+    current.set(socket, ex);
+    res.once('finish', () => {
+      if (current.get(socket) === ex) current.delete(socket);
+    });
+    inFlight.track(handler(ex));
+  };
+  server.on('request', onRequest);
+  // the handler reads the body, and so grants the continue, only once the request is authorized
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, true));
+  // S3 knows no other expectation: the request is served as if it had none
+  server.on('checkExpectation', onRequest);
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    socket.end(refusalBytes(refuse({ kind: 'method-not-implemented', method: req.method ?? 'CONNECT' })));
+  });
+  const refused = new WeakSet<Duplex>();
+  server.on('clientError', (err: ParserError, socket: Duplex) => {
+    // the parser stopped: nothing after the refused bytes is read, whatever the answer
+    const refusal = refusalOf(err);
+    if (refused.has(socket) || !refusal || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    refused.add(socket);
+    const answer = (): void => {
+      if (socket.writable) socket.end(refusalBytes(refuse(refusal)), () => socket.destroy());
+      else socket.destroy();
+    };
+    const ex = current.get(socket as Socket);
+    if (!ex) answer();
+    // the refused bytes follow a request being answered (pipelined): its answer goes first
+    else if (ex.requestComplete || ex.complete) ex.afterResponse(answer);
+    // the request being handled has a malformed body: its handler sees the connection go
+    else if (!ex.responded) answer();
+    else socket.destroy();
+  });
+  server.on('timeout', (socket: Socket) => {
+    const ex = current.get(socket);
+    // a handler still working (a long copy, a slow disk) keeps its connection
+    if (!ex || ex.waitsOnClient) socket.destroy();
+  });
+
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      void (async () => {
+        const reason = e.code === 'EADDRINUSE' ? ((await portTaken(host, port)) ?? 'address already in use') : e.message;
+        reject(new Error(`cannot listen on ${host}:${port}: ${reason}`));
+      })();
+    });
+    server.listen({ host, port, reusePort: sharedPort }, () => {
+      server.removeAllListeners('error');
+      let closing: Promise<void> | undefined;
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        secure,
+        close: (graceMs = 10_000) =>
+          (closing ??= (async () => {
+            // stop accepting but keep open connections: http's close() would end idle keep-alive
+            // ones at once, and a request of another thread may come back on one (a health probe)
+            NetServer.prototype.close.call(server);
+            await inFlight.settled(graceMs);
+            server.closeAllConnections();
+            server.close();
+          })()),
+        reloadTls(files) {
+          if (!tls) throw new Error('this listener has no TLS');
+          // every handshake from now on, with a server name or without
+          (server as ReturnType<typeof createHttpsServer>).setSecureContext(tlsOptionsOf(files));
+        },
+      });
+    });
+  });
+}
