@@ -10,7 +10,7 @@
 import type { Crc32c } from './crc32c.js';
 import { pwriteAll, preadFull } from './fd-io.js';
 import { align, decodeRecordHeader, decodeTrailer, RECORD_HEADER_SIZE, SEGMENT_HEADER_SIZE, TRAILER_FIXED_SIZE } from './format.js';
-import type { IndexDb, SegmentStats, StoredPart, StoredVersion } from './index-db.js';
+import { extentTable, type ExtentTable, type IndexDb, type SegmentStats, type StoredPart, type StoredVersion } from './index-db.js';
 import type { SegmentAllocator } from './segment-allocator.js';
 import type { SegmentFiles } from './segment-files.js';
 import type { Extent } from './types.js';
@@ -46,11 +46,9 @@ export interface CompactionHost {
   keepFrom(): number;
 }
 
-type Table = 'objects' | 'versions' | 'parts';
-
 /** A place in the index that holds an extent: a version or a part, and which of its extents. */
 interface Ref {
-  table: Table;
+  table: ExtentTable;
   key: Buffer;
 }
 
@@ -152,7 +150,7 @@ export class Compactor {
    */
   private async scan(wanted: Set<number>): Promise<Map<number, SegmentUse>> {
     const use = new Map<number, SegmentUse>();
-    const add = (table: Table, key: Buffer, extents: Extent[], keyBytes: number): void => {
+    const add = (table: ExtentTable, key: Buffer, extents: Extent[], keyBytes: number): void => {
       for (const e of extents) {
         if (!wanted.has(e.segment)) continue;
         let seg = use.get(e.segment);
@@ -176,7 +174,8 @@ export class Compactor {
         }>;
         for (const { key, value } of range) {
           last = key;
-          if (Buffer.isBuffer(key) && value && Array.isArray(value.extents)) {
+          // a damaged body cannot be copied whole (damage.ts): its records stay where they are
+          if (Buffer.isBuffer(key) && value && Array.isArray(value.extents) && !value.damaged) {
             add(table, key, value.extents, table === 'parts' ? 64 : key.length);
           }
         }
@@ -272,7 +271,7 @@ export class Compactor {
         const { end, ...extent } = to;
         if (end !== undefined) this.host.markEnd(extent.segment, end);
         for (const ref of from.refs) {
-          const table = index[ref.table] as unknown as { get(k: Buffer): { extents: Extent[] } | undefined; putSync(k: Buffer, v: unknown): void };
+          const table = extentTable(index, ref.table);
           const value = table.get(ref.key);
           if (!value) continue;
           const at = value.extents.findIndex((e) => e.segment === segment && e.offset === from.offset);
