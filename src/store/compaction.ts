@@ -5,7 +5,8 @@
 // or delete that raced the copy wins, and the copy is left dead); the segment file is deleted only
 // when the index counts no reference to it and no reader or writer holds it. A crash at any step
 // leaves either the old records in use or the new ones, and an unreferenced segment file, which the
-// next start deletes (recovery.ts).
+// next start deletes (recovery.ts). The active segment is sealed first (a new one made active) when
+// enough of it is dead, so that a store smaller than one segment gets its space back too.
 
 import type { Crc32c } from './crc32c.js';
 import { pwriteAll, preadFull } from './fd-io.js';
@@ -65,6 +66,11 @@ interface SegmentUse {
 }
 
 const COPY_CHUNK = 1 << 20;
+/**
+ * Dead bytes the active segment must hold before a pass seals it to rewrite it: less is not worth
+ * a new segment file (a store that overwrites one small object would otherwise get one per pass).
+ */
+export const ROLL_MIN_DEAD_BYTES = 1 << 20;
 /** index entries read between two yields to the event loop (~a few ms) */
 const SCAN_SLICE = 2000;
 
@@ -89,7 +95,7 @@ export class Compactor {
     await this.running?.catch(() => undefined);
   }
 
-  /** One pass over every segment but the active one; concurrent calls share the pass. */
+  /** One pass over every segment (the active one once sealed); concurrent calls share the pass. */
   run(options: CompactionOptions = DEFAULT_COMPACTION): Promise<CompactionReport> {
     this.running ??= this.pass(options)
       .then((report) => {
@@ -110,19 +116,23 @@ export class Compactor {
 
   private async pass(options: CompactionOptions): Promise<CompactionReport> {
     const report: CompactionReport = { segmentsCompacted: 0, segmentsDeleted: 0, recordsMoved: 0, bytesMoved: 0, corruptRecords: 0 };
-    const { files, index } = this.host;
-    const active = Math.min(this.host.allocator.activeSegment, this.host.keepFrom());
-    // segments from `active` on are being written; the others are candidates when their counts
+    const { files, index, allocator } = this.host;
+    const sealed = Math.min(allocator.activeSegment, this.host.keepFrom());
+    // segments from `sealed` on are being written; the others are candidates when their counts
     // say enough is dead (counts of shared extents only over-state what is live)
-    const candidates = files.numbers().filter((segment) => {
-      if (segment >= active) return false;
+    const deadEnough = (segment: number, minDeadBytes = 0): boolean => {
       const stats = index.segments.get(segment);
-      if (!stats || stats.records === 0) return true;
+      if (!stats) return minDeadBytes === 0;
       const span = Math.max(1, stats.end - SEGMENT_HEADER_SIZE);
-      return 1 - stats.live / span >= options.minDeadRatio;
-    });
-    if (candidates.length === 0) return report;
-    const use = await this.scan(new Set(candidates));
+      if (span - stats.live < minDeadBytes) return false;
+      return stats.records === 0 || 1 - stats.live / span >= options.minDeadRatio;
+    };
+    const candidates = files.numbers().filter((segment) => segment < sealed && deadEnough(segment));
+    const active = allocator.activeSegment;
+    const mayRoll = deadEnough(active, ROLL_MIN_DEAD_BYTES);
+    if (candidates.length === 0 && !mayRoll) return report;
+    const use = await this.scan(new Set(mayRoll ? [...candidates, active] : candidates));
+    if (mayRoll && this.rollIfDead(active, use.get(active), options) && active < this.host.keepFrom()) candidates.push(active);
     const budget = { start: Date.now(), bytes: 0, rate: options.bytesPerSecond };
     for (const segment of candidates) {
       if (files.get(segment).readers > 0) continue;
@@ -141,6 +151,24 @@ export class Compactor {
       if ((index.segments.get(segment)?.records ?? 0) === 0 && (await this.deleteSegment(segment))) report.segmentsDeleted++;
     }
     return report;
+  }
+
+  /**
+   * Seals the active segment when the scan confirms enough of it is dead, so that it can be
+   * rewritten like any other: in this pass once no operation logged in it waits to be applied and
+   * no writer holds it, else in a later one. Nothing is written: a crash leaves the old segment as it
+   * is and an empty new one, which start-up keeps as the active segment.
+   */
+  private rollIfDead(active: number, inUse: SegmentUse | undefined, options: CompactionOptions): boolean {
+    const { allocator, index } = this.host;
+    const stats = index.segments.get(active);
+    // filled up and replaced while the scan ran: an ordinary candidate from the next pass on
+    if (allocator.activeSegment !== active || !stats) return false;
+    const span = Math.max(1, stats.end - SEGMENT_HEADER_SIZE);
+    const dead = span - (inUse?.liveBytes ?? 0);
+    if (dead / span < options.minDeadRatio || dead < ROLL_MIN_DEAD_BYTES) return false;
+    allocator.roll();
+    return true;
   }
 
   /**

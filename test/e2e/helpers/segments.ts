@@ -1,7 +1,7 @@
 // Finding stored bodies in a stopped server's segment files, to damage them on purpose (bitrot,
 // truncation) the way a failing disk or file system would.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A body no other stored bytes contain, so that its place in a segment file can be found. */
@@ -20,4 +20,10 @@ export function findInSegments(dataDir: string, needle: Buffer): { file: string;
     if (at >= 0) return { file, at };
   }
   throw new Error('body not found in any segment');
+}
+
+/** Bytes of the segment files of a data directory; a file compaction deletes meanwhile counts 0. */
+export function segmentBytes(dataDir: string): number {
+  const dir = join(dataDir, 'segments');
+  return readdirSync(dir).reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
 }
