@@ -70,7 +70,7 @@ const COPY_CHUNK = 1 << 20;
  * Dead bytes the active segment must hold before a pass seals it to rewrite it: less is not worth
  * a new segment file (a store that overwrites one small object would otherwise get one per pass).
  */
-export const ROLL_MIN_DEAD_BYTES = 1 << 20;
+const ROLL_MIN_DEAD_BYTES = 1 << 20;
 /** index entries read between two yields to the event loop (~a few ms) */
 const SCAN_SLICE = 2000;
 

@@ -63,7 +63,7 @@ function uploadOwners(db: IndexDb): Map<string, string> {
 
 /**
  * Every version and part the index holds whose body is partly past the end of a short segment's
- * file, and (`flagged`) those marked damaged before whose bytes are all there now (a restored
+ * file, and (`healed`) those marked damaged before whose bytes are all there now (a restored
  * file). A read of the whole index: run only when some segment is short or something is flagged.
  */
 export function findDamage(db: IndexDb, short: Map<number, ShortSegment>): { damaged: DamagedRef[]; healed: Array<{ table: ExtentTable; at: Buffer }> } {
@@ -177,7 +177,7 @@ export class DamageTally {
 }
 
 /** How many damaged versions and parts a report names (the logs' share; `tusk scrub` lists all). */
-export const DAMAGE_NAMED_MAX = 100;
+const DAMAGE_NAMED_MAX = 100;
 
 /** What start-up found, for the log: counts, and the first DAMAGE_NAMED_MAX damaged versions and parts. */
 export interface DamageSummary {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Crc32c } from './crc32c.js';
 import { decodeSegmentHeader, SEGMENT_HEADER_SIZE } from './format.js';
 import { findDamage, type ShortSegment } from './damage.js';
-import { openIndex } from './index-db.js';
+import { openIndex, type IndexDb } from './index-db.js';
 import { checkRecordSync, nextRecordStart } from './record-check.js';
 import { parseSegmentFileName, segmentFileName } from './segment-files.js';
 
@@ -104,7 +104,13 @@ export function scrubSegments(dataDir: string, crc32c: Crc32c): ScrubReport {
 /** Compares each segment file's size with the end the index records for it, and names the bodies that lost bytes. */
 function checkAgainstIndex(dataDir: string, numbers: number[], report: ScrubReport): void {
   if (!fs.existsSync(path.join(dataDir, 'index.mdb'))) return;
-  const index = openIndex(dataDir, { readOnly: true });
+  let index: IndexDb;
+  try {
+    index = openIndex(dataDir, { readOnly: true });
+  } catch (e) {
+    // an index of an older format is upgraded by the server's first start, not here
+    throw new Error(`${dataDir}: the index cannot be read to check the segment sizes against it (${(e as Error).message}); start the server once first`);
+  }
   try {
     const short = new Map<number, ShortSegment>();
     for (const { key: segment, value } of index.segments.getRange({})) {
