@@ -26,7 +26,7 @@ import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from './s3/object-attrs.js'
 import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
-import type { SegmentStore } from './store/segment-store.js';
+import type { SegmentStore, StoreRecovery } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
@@ -229,6 +229,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       `past the index: ${recovery.tailValid} unacknowledged, ${recovery.tailUncommitted} incomplete, ${recovery.tailCorrupt} corrupt; ` +
       `${recovery.truncatedBytes} bytes truncated`,
   );
+  logDamage(logger, recovery);
+  health.damage = () => opened.stats().damage;
   logger.info(`data directory ${config.dataDir} (durability ${config.durability}${config.durability === 'relaxed' ? ': acknowledged writes are NOT flushed to disk' : ''})`);
   logger.info(`root access key id: ${accounts.root.accessKeyId}`);
   // a secret is printed once, when this start created it: logs are kept and shared, the file is 0600
@@ -278,6 +280,22 @@ function listenS3(
 ) {
   const { host, port } = config.listen;
   return sharedPort ? listenForThreads(host, port, serve, inFlightCounts, tls, { refuse }) : listen(host, port, serve, tls, { refuse });
+}
+
+/** Acknowledged bytes that start-up found missing: loud, one line per segment and per damaged object (docs/FORMAT.md § Recovery). */
+function logDamage(logger: Logger, recovery: StoreRecovery): void {
+  for (const { segment, size, end } of recovery.shortSegments) {
+    const what = size === 0 ? 'its file is gone' : `${end - size} bytes shorter than the index says (${size} of ${end} bytes on disk)`;
+    logger.error({ segment, size, end }, `segment ${segment}: ${what}; acknowledged data is missing (a disk or file-system fault, or a file changed by hand)`);
+  }
+  const { objects, missingBytes, named } = recovery.damaged;
+  for (const { name, missing } of named) {
+    logger.error({ object: name, missingBytes: missing }, `damaged: ${name} lost ${missing} bytes of its body; its reads fail with 500 XTuskObjectDamaged`);
+  }
+  if (objects > named.length) logger.error(`damaged: ${objects - named.length} more objects; tusk scrub lists them all`);
+  if (objects > 0) {
+    logger.error(`${objects} objects (versions or parts) lost ${missingBytes} bytes: delete them, or restore the data directory from a backup`);
+  }
 }
 
 /** Test-only: holds the start-up in its recovery stage so that tests can probe it (never set in production). */

@@ -86,6 +86,7 @@ async function info(s: AdminServices): Promise<[number, unknown]> {
     dataDir: s.config.dataDir,
     disk: readiness.disk,
     ready: readiness.ready,
+    degraded: readiness.degraded,
     formatVersions: { segments: FORMAT_VERSION, index: INDEX_FORMAT_VERSION },
     durability: s.config.durability,
     region: s.config.region,

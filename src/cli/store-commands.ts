@@ -13,7 +13,8 @@ import { scrubSegments } from '../store/scrub.js';
 const SCRUB_USAGE = `Usage: tusk scrub [--data-dir DIR] [--json]
 
 Checks every record of the data directory's segments (and of its embedded storage nodes) against
-its CRC32C, without the index, and names what is damaged. Exit status 1 when anything is.`;
+its CRC32C, then each segment file's size against the index, and names what is damaged: objects
+whose bytes fail their checksum (CORRUPT) or are gone (MISSING). Exit status 1 when anything is.`;
 
 const COMPACT_USAGE = `Usage: tusk compact [--data-dir DIR] [--min-dead R]
 
@@ -48,11 +49,15 @@ export async function runScrubCli(argv: string[]): Promise<number> {
   for (const dir of engineDirs(dataDir)) {
     const report = scrubSegments(dir, crc32c);
     reports.push({ dir, ...report });
-    damaged ||= report.corrupt.length > 0 || report.damagedSegments.length > 0;
+    damaged ||= report.corrupt.length > 0 || report.damagedSegments.length > 0 || report.missing.length > 0;
     if (values.json) continue;
     console.log(`${dir}: ${report.segments} segment(s), ${report.records} record(s), ${report.bytes} body bytes checked`);
     for (const c of report.corrupt) console.log(`  CORRUPT ${c.bucket}/${c.key} (segment ${c.segment}, offset ${c.offset})`);
     for (const d of report.damagedSegments) console.log(`  DAMAGED segment ${d.segment} at ${d.offset}: ${d.reason}`);
+    for (const s of report.shortSegments) {
+      console.log(`  SHORT segment ${s.segment}: ${s.size === 0 ? 'its file is gone' : `${s.size} of the ${s.end} bytes the index says it holds`}`);
+    }
+    for (const m of report.missing) console.log(`  MISSING ${m.name}: ${m.missing} bytes of its body are gone`);
   }
   lock.release();
   if (values.json) console.log(JSON.stringify(reports, null, 2));

@@ -1,5 +1,6 @@
 // Liveness and readiness (issue 13 §1): live while the process serves HTTP; ready once recovery,
-// the native self-test and the index are up, and neither draining nor short of disk space.
+// the native self-test and the index are up, and neither draining nor short of disk space; degraded
+// (still ready: the intact objects are served) while stored objects have lost bytes.
 
 import { statfs } from 'node:fs/promises';
 
@@ -23,6 +24,14 @@ export interface Readiness {
   disk?: DiskSpace & { reserveBytes: number };
   /** why not ready; empty when ready */
   reasons: string[];
+  /** what is wrong though the server is ready (storage damage); empty when healthy */
+  degraded: string[];
+}
+
+/** Versions and parts whose bytes are missing (the engine's StoreStats.damage). */
+export interface DamageCount {
+  objects: number;
+  missingBytes: number;
 }
 
 /** Disk space is looked up at most this often: a probe storm must not become a statfs storm. */
@@ -33,6 +42,8 @@ export class Health {
   draining = false;
   readonly startedAt = Date.now();
   private disk: { at: number; value: Promise<DiskSpace> } | undefined;
+  /** set once the engine is open */
+  damage: (() => DamageCount | undefined) | undefined;
 
   constructor(
     private readonly dataDir: string,
@@ -50,7 +61,14 @@ export class Health {
     } catch (e) {
       reasons.push(`disk space unknown: ${(e as Error).message}`);
     }
-    return { ready: reasons.length === 0, stage: this.stage, draining: this.draining, disk, reasons };
+    const degraded: string[] = [];
+    const damage = this.damage?.();
+    if (damage && damage.objects > 0) {
+      degraded.push(
+        `${damage.objects} objects (versions or parts) with missing bytes (${damage.missingBytes} bytes lost): their reads fail; the start-up log and tusk scrub name them`,
+      );
+    }
+    return { ready: reasons.length === 0, stage: this.stage, draining: this.draining, disk, reasons, degraded };
   }
 
   diskSpace(): Promise<DiskSpace> {

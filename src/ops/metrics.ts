@@ -106,6 +106,8 @@ function registerStoreMetrics(registers: Registry[], store: () => StoreStats | u
   totalCounter(registers, 'tusk_store_compaction_deleted_segments_total', 'Segment files deleted by compaction', () => stats()?.compaction?.segmentsDeleted ?? 0);
   totalCounter(registers, 'tusk_store_compaction_moved_bytes_total', 'Live bytes copied by compaction', () => stats()?.compaction?.bytesMoved ?? 0);
   readGauge(registers, 'tusk_store_compaction_running', '1 while a compaction pass runs', () => (stats()?.compaction?.running ? 1 : 0));
+  readGauge(registers, 'tusk_store_damaged_objects', 'Versions and parts whose stored bytes are missing (found at start-up, not yet deleted)', () => stats()?.damage.objects);
+  readGauge(registers, 'tusk_store_missing_bytes', 'Stored body bytes missing from their segment files (a disk or file-system fault)', () => stats()?.damage.missingBytes);
   readGauge(registers, 'tusk_store_active_segment', 'Number of the segment file being appended to', () => stats()?.activeSegment);
 }
 

@@ -62,7 +62,7 @@ export function opsRoutes(options: OpsRouteOptions): OpsHandler {
 
   async function ready(ex: Exchange): Promise<void> {
     const r = await options.health.readiness();
-    json(ex, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', ...r });
+    json(ex, r.ready ? 200 : 503, { status: !r.ready ? 'not ready' : r.degraded.length > 0 ? 'degraded' : 'ready', ...r });
   }
 
   async function metrics(ex: Exchange): Promise<void> {

@@ -7,6 +7,7 @@ import { requireReadable } from './authz/request.js';
 import { evaluateReadConditions } from './conditionals.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
+import { objectDamaged } from './store-errors.js';
 import type { S3Object } from './object-attrs.js';
 import type { RequestBody } from './request-body.js';
 import { copySourceDataKey, openUnsealedRead } from './sse/sse.js';
@@ -90,6 +91,7 @@ export function resolveCopySource(ctx: S3Context): CopySource {
     });
   }
   requireReadable(ctx, bucket, found, parsed.versionId !== undefined);
+  if (found.damaged) throw objectDamaged(parsed.key);
   const conditions: Record<string, string> = {};
   for (const [copyName, name] of COPY_CONDITIONS) {
     const v = ctx.headers[copyName];

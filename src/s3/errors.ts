@@ -96,6 +96,9 @@ export const ERROR_TABLE = {
   UnresolvableGrantByEmailAddress: [400, 'The e-mail address you provided does not match any account on record.'],
   // not an AWS code: S3 has no full disk; named after MinIO's XMinioStorageFull (cmd/api-errors.go)
   XTuskStorageFull: [507, 'There is not enough free space on the server to store this object.'],
+  // not an AWS code: S3 never loses stored bytes it acknowledged. A server fault (500), named so that
+  // it is not taken for a passing InternalError: the object's bytes failed their checksum or are gone
+  XTuskObjectDamaged: [500, 'The stored bytes of this object are damaged (missing, or failing their checksum); it cannot be read.'],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -15,6 +15,14 @@ export async function s3ErrorOf(e: unknown, resource: Resource, dataDir: string)
   return (await isOutOfSpace(await storageErrno(e), dataDir)) ? new S3Error('XTuskStorageFull') : new S3Error('InternalError');
 }
 
+/** Header naming the error code of an answer that has no body (HEAD), as MinIO's `x-minio-error-code`. */
+export const ERROR_CODE_HEADER = 'x-tusk-error-code';
+
+/** A read or copy of an object whose stored bytes are damaged (ObjectVersion.damaged, or a failed block CRC). */
+export function objectDamaged(key: string | undefined): S3Error {
+  return new S3Error('XTuskObjectDamaged', { Key: key }, { headers: { [ERROR_CODE_HEADER]: 'XTuskObjectDamaged' } });
+}
+
 export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
   const key = resource.key;
   switch (e.kind) {
@@ -44,7 +52,7 @@ export function s3ErrorOfStore(e: StoreError, resource: Resource): S3Error {
     case 'out-of-space':
       return new S3Error('XTuskStorageFull');
     case 'corrupt':
-      return new S3Error('InternalError');
+      return objectDamaged(key);
     case 'moved':
       return new S3Error('ServiceUnavailable', {}, { message: 'The object moved while it was read; retry.', headers: { 'Retry-After': '0' } });
   }

@@ -5,12 +5,13 @@
 // or delete that raced the copy wins, and the copy is left dead); the segment file is deleted only
 // when the index counts no reference to it and no reader or writer holds it. A crash at any step
 // leaves either the old records in use or the new ones, and an unreferenced segment file, which the
-// next start deletes (recovery.ts).
+// next start deletes (recovery.ts). The active segment is sealed first (a new one made active) when
+// enough of it is dead, so that a store smaller than one segment gets its space back too.
 
 import type { Crc32c } from './crc32c.js';
 import { pwriteAll, preadFull } from './fd-io.js';
 import { align, decodeRecordHeader, decodeTrailer, RECORD_HEADER_SIZE, SEGMENT_HEADER_SIZE, TRAILER_FIXED_SIZE } from './format.js';
-import type { IndexDb, SegmentStats, StoredPart, StoredVersion } from './index-db.js';
+import { extentTable, type ExtentTable, type IndexDb, type SegmentStats, type StoredPart, type StoredVersion } from './index-db.js';
 import type { SegmentAllocator } from './segment-allocator.js';
 import type { SegmentFiles } from './segment-files.js';
 import type { Extent } from './types.js';
@@ -46,11 +47,9 @@ export interface CompactionHost {
   keepFrom(): number;
 }
 
-type Table = 'objects' | 'versions' | 'parts';
-
 /** A place in the index that holds an extent: a version or a part, and which of its extents. */
 interface Ref {
-  table: Table;
+  table: ExtentTable;
   key: Buffer;
 }
 
@@ -67,6 +66,11 @@ interface SegmentUse {
 }
 
 const COPY_CHUNK = 1 << 20;
+/**
+ * Dead bytes the active segment must hold before a pass seals it to rewrite it: less is not worth
+ * a new segment file (a store that overwrites one small object would otherwise get one per pass).
+ */
+const ROLL_MIN_DEAD_BYTES = 1 << 20;
 /** index entries read between two yields to the event loop (~a few ms) */
 const SCAN_SLICE = 2000;
 
@@ -91,7 +95,7 @@ export class Compactor {
     await this.running?.catch(() => undefined);
   }
 
-  /** One pass over every segment but the active one; concurrent calls share the pass. */
+  /** One pass over every segment (the active one once sealed); concurrent calls share the pass. */
   run(options: CompactionOptions = DEFAULT_COMPACTION): Promise<CompactionReport> {
     this.running ??= this.pass(options)
       .then((report) => {
@@ -112,19 +116,23 @@ export class Compactor {
 
   private async pass(options: CompactionOptions): Promise<CompactionReport> {
     const report: CompactionReport = { segmentsCompacted: 0, segmentsDeleted: 0, recordsMoved: 0, bytesMoved: 0, corruptRecords: 0 };
-    const { files, index } = this.host;
-    const active = Math.min(this.host.allocator.activeSegment, this.host.keepFrom());
-    // segments from `active` on are being written; the others are candidates when their counts
+    const { files, index, allocator } = this.host;
+    const sealed = Math.min(allocator.activeSegment, this.host.keepFrom());
+    // segments from `sealed` on are being written; the others are candidates when their counts
     // say enough is dead (counts of shared extents only over-state what is live)
-    const candidates = files.numbers().filter((segment) => {
-      if (segment >= active) return false;
+    const deadEnough = (segment: number, minDeadBytes = 0): boolean => {
       const stats = index.segments.get(segment);
-      if (!stats || stats.records === 0) return true;
+      if (!stats) return minDeadBytes === 0;
       const span = Math.max(1, stats.end - SEGMENT_HEADER_SIZE);
-      return 1 - stats.live / span >= options.minDeadRatio;
-    });
-    if (candidates.length === 0) return report;
-    const use = await this.scan(new Set(candidates));
+      if (span - stats.live < minDeadBytes) return false;
+      return stats.records === 0 || 1 - stats.live / span >= options.minDeadRatio;
+    };
+    const candidates = files.numbers().filter((segment) => segment < sealed && deadEnough(segment));
+    const active = allocator.activeSegment;
+    const mayRoll = deadEnough(active, ROLL_MIN_DEAD_BYTES);
+    if (candidates.length === 0 && !mayRoll) return report;
+    const use = await this.scan(new Set(mayRoll ? [...candidates, active] : candidates));
+    if (mayRoll && this.rollIfDead(active, use.get(active), options) && active < this.host.keepFrom()) candidates.push(active);
     const budget = { start: Date.now(), bytes: 0, rate: options.bytesPerSecond };
     for (const segment of candidates) {
       if (files.get(segment).readers > 0) continue;
@@ -146,13 +154,31 @@ export class Compactor {
   }
 
   /**
+   * Seals the active segment when the scan confirms enough of it is dead, so that it can be
+   * rewritten like any other: in this pass once no operation logged in it waits to be applied and
+   * no writer holds it, else in a later one. Nothing is written: a crash leaves the old segment as it
+   * is and an empty new one, which start-up keeps as the active segment.
+   */
+  private rollIfDead(active: number, inUse: SegmentUse | undefined, options: CompactionOptions): boolean {
+    const { allocator, index } = this.host;
+    const stats = index.segments.get(active);
+    // filled up and replaced while the scan ran: an ordinary candidate from the next pass on
+    if (allocator.activeSegment !== active || !stats) return false;
+    const span = Math.max(1, stats.end - SEGMENT_HEADER_SIZE);
+    const dead = span - (inUse?.liveBytes ?? 0);
+    if (dead / span < options.minDeadRatio || dead < ROLL_MIN_DEAD_BYTES) return false;
+    allocator.roll();
+    return true;
+  }
+
+  /**
    * Every extent the index references in `wanted`, by segment and offset: a read of the whole index,
    * in slices with a fresh read transaction each, yielding to requests between slices. A reference
    * made after its slice was read keeps its segment's count above zero, so the segment stays.
    */
   private async scan(wanted: Set<number>): Promise<Map<number, SegmentUse>> {
     const use = new Map<number, SegmentUse>();
-    const add = (table: Table, key: Buffer, extents: Extent[], keyBytes: number): void => {
+    const add = (table: ExtentTable, key: Buffer, extents: Extent[], keyBytes: number): void => {
       for (const e of extents) {
         if (!wanted.has(e.segment)) continue;
         let seg = use.get(e.segment);
@@ -176,7 +202,8 @@ export class Compactor {
         }>;
         for (const { key, value } of range) {
           last = key;
-          if (Buffer.isBuffer(key) && value && Array.isArray(value.extents)) {
+          // a damaged body cannot be copied whole (damage.ts): its records stay where they are
+          if (Buffer.isBuffer(key) && value && Array.isArray(value.extents) && !value.damaged) {
             add(table, key, value.extents, table === 'parts' ? 64 : key.length);
           }
         }
@@ -272,7 +299,7 @@ export class Compactor {
         const { end, ...extent } = to;
         if (end !== undefined) this.host.markEnd(extent.segment, end);
         for (const ref of from.refs) {
-          const table = index[ref.table] as unknown as { get(k: Buffer): { extents: Extent[] } | undefined; putSync(k: Buffer, v: unknown): void };
+          const table = extentTable(index, ref.table);
           const value = table.get(ref.key);
           if (!value) continue;
           const at = value.extents.findIndex((e) => e.segment === segment && e.offset === from.offset);

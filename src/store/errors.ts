@@ -12,7 +12,7 @@ export type StoreErrorKind =
   | 'invalid-name'
   /** the disk reserve is reached, or the disk is full */
   | 'out-of-space'
-  /** stored bytes do not match their checksum */
+  /** stored bytes are damaged: they do not match their checksum, or are missing (damage.ts) */
   | 'corrupt'
   /** a read replica found a segment gone that its index snapshot still named (compaction moved the
    * body meanwhile): the same read, tried again, finds the new place */

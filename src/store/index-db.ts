@@ -29,6 +29,8 @@ export interface StoredPart {
   lastModified: number;
   extents: Extent[];
   attrs: unknown;
+  /** body bytes lost (damage.ts) */
+  damaged?: number;
 }
 
 /** Per-segment accounting, updated in the transaction that commits or removes a record. */
@@ -58,6 +60,17 @@ export interface IndexDb {
   /** seqs of redo operations applied past the `applied` marker (redo-log.ts) */
   recent: Database<number, number>;
   meta: Database<unknown, string>;
+}
+
+/** The databases whose values hold extents: versions (latest and noncurrent) and parts. */
+export type ExtentTable = 'objects' | 'versions' | 'parts';
+
+/** One of them, typed for what compaction and damage marking do with any of them. */
+export function extentTable(db: IndexDb, table: ExtentTable): {
+  get(key: Buffer): StoredVersion | StoredPart | undefined;
+  putSync(key: Buffer, value: StoredVersion | StoredPart): void;
+} {
+  return db[table] as Database<StoredVersion | StoredPart, Buffer>;
 }
 
 /** `readOnly`: for a read replica in another thread, which never writes (the writer created and upgraded the index). */
@@ -242,5 +255,7 @@ export function* partsOf(db: IndexDb, uploadId: string, after = 0): Generator<{ 
 
 export function toVersion<A>(key: string, s: StoredVersion): ObjectVersion<A> {
   // field by field: an object rest (`{ seq, ...rest }`) cost 4% of a listing's time
-  return { key, versionId: s.versionId, deleteMarker: s.deleteMarker, size: s.size, etag: s.etag, lastModified: s.lastModified, extents: s.extents, attrs: s.attrs as A };
+  const v: ObjectVersion<A> = { key, versionId: s.versionId, deleteMarker: s.deleteMarker, size: s.size, etag: s.etag, lastModified: s.lastModified, extents: s.extents, attrs: s.attrs as A };
+  if (s.damaged) v.damaged = s.damaged;
+  return v;
 }

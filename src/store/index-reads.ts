@@ -4,6 +4,7 @@
 
 import { GenerationWatch } from '../shared-generation.js';
 import { SegmentBodyReader, type ReadContext } from './body-reader.js';
+import { StoreError, type StoreSubject } from './errors.js';
 import { lookupBucketKey, lookupObjectKey, lookupObjectKeyNow, partsOf, toVersion, uploadKey, type IndexDb, type StoredPart } from './index-db.js';
 import { listObjects, listUploads, listVersions } from './listing.js';
 import type {
@@ -80,8 +81,9 @@ export class IndexReads<A = unknown, P = unknown, B extends BucketRecord = Bucke
     return listVersions<A>(this.index, bucket, options);
   }
 
-  openRead(record: { size: number; extents: Extent[] }, start: number, end: number): BodyReader {
+  openRead(record: { size: number; extents: Extent[]; damaged?: number }, start: number, end: number): BodyReader {
     this.assertOpen();
+    if (record.damaged) throw damagedError(record.damaged);
     return new SegmentBodyReader(this.readContext, record, start, end);
   }
 
@@ -115,6 +117,11 @@ export class IndexReads<A = unknown, P = unknown, B extends BucketRecord = Bucke
   protected assertOpen(): void {
     if (this.closed) throw new Error('store is closed');
   }
+}
+
+/** The failure of any read or copy of a body with missing bytes (damage.ts). */
+export function damagedError(missing: number, subject: StoreSubject = 'version', detail: Record<string, number> = {}): StoreError {
+  return new StoreError('corrupt', `${missing} bytes of the body are missing from its segment file`, subject, { missing, ...detail });
 }
 
 export function toPart<P>(partNumber: number, stored: StoredPart): Part<P> {

@@ -5,6 +5,7 @@
 
 import fs from 'node:fs';
 import type { Crc32c } from './crc32c.js';
+import type { ShortSegment } from './damage.js';
 import { decodeSegmentHeader, SEGMENT_HEADER_SIZE } from './format.js';
 import type { SegmentStats } from './index-db.js';
 import { checkRecordSync } from './record-check.js';
@@ -30,10 +31,12 @@ export interface RecoveryReport {
   truncatedBytes: number;
   /** files holding no committed record (crash before their first commit): deleted */
   removedSegments: number[];
-  /** files shorter than the index says: possible only after an OS crash in relaxed mode */
-  shortSegments: number[];
-  /** indexed segments whose file is gone */
-  missingSegments: number[];
+  /**
+   * files shorter than the index says, and indexed segments whose file is gone (size 0): bytes
+   * acknowledged as durable are missing (a disk or file-system fault; or an OS crash in relaxed
+   * mode, which never flushed them). damage.ts finds the versions and parts that lost bytes.
+   */
+  shortSegments: ShortSegment[];
 }
 
 export function recoverSegments(
@@ -50,7 +53,6 @@ export function recoverSegments(
     truncatedBytes: 0,
     removedSegments: [],
     shortSegments: [],
-    missingSegments: [],
   };
   const numbers = fs
     .readdirSync(dir)
@@ -79,7 +81,7 @@ export function recoverSegments(
     }
     const end = indexed?.end ?? SEGMENT_HEADER_SIZE;
     const size = fs.fstatSync(fd).size;
-    if (size < end) report.shortSegments.push(segment);
+    if (size < end) report.shortSegments.push({ segment, size, end });
     else if (size > end) {
       checkTail(fd, end, size, crc32c, report);
       report.truncatedBytes += size - end;
@@ -88,7 +90,7 @@ export function recoverSegments(
     }
     segments.push({ segment, fd, end });
   }
-  for (const segment of stats.keys()) if (!numbers.includes(segment)) report.missingSegments.push(segment);
+  for (const [segment, { end }] of stats) if (!numbers.includes(segment)) report.shortSegments.push({ segment, size: 0, end });
   report.segments = segments.length;
   return { segments, report };
 }

@@ -20,7 +20,7 @@ import {
 } from './format.js';
 import type { IndexDb } from './index-db.js';
 import { checkRecordSync, nextRecordStart } from './record-check.js';
-import { applyOp, decodeOp, encodeOp, groupAccounting, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
+import { applyOp, decodeOp, encodeOp, groupAccounting, type ApplyContext, type RecordEnd, type RedoOp, type ReleaseListener } from './redo-ops.js';
 import type { SegmentAllocator } from './segment-allocator.js';
 import type { SegmentFiles } from './segment-files.js';
 import { parseSegmentFileName, segmentFileName } from './segment-files.js';
@@ -107,8 +107,8 @@ export interface Logged {
  * Inside the index transaction that applies `group` (in order): apply each operation and move the
  * log markers once for all of them.
  */
-export function applyLogged(db: IndexDb, group: Logged[], marks: { applied: number; from: LogPosition }): void {
-  const ctx = groupAccounting(db);
+export function applyLogged(db: IndexDb, group: Logged[], marks: { applied: number; from: LogPosition }, released?: ReleaseListener): void {
+  const ctx = groupAccounting(db, released);
   for (const { op, at } of group) {
     applyOp(ctx, op);
     ctx.markEnd(at.segment, at.end);

@@ -57,6 +57,11 @@ export function decodeOp(bytes: Buffer): RedoOp {
   return unpack(bytes) as RedoOp;
 }
 
+/** Told of every version or part dropped from the index (damage.ts counts the damaged ones). */
+export interface ReleaseListener {
+  release(extents: Extent[]): void;
+}
+
 /** What applying needs besides the index: the segment accounting of the store. */
 export interface ApplyContext {
   db: IndexDb;
@@ -68,12 +73,13 @@ export interface ApplyContext {
 const noStats = (): SegmentStats => ({ live: 0, records: 0, end: SEGMENT_HEADER_SIZE });
 
 /** The segment accounting of `db`, to be used inside its write transactions. */
-export function accountingContext(db: IndexDb): ApplyContext {
+export function accountingContext(db: IndexDb, released?: ReleaseListener): ApplyContext {
   const stats = (segment: number): SegmentStats => db.segments.get(segment) ?? noStats();
   return {
     db,
     /** Moves extents in or out of their segments' live counts. */
     account(extents, sign) {
+      if (sign < 0) released?.release(extents);
       for (const extent of extents) {
         const s = stats(extent.segment);
         db.segments.putSync(extent.segment, { live: s.live + sign * extent.length, records: s.records + sign, end: s.end });
@@ -91,7 +97,7 @@ export function accountingContext(db: IndexDb): ApplyContext {
  * The segment accounting of a group of operations applied in one transaction: each segment's
  * counts are read once and written once, by `flush`, which the transaction must call last.
  */
-export function groupAccounting(db: IndexDb): ApplyContext & { flush(): void } {
+export function groupAccounting(db: IndexDb, released?: ReleaseListener): ApplyContext & { flush(): void } {
   const touched = new Map<number, SegmentStats>();
   const stats = (segment: number): SegmentStats => {
     let s = touched.get(segment);
@@ -101,6 +107,7 @@ export function groupAccounting(db: IndexDb): ApplyContext & { flush(): void } {
   return {
     db,
     account(extents, sign) {
+      if (sign < 0) released?.release(extents);
       for (const extent of extents) {
         const s = stats(extent.segment);
         s.live += sign * extent.length;

@@ -1,11 +1,15 @@
 // `tusk scrub`: reads every record of every segment of a data directory without the index, checks
 // header, trailer and body CRC32C, and names what is damaged (the trailer holds `bucket 0x00 key`).
-// Synchronous, offline: run it on a data directory no server has open.
+// Then it asks the index what no record walk can tell: which acknowledged bodies lie past the end
+// of a segment file that lost bytes, or in one that is gone (damage.ts). Synchronous, offline: run
+// it on a data directory no server has open.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Crc32c } from './crc32c.js';
 import { decodeSegmentHeader, SEGMENT_HEADER_SIZE } from './format.js';
+import { findDamage, type ShortSegment } from './damage.js';
+import { openIndex, type IndexDb } from './index-db.js';
 import { checkRecordSync, nextRecordStart } from './record-check.js';
 import { parseSegmentFileName, segmentFileName } from './segment-files.js';
 
@@ -29,11 +33,25 @@ export interface ScrubReport {
   uncommitted: number;
   /** bytes skipped where no record header was found (a write a crash cut off before a later record) */
   holeBytes: number;
+  /** segments holding fewer bytes than the index says they do, or gone */
+  shortSegments: ShortSegment[];
+  /** versions and parts whose bodies lost bytes that way: damage */
+  missing: Array<{ name: string; missing: number }>;
 }
 
 export function scrubSegments(dataDir: string, crc32c: Crc32c): ScrubReport {
   const dir = path.join(dataDir, 'segments');
-  const report: ScrubReport = { segments: 0, records: 0, bytes: 0, corrupt: [], damagedSegments: [], uncommitted: 0, holeBytes: 0 };
+  const report: ScrubReport = {
+    segments: 0,
+    records: 0,
+    bytes: 0,
+    corrupt: [],
+    damagedSegments: [],
+    uncommitted: 0,
+    holeBytes: 0,
+    shortSegments: [],
+    missing: [],
+  };
   const numbers = fs
     .readdirSync(dir)
     .map(parseSegmentFileName)
@@ -79,5 +97,29 @@ export function scrubSegments(dataDir: string, crc32c: Crc32c): ScrubReport {
       fs.closeSync(fd);
     }
   }
+  checkAgainstIndex(dataDir, numbers, report);
   return report;
+}
+
+/** Compares each segment file's size with the end the index records for it, and names the bodies that lost bytes. */
+function checkAgainstIndex(dataDir: string, numbers: number[], report: ScrubReport): void {
+  if (!fs.existsSync(path.join(dataDir, 'index.mdb'))) return;
+  let index: IndexDb;
+  try {
+    index = openIndex(dataDir, { readOnly: true });
+  } catch (e) {
+    // an index of an older format is upgraded by the server's first start, not here
+    throw new Error(`${dataDir}: the index cannot be read to check the segment sizes against it (${(e as Error).message}); start the server once first`);
+  }
+  try {
+    const short = new Map<number, ShortSegment>();
+    for (const { key: segment, value } of index.segments.getRange({})) {
+      const size = numbers.includes(segment) ? fs.statSync(path.join(dataDir, 'segments', segmentFileName(segment))).size : 0;
+      if (size < value.end) short.set(segment, { segment, size, end: value.end });
+    }
+    report.shortSegments = [...short.values()];
+    if (short.size > 0) report.missing = findDamage(index, short).damaged.map(({ name, missing }) => ({ name, missing }));
+  } finally {
+    index.env.close();
+  }
 }

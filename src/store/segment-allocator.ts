@@ -37,6 +37,15 @@ export class SegmentAllocator {
     return { segment: this.active, offset, length };
   }
 
+  /**
+   * Seals the active segment: the next record goes to a new one, so that compaction may rewrite the
+   * old one's live records and delete it. Writes already granted space in it finish there.
+   */
+  roll(): void {
+    this.active = this.newSegment();
+    this.tail = SEGMENT_HEADER_SIZE;
+  }
+
   get activeSegment(): number {
     return this.active;
   }

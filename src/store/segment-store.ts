@@ -30,13 +30,14 @@ import {
   type StoredVersion,
 } from './index-db.js';
 import { recoverSegments, type RecoveryReport } from './recovery.js';
+import { DamageTally, markDamage, summarizeDamage, type DamageSummary } from './damage.js';
 import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, replayLog, type Logged, type ReplayReport } from './redo-log.js';
 import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
-import { IndexReads, toPart } from './index-reads.js';
+import { damagedError, IndexReads, toPart } from './index-reads.js';
 import {
   NULL_VERSION,
   type BodyWriter,
@@ -83,7 +84,9 @@ export interface StoreStats {
   corruptBlocks: number;
   /** writes refused for lack of space */
   outOfSpace: number;
-  recovery: RecoveryReport & { replay: ReplayReport };
+  recovery: StoreRecovery;
+  /** versions and parts whose bytes are missing, found at start-up and still in the index */
+  damage: { objects: number; missingBytes: number };
   activeSegment: number;
   /** segment sync() calls covered by group commit (syncWaiters / fdatasyncs = mean group size) */
   syncWaiters: number;
@@ -99,6 +102,9 @@ export interface StoreStats {
   indexBytes: number;
   compaction: CompactionTotals;
 }
+
+/** What start-up found: the redo log replayed, segment tails checked, damage (damage.ts). */
+export type StoreRecovery = RecoveryReport & { replay: ReplayReport; damaged: DamageSummary };
 
 type Failure = { fail: StoreError };
 type Outcome<T> = T | Failure;
@@ -143,7 +149,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     private readonly files: SegmentFiles,
     private readonly allocator: SegmentAllocator,
     private readonly strict: boolean,
-    private readonly recovery: RecoveryReport & { replay: ReplayReport },
+    private readonly recovery: StoreRecovery,
+    private readonly damage: DamageTally,
     crc32c: Crc32c,
     smallBodyMax: number,
     private readonly diskReserve: number,
@@ -164,7 +171,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     super(index, { files, crc32c, onCorrupt: () => counter.corruptBlocks++, cache: readCache }, bucketGeneration);
     this.clock = new SequenceClock(Math.max(Number(index.meta.get('seq') ?? 0), Number(index.meta.get('applied') ?? 0)));
     this.log = new RedoLog(files, allocator, crc32c);
-    this.applyContext = accountingContext(index);
+    this.applyContext = accountingContext(index, damage);
     this.compactor = new Compactor({
       index,
       files,
@@ -205,6 +212,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       syncWaiters: this.counter.syncWaiters ?? 0,
       syncSeconds: this.counter.syncSeconds ?? 0,
       recovery: this.recovery,
+      damage: { objects: this.damage.objects, missingBytes: this.damage.missingBytes },
       activeSegment: this.allocator.activeSegment,
       segmentBytes,
       liveBytes,
@@ -353,6 +361,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return this.logged([source, { bucket, key }], [], () => {
       const found = findVersion(this.index, sourceKey, source.versionId);
       if (!found || found.version.deleteMarker) return fail('not-found', 'the copy source is gone', 'version');
+      if (found.version.damaged) return { fail: damagedError(found.version.damaged) };
       return this.planVersion(bucket, key, found.version.size, found.version.extents, input, condition);
     });
   }
@@ -405,6 +414,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         if (part.etag !== choice.etag) {
           return fail('condition-failed', `part ${choice.partNumber} has another entity tag`, 'part', { partNumber: choice.partNumber });
         }
+        if (part.damaged) return { fail: damagedError(part.damaged, 'part', { partNumber: choice.partNumber }) };
         extents.push(...part.extents);
         size += part.size;
       }
@@ -565,7 +575,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       if (this.applying === applying) this.applying = undefined;
       let marks!: ReturnType<RedoLog['issue']>;
       for (const { op } of applying.group) marks = this.log.issue(op.seq, this.clock.current);
-      applyLogged(this.index, applying.group, marks);
+      applyLogged(this.index, applying.group, marks, this.damage);
       this.counter.indexGroups = (this.counter.indexGroups ?? 0) + 1;
       this.counter.indexGroupedOps = (this.counter.indexGroupedOps ?? 0) + applying.group.length;
       return undefined;
@@ -660,14 +670,18 @@ export async function openSegmentStore<A = unknown, P = unknown, B extends Bucke
   const stats = new Map<number, SegmentStats>();
   for (const { key, value } of index.segments.getRange({})) stats.set(key, value);
   const { segments, report } = recoverSegments(segmentDir, stats, crc32c);
+  const damaged = markDamage(index, new Map(report.shortSegments.map((s) => [s.segment, s])));
 
   const counter = { fdatasyncs: 0, indexFlushWaits: 0, corruptBlocks: 0, outOfSpace: 0 };
   const files = new SegmentFiles(segmentDir, crc32c, strict, counter, options.onSegmentRemoved);
   for (const s of segments) files.adopt(s.segment, s.fd);
   const highest = Math.max(0, ...segments.map((s) => s.segment), ...stats.keys());
   const last = segments.at(-1);
+  // a short segment is never written again: its missing bytes stay past its file's end, where
+  // every later start finds them (damage.ts), instead of under new records
+  const short = last !== undefined && report.shortSegments.some((s) => s.segment === last.segment);
   let allocator: SegmentAllocator;
-  if (last && last.segment === highest && last.end < segmentSize) {
+  if (last && last.segment === highest && last.end < segmentSize && !short) {
     allocator = new SegmentAllocator(files, segmentSize, last.segment, align(last.end), highest + 1);
   } else {
     files.create(highest + 1);
@@ -681,7 +695,8 @@ export async function openSegmentStore<A = unknown, P = unknown, B extends Bucke
     files,
     allocator,
     strict,
-    { ...report, replay },
+    { ...report, replay, damaged: summarizeDamage(damaged) },
+    new DamageTally(damaged),
     crc32c,
     internals.smallBodyMax ?? DEFAULT_SMALL_BODY_MAX,
     options.diskReserve ?? DEFAULT_DISK_RESERVE,

@@ -60,6 +60,11 @@ export interface ObjectVersion<A = unknown> {
   extents: Extent[];
   /** the face's metadata; opaque to the engine */
   attrs: A;
+  /**
+   * Body bytes lost to a disk or file-system fault (found at start-up: damage.ts); absent when the
+   * body is whole. Every read of such a version fails with 'corrupt', and it cannot be copied.
+   */
+  damaged?: number;
 }
 
 /** What the face supplies when it commits a body or makes a version without one. */
@@ -131,6 +136,8 @@ export interface Part<P = unknown> {
   lastModified: number;
   extents: Extent[];
   attrs: P;
+  /** body bytes lost (ObjectVersion.damaged): such a part cannot be completed into an object */
+  damaged?: number;
 }
 
 export interface ListUploadsOptions {
@@ -248,8 +255,8 @@ export interface Store<A = unknown, P = unknown, B extends BucketRecord = Bucket
   list(bucket: string, options: ListOptions): ListResult<A>;
   /** One page of versions: key ascending, then newest first (s3.md §3.0.7). */
   listVersions(bucket: string, options: ListVersionsOptions): ListVersionsResult<A>;
-  /** Reads body bytes [start, end) of a version or part. */
-  openRead(record: { size: number; extents: Extent[] }, start: number, end: number): BodyReader;
+  /** Reads body bytes [start, end) of a version or part; 'corrupt' at once when it is `damaged`. */
+  openRead(record: { size: number; extents: Extent[]; damaged?: number }, start: number, end: number): BodyReader;
 
   createUpload(bucket: string, key: string, attrs: A, initiated?: number): Promise<Upload<A>>;
   getUpload(bucket: string, key: string, uploadId: string): Upload<A> | undefined;

@@ -1,15 +1,17 @@
 // Bitrot: one byte of a stored body is flipped on disk. GET never returns the damaged block as a
-// success (a small body answers 500, a streamed one ends before the block), other ranges still
-// read, and `tusk scrub` names the object.
+// success (a small body answers 500 XTuskObjectDamaged, as a read of missing bytes does:
+// segment-damage.test.ts; a streamed one ends before the block), other ranges still read, and
+// `tusk scrub` names the object.
 
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/child-process.js';
 import { s3Client, s3Request } from './helpers/clients.js';
 import { makeTempDirFixture, md5Hex } from './helpers/fixtures.js';
+import { findInSegments, markedBody as marked } from './helpers/segments.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
 import { expectS3Error } from './helpers/xml.js';
 
@@ -17,28 +19,14 @@ const MIB = 1024 * 1024;
 const dir = makeTempDirFixture();
 afterAll(() => dir.remove());
 
-/** A body no other stored bytes contain, so that its place in a segment file can be found. */
-function marked(tag: string, size: number): Buffer {
-  const b = Buffer.alloc(size);
-  for (let i = 0; i < size; i += 64) b.write(`${tag}:${String(i).padStart(12, '0')};`.padEnd(64, '.'), i);
-  return b;
-}
-
 function flipByteOf(dataDir: string, needle: Buffer, offsetInBody: number): void {
-  const segments = join(dataDir, 'segments');
-  for (const name of readdirSync(segments)) {
-    const file = join(segments, name);
-    const at = readFileSync(file).indexOf(needle);
-    if (at < 0) continue;
-    const fd = openSync(file, 'r+');
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, at + offsetInBody);
-    b[0] = b[0]! ^ 0x01;
-    writeSync(fd, b, 0, 1, at + offsetInBody);
-    closeSync(fd);
-    return;
-  }
-  throw new Error('body not found in any segment');
+  const { file, at } = findInSegments(dataDir, needle);
+  const fd = openSync(file, 'r+');
+  const b = Buffer.alloc(1);
+  readSync(fd, b, 0, 1, at + offsetInBody);
+  b[0] = b[0]! ^ 0x01;
+  writeSync(fd, b, 0, 1, at + offsetInBody);
+  closeSync(fd);
 }
 
 describe('a corrupted byte on disk', () => {
@@ -61,7 +49,7 @@ describe('a corrupted byte on disk', () => {
 
     server = await startTusk({ dataDir: dir.path });
     const client2 = s3Client(server, { maxAttempts: 1 });
-    expectS3Error(await s3Request(server, { method: 'GET', bucket: 'rot', key: 'small' }), 500, 'InternalError');
+    expectS3Error(await s3Request(server, { method: 'GET', bucket: 'rot', key: 'small' }), 500, 'XTuskObjectDamaged');
     // a streamed body: the response ends before the bad block, so the client never sees it complete
     let whole: Buffer | undefined;
     try {
@@ -77,7 +65,7 @@ describe('a corrupted byte on disk', () => {
     expect(first.status).toBe(206);
     expect(first.body.equals(big.subarray(0, MIB))).toBe(true);
     const bad = await s3Request(server, { method: 'GET', bucket: 'rot', key: 'big/object', headers: { range: `bytes=${MIB + 50}-${MIB + 150}` } });
-    expect(bad.status).toBe(500);
+    expectS3Error(bad, 500, 'XTuskObjectDamaged');
     const ok = await s3Request(server, { method: 'GET', bucket: 'rot', key: 'fine' });
     expect(ok.body.equals(fine)).toBe(true);
     expect(server.alive()).toBe(true);

@@ -16,6 +16,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from './helpers/clients.js';
 import { REPO_ROOT, spawnUntil } from './helpers/child-process.js';
+import { metricSample } from './helpers/metrics.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { signHeaders } from './helpers/sigv4.js';
 import { bucketName, NASTY_KEYS, randomBody } from './helpers/fixtures.js';
@@ -51,18 +52,6 @@ async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** `value` of the sample `name{labels}` in a text exposition, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const m = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) continue;
-    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[2]);
-  }
-  return undefined;
 }
 
 describe('health probes', () => {
@@ -182,18 +171,18 @@ describe('access log and metrics after a mixed workload', () => {
     const text = await r.text();
     // promtool exits non-zero on a parse error or a lint problem
     execFileSync('promtool', ['check', 'metrics'], { input: text, stdio: ['pipe', 'pipe', 'pipe'] });
-    expect(sample(text, 'tusk_requests_total', { face: 's3', operation: 'PutObject', status: '200' })).toBe(6);
-    expect(sample(text, 'tusk_requests_total', { face: 's3', operation: 'GetObject', status: '404' })).toBe(1);
-    expect(sample(text, 'tusk_request_duration_seconds_count', { face: 's3', operation: 'PutObject', status: '200' })).toBe(6);
-    expect(sample(text, 'tusk_received_bytes_total', { face: 's3', operation: 'PutObject' })).toBeGreaterThanOrEqual(6 * 3000);
-    expect(sample(text, 'tusk_sent_bytes_total', { face: 's3', operation: 'GetObject' })).toBeGreaterThanOrEqual(2 * 3000);
-    expect(sample(text, 'tusk_requests_in_flight', { face: 's3' })).toBe(0);
-    expect(sample(text, 'tusk_store_live_bytes', {})).toBe(5 * 3000);
-    expect(sample(text, 'tusk_store_segment_bytes', {})).toBeGreaterThanOrEqual(6 * 3000);
-    expect(sample(text, 'tusk_store_dead_bytes', {})).toBeGreaterThanOrEqual(3000);
-    expect(sample(text, 'tusk_store_index_bytes', {})).toBeGreaterThan(0);
-    expect(sample(text, 'tusk_ready', {})).toBe(1);
-    expect(sample(text, 'tusk_nodejs_eventloop_lag_seconds', {})).toBeGreaterThanOrEqual(0);
+    expect(metricSample(text, 'tusk_requests_total', { face: 's3', operation: 'PutObject', status: '200' })).toBe(6);
+    expect(metricSample(text, 'tusk_requests_total', { face: 's3', operation: 'GetObject', status: '404' })).toBe(1);
+    expect(metricSample(text, 'tusk_request_duration_seconds_count', { face: 's3', operation: 'PutObject', status: '200' })).toBe(6);
+    expect(metricSample(text, 'tusk_received_bytes_total', { face: 's3', operation: 'PutObject' })).toBeGreaterThanOrEqual(6 * 3000);
+    expect(metricSample(text, 'tusk_sent_bytes_total', { face: 's3', operation: 'GetObject' })).toBeGreaterThanOrEqual(2 * 3000);
+    expect(metricSample(text, 'tusk_requests_in_flight', { face: 's3' })).toBe(0);
+    expect(metricSample(text, 'tusk_store_live_bytes', {})).toBe(5 * 3000);
+    expect(metricSample(text, 'tusk_store_segment_bytes', {})).toBeGreaterThanOrEqual(6 * 3000);
+    expect(metricSample(text, 'tusk_store_dead_bytes', {})).toBeGreaterThanOrEqual(3000);
+    expect(metricSample(text, 'tusk_store_index_bytes', {})).toBeGreaterThan(0);
+    expect(metricSample(text, 'tusk_ready', {})).toBe(1);
+    expect(metricSample(text, 'tusk_nodejs_eventloop_lag_seconds', {})).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -217,12 +206,12 @@ describe('operator paths and the publisher face', () => {
       expect(lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain(key);
       const text = await (await fetch(`${server.endpoint}/tusk/metrics`)).text();
       execFileSync('promtool', ['check', 'metrics'], { input: text, stdio: ['pipe', 'pipe', 'pipe'] });
-      expect(sample(text, 'tusk_requests_total', { face: 'publisher', operation: 'storeBlob', status: '200' })).toBe(1);
-      expect(sample(text, 'tusk_publisher_encode_duration_seconds_count', {})).toBe(1);
-      expect(sample(text, 'tusk_publisher_blob_objects', {})).toBe(1);
-      expect(sample(text, 'tusk_publisher_codec_queue', {})).toBe(0);
+      expect(metricSample(text, 'tusk_requests_total', { face: 'publisher', operation: 'storeBlob', status: '200' })).toBe(1);
+      expect(metricSample(text, 'tusk_publisher_encode_duration_seconds_count', {})).toBe(1);
+      expect(metricSample(text, 'tusk_publisher_blob_objects', {})).toBe(1);
+      expect(metricSample(text, 'tusk_publisher_codec_queue', {})).toBe(0);
       expect(text.split('\n').filter((l) => l.startsWith('tusk_publisher_node_up{') && l.endsWith(' 1'))).toHaveLength(10);
-      expect(sample(text, 'tusk_publisher_ledger_balance', {})).toBeGreaterThan(0);
+      expect(metricSample(text, 'tusk_publisher_ledger_balance', {})).toBeGreaterThan(0);
     } finally {
       s3.destroy();
       await server.dispose();

@@ -6,6 +6,7 @@ import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
 import { S3Error } from '../errors.js';
+import { objectDamaged } from '../store-errors.js';
 import { dataKeyForRead, encryptionHeaders, objectSize, openUnsealedRead } from '../sse/sse.js';
 import { commonHeaders, send } from '../respond.js';
 import { parsePartNumber } from '../part-number.js';
@@ -108,6 +109,8 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
     throw new S3Error('NoSuchKey', { Key: key });
   }
   requireObjectAccess(ctx, bucket, found);
+  // a damaged object is refused whole, HEAD included: its metadata describes bytes that are gone
+  if (found.damaged) throw objectDamaged(key);
   const dataKey = dataKeyForRead(ctx, found);
   const size = objectSize(found);
   if (ctx.principal.kind === 'anonymous' && RESPONSE_OVERRIDES.some(([p]) => ctx.query.has(p))) {

@@ -4,6 +4,7 @@
 
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
+import { objectDamaged } from '../store-errors.js';
 import type { S3Object } from '../object-attrs.js';
 import { sendXml } from '../respond.js';
 import { dataKeyForRead, objectSize } from '../sse/sse.js';
@@ -72,6 +73,7 @@ export async function handleGetObjectAttributes(ctx: S3Context): Promise<void> {
   const maxParts = Math.min(intHeader(ctx, 'x-amz-max-parts', MAX_PARTS), MAX_PARTS);
   const marker = intHeader(ctx, 'x-amz-part-number-marker', 0);
   const version = readableVersion(ctx, bucketOf(ctx));
+  if (version.damaged) throw objectDamaged(version.key);
   // an SSE-C object's attributes need its key, as its body does
   dataKeyForRead(ctx, version);
   sendXml(ctx, renderGetObjectAttributesResponse(version, want, marker, maxParts), [

@@ -16,6 +16,8 @@ export interface CrashRounds {
   /** the kill comes after minMs + rand() * spanMs */
   minMs: number;
   spanMs: number;
+  /** more `tusk serve` flags for every start */
+  extraArgs?: string[];
   /** checks what a restarted server shows (after every round but the first, and at the end) */
   verify(server: TuskServer, round: number): Promise<void>;
   /** one worker's loop; it stops when `stopped()` turns true or its connection dies */
@@ -26,7 +28,7 @@ export async function runCrashRounds(c: CrashRounds): Promise<void> {
   let server: TuskServer | undefined;
   try {
     for (let round = 0; round < c.rounds; round += 1) {
-      server = await startTusk({ dataDir: c.dataDir, root: c.root, durability: 'strict' });
+      server = await startTusk({ dataDir: c.dataDir, root: c.root, durability: 'strict', extraArgs: c.extraArgs });
       if (round === 0) expect((await s3Request(server, { method: 'PUT', bucket: c.bucket })).status).toBe(200);
       else await c.verify(server, round);
       const s = server;
@@ -37,7 +39,7 @@ export async function runCrashRounds(c: CrashRounds): Promise<void> {
       stop = true;
       await Promise.allSettled(running);
     }
-    server = await startTusk({ dataDir: c.dataDir, root: c.root, durability: 'strict' });
+    server = await startTusk({ dataDir: c.dataDir, root: c.root, durability: 'strict', extraArgs: c.extraArgs });
     await c.verify(server, c.rounds);
   } finally {
     await server?.dispose();

@@ -1,9 +1,11 @@
 // Compaction gives dead space back: overwritten and deleted versions, aborted uploads and parts,
 // while every live body reads back the same, before and after a reopen.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SegmentStore } from '../../../src/store/index.js';
-import { bucket, meta, open, put, readAll, segmentBytes, tempDir } from './helpers.js';
+import { bucket, meta, open, put, readAll, segmentBytes, storeForEachTest, tempDir } from './helpers.js';
 
 const SEGMENT = 1 << 20;
 
@@ -99,5 +101,41 @@ describe('compaction', () => {
     await store.compact({ minDeadRatio: 0.01, bytesPerSecond: 1e12 });
     expect((await readAll(store, store.getObject('b', 'b')!)).equals(bodyOf('b', 700_000))).toBe(true);
     void v;
+  });
+});
+
+describe('compaction of the active segment', () => {
+  let dir = '';
+  let store: SegmentStore;
+  // larger than all the test writes: everything lands in the active segment
+  storeForEachTest([bucket('b')], (s, d) => ((store = s), (dir = d)), { segmentSize: 64 * SEGMENT });
+  const segments = () => fs.readdirSync(path.join(dir, 'segments')).length;
+
+  it('seals it once enough of it is dead and gives its space back, also to writes racing the pass', async () => {
+    for (let i = 0; i < 20; i++) await put(store, 'b', `k${i}`, bodyOf(`k${i}`, 300_000));
+    for (let i = 0; i < 20; i++) if (i % 5 !== 0) await store.deleteObject('b', `k${i}`);
+    const active = store.stats().activeSegment;
+    const pass = store.compact({ minDeadRatio: 0.5, bytesPerSecond: 1e12 });
+    const racing = put(store, 'b', 'racing', bodyOf('racing', 100_000));
+    const report = await pass;
+    await racing;
+    expect(store.stats().activeSegment).toBeGreaterThan(active);
+    // the racing write held the sealed segment: the pass after it rewrites it
+    const next = await store.compact({ minDeadRatio: 0.5, bytesPerSecond: 1e12 });
+    expect(report.segmentsDeleted + next.segmentsDeleted).toBe(1);
+    expect(fs.existsSync(path.join(dir, 'segments', `${String(active).padStart(8, '0')}.seg`))).toBe(false);
+    expect(segmentBytes(dir)).toBeLessThan(4 * 300_000 + 100_000 + 64 * 1024);
+    for (let i = 0; i < 20; i += 5) expect((await readAll(store, store.getObject('b', `k${i}`)!)).equals(bodyOf(`k${i}`, 300_000))).toBe(true);
+    expect((await readAll(store, store.getObject('b', 'racing')!)).equals(bodyOf('racing', 100_000))).toBe(true);
+  });
+
+  it('leaves it alone while its dead bytes are under 1 MiB or under the threshold', async () => {
+    for (let i = 0; i < 5; i++) await put(store, 'b', 'again', bodyOf(`again${i}`, 200_000)); // 800 000 bytes dead
+    await store.compact({ minDeadRatio: 0.1, bytesPerSecond: 1e12 });
+    expect(segments()).toBe(1);
+    for (let i = 0; i < 10; i++) await put(store, 'b', `live${i}`, bodyOf(`live${i}`, 400_000));
+    await put(store, 'b', 'again', bodyOf('again-last', 200_000)); // 1 000 000 dead of 5 200 000
+    await store.compact({ minDeadRatio: 0.5, bytesPerSecond: 1e12 });
+    expect(segments()).toBe(1);
   });
 });

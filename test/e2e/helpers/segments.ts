@@ -1,0 +1,29 @@
+// Finding stored bodies in a stopped server's segment files, to damage them on purpose (bitrot,
+// truncation) the way a failing disk or file system would.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A body no other stored bytes contain, so that its place in a segment file can be found. */
+export function markedBody(tag: string, size: number): Buffer {
+  const b = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 64) b.write(`${tag}:${String(i).padStart(12, '0')};`.padEnd(64, '.'), i);
+  return b;
+}
+
+/** The segment file holding `needle` (e.g. a marked body's first 64 bytes), and where in it. */
+export function findInSegments(dataDir: string, needle: Buffer): { file: string; at: number } {
+  const segments = join(dataDir, 'segments');
+  for (const name of readdirSync(segments).sort()) {
+    const file = join(segments, name);
+    const at = readFileSync(file).indexOf(needle);
+    if (at >= 0) return { file, at };
+  }
+  throw new Error('body not found in any segment');
+}
+
+/** Bytes of the segment files of a data directory; a file compaction deletes meanwhile counts 0. */
+export function segmentBytes(dataDir: string): number {
+  const dir = join(dataDir, 'segments');
+  return readdirSync(dir).reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
+}
