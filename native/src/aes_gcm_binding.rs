@@ -76,9 +76,12 @@ impl Gcm {
         if ctx.is_null() {
             return Err(openssl_failed("context"));
         }
-        let gcm = Gcm { ctx, encrypt: encrypt as c_int, prefix: prefix.try_into().expect("checked"), aad: aad.to_vec() };
+        let gcm =
+            Gcm { ctx, encrypt: encrypt as c_int, prefix: prefix.try_into().expect("checked"), aad: aad.to_vec() };
         // the default nonce length of GCM in OpenSSL is the 12 bytes used here
-        let ok = unsafe { EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), ptr::null_mut(), key.as_ptr(), ptr::null(), gcm.encrypt) };
+        let ok = unsafe {
+            EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), ptr::null_mut(), key.as_ptr(), ptr::null(), gcm.encrypt)
+        };
         if ok != 1 {
             return Err(openssl_failed("key setup"));
         }
@@ -93,7 +96,8 @@ impl Gcm {
         let mut outl = 0;
         unsafe {
             if EVP_CipherInit_ex(self.ctx, ptr::null(), ptr::null_mut(), ptr::null(), nonce.as_ptr(), self.encrypt) != 1
-                || EVP_CipherUpdate(self.ctx, ptr::null_mut(), &mut outl, self.aad.as_ptr(), self.aad.len() as c_int) != 1
+                || EVP_CipherUpdate(self.ctx, ptr::null_mut(), &mut outl, self.aad.as_ptr(), self.aad.len() as c_int)
+                    != 1
             {
                 return Err(openssl_failed("nonce setup"));
             }
@@ -104,7 +108,8 @@ impl Gcm {
     /// Encrypts or decrypts `input` into `out` (same length).
     fn update(&self, input: &[u8], out: &mut [u8]) -> JsResult<()> {
         let mut outl = 0;
-        let ok = unsafe { EVP_CipherUpdate(self.ctx, out.as_mut_ptr(), &mut outl, input.as_ptr(), input.len() as c_int) };
+        let ok =
+            unsafe { EVP_CipherUpdate(self.ctx, out.as_mut_ptr(), &mut outl, input.as_ptr(), input.len() as c_int) };
         if ok != 1 || outl as usize != input.len() {
             return Err(openssl_failed("update"));
         }
@@ -179,7 +184,10 @@ unsafe extern "C" fn gcm_seal_blocks(env: napi_env, info: napi_callback_info) ->
         let Call { gcm, first, bs, input: plain, output: sealed } = call_args(env, args, ["plain", "sealed"], true)?;
         let blocks = plain.len().div_ceil(bs);
         if sealed.len() != plain.len() + blocks * TAG_BYTES {
-            return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("sealed must be {} bytes", plain.len() + blocks * TAG_BYTES)));
+            return Err(JsError::Range(
+                c"ERR_OUT_OF_RANGE",
+                format!("sealed must be {} bytes", plain.len() + blocks * TAG_BYTES),
+            ));
         }
         block_numbers_fit(first, blocks)?;
         for (i, (text, out)) in plain.chunks(bs).zip(sealed.chunks_mut(bs + TAG_BYTES)).enumerate() {

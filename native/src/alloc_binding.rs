@@ -14,7 +14,9 @@ unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_i
         let mmap = env.get_u32(required(mmap, "mmapThreshold")?, "mmapThreshold")?;
         let trim = env.get_u32(required(trim, "trimThreshold")?, "trimThreshold")?;
         let pad = env.get_u32(required(pad, "topPad")?, "topPad")?;
-        let as_int = |v: u32| i32::try_from(v).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("{v} is above 2^31 - 1")));
+        let as_int = |v: u32| {
+            i32::try_from(v).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("{v} is above 2^31 - 1")))
+        };
         let (mmap, trim, pad) = (as_int(mmap)?, as_int(trim)?, as_int(pad)?);
         let ok = unsafe {
             libc::mallopt(libc::M_MMAP_THRESHOLD, mmap) == 1

@@ -79,7 +79,8 @@ fn digests_to_js(env: Env, d: &Digests) -> JsResult<napi_value> {
 unsafe extern "C" fn create_hasher(env: napi_env, info: napi_callback_info) -> napi_value {
     callback::<1>(env, info, |env, [mask]| {
         let mask = parse_mask(env, required(mask, "mask")?)?;
-        let cell = Box::new(HasherCell { state: UnsafeCell::new(Some(FusedHasher::new(mask))), busy: Cell::new(false) });
+        let cell =
+            Box::new(HasherCell { state: UnsafeCell::new(Some(FusedHasher::new(mask))), busy: Cell::new(false) });
         let raw = Box::into_raw(cell);
         env.external(raw.cast(), finalize_hasher, &HASHER_TAG).inspect_err(|_| drop(Box::from_raw(raw)))
     })
@@ -384,7 +385,9 @@ unsafe extern "C" fn hmac_sha256_hex(env: napi_env, info: napi_callback_info) ->
             true => None,
             false => Some(with_utf8(env, hashed.expect("present"), "hashed", |h| hex_of(&digest::sha256(h)))?),
         };
-        let mac = with_utf8(env, data, "data", |d| digest::hmac_sha256(key, &[d, suffix.as_ref().map_or(&[][..], |h| &h[..])]))?;
+        let mac = with_utf8(env, data, "data", |d| {
+            digest::hmac_sha256(key, &[d, suffix.as_ref().map_or(&[][..], |h| &h[..])])
+        })?;
         env.string(std::str::from_utf8(&hex_of(&mac)).expect("hex digits are ASCII"))
     })
 }

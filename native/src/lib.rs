@@ -8,14 +8,14 @@ mod napi;
 
 #[cfg(not(test))]
 mod aes_gcm_binding;
-#[cfg(not(test))]
-mod digest_binding;
-#[cfg(not(test))]
-mod rs2_binding;
-#[cfg(all(not(test), target_os = "linux"))]
-mod lock_binding;
 #[cfg(all(not(test), target_os = "linux", target_env = "gnu"))]
 mod alloc_binding;
+#[cfg(not(test))]
+mod digest_binding;
+#[cfg(all(not(test), target_os = "linux"))]
+mod lock_binding;
+#[cfg(not(test))]
+mod rs2_binding;
 
 /// # Safety
 /// Called by Node-API with a valid `env` and `exports` object, once per JS environment.

@@ -64,12 +64,7 @@ extern "C" {
         data: *mut c_void,
         result: *mut napi_value,
     ) -> napi_status;
-    pub fn napi_create_error(
-        env: napi_env,
-        code: napi_value,
-        msg: napi_value,
-        result: *mut napi_value,
-    ) -> napi_status;
+    pub fn napi_create_error(env: napi_env, code: napi_value, msg: napi_value, result: *mut napi_value) -> napi_status;
     pub fn napi_typeof(env: napi_env, value: napi_value, result: *mut i32) -> napi_status;
     pub fn napi_get_value_uint32(env: napi_env, value: napi_value, result: *mut u32) -> napi_status;
     pub fn napi_set_named_property(
@@ -149,7 +144,13 @@ extern "C" {
     pub fn napi_create_double(env: napi_env, value: f64, result: *mut napi_value) -> napi_status;
     pub fn napi_get_value_double(env: napi_env, value: napi_value, result: *mut f64) -> napi_status;
     // Used by hmacSha256Hex (digest_binding.rs).
-    pub fn napi_get_value_string_utf8(env: napi_env, value: napi_value, buf: *mut c_char, bufsize: usize, result: *mut usize) -> napi_status;
+    pub fn napi_get_value_string_utf8(
+        env: napi_env,
+        value: napi_value,
+        buf: *mut c_char,
+        bufsize: usize,
+        result: *mut usize,
+    ) -> napi_status;
     pub fn napi_create_arraybuffer(
         env: napi_env,
         byte_length: usize,
@@ -300,7 +301,9 @@ impl Env {
         }
         let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
         let (mut ab, mut offset) = (ptr::null_mut(), 0usize);
-        check(unsafe { napi_get_typedarray_info(self.0, value, &mut kind, &mut len, &mut data, &mut ab, &mut offset) })?;
+        check(unsafe {
+            napi_get_typedarray_info(self.0, value, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
+        })?;
         if kind != NAPI_UINT8_ARRAY && kind != NAPI_UINT8_CLAMPED_ARRAY {
             return Err(not_bytes());
         }
@@ -327,7 +330,10 @@ impl Env {
             check(unsafe { napi_check_object_type_tag(self.0, value, tag, &mut ok) })?;
         }
         if !ok {
-            return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} is not a handle created by this module")));
+            return Err(JsError::Type(
+                c"ERR_INVALID_ARG_TYPE",
+                format!("{what} is not a handle created by this module"),
+            ));
         }
         let mut data = ptr::null_mut();
         check(unsafe { napi_get_value_external(self.0, value, &mut data) })?;

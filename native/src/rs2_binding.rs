@@ -9,8 +9,12 @@
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
-use tusk_rs2::bcs::{parse_metadata, parse_sliver_bcs, sliver_bcs_len, write_sliver_frames, ParsedMetadata, SliverData};
-use tusk_rs2::{symbols_merkle_root, BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverRegion};
+use tusk_rs2::bcs::{
+    parse_metadata, parse_sliver_bcs, sliver_bcs_len, write_sliver_frames, ParsedMetadata, SliverData,
+};
+use tusk_rs2::{
+    symbols_merkle_root, BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverRegion,
+};
 
 use crate::napi::*;
 
@@ -192,7 +196,10 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
             Some(v) if !is_nullish(env, v)? => {
                 let given = env.bytes_mut(v, "out")?;
                 if given.len() < total {
-                    return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("out holds {} bytes, the encoding needs {total}", given.len())));
+                    return Err(JsError::Range(
+                        c"ERR_OUT_OF_RANGE",
+                        format!("out holds {} bytes, the encoding needs {total}", given.len()),
+                    ));
                 }
                 if overlapping(given, bytes) {
                     return Err(JsError::Range(c"ERR_INVALID_ARG_VALUE", "out overlaps data".into()));
@@ -259,7 +266,8 @@ unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi
             }
         }
         let pairs = required(pairs, "slivers")?;
-        let invalid = |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
+        let invalid =
+            |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
         let mut slivers: Vec<(u16, &[u8])> = Vec::new();
         for i in 0..env.array_length(pairs, "slivers")? {
             let entry = env.element(pairs, i)?;

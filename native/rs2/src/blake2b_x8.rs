@@ -59,14 +59,7 @@ pub fn available() -> bool {
 /// its bytes past `len` masked off).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-pub unsafe fn hash8(
-    prefix: u8,
-    input: &[u8],
-    base: usize,
-    stride: usize,
-    len: usize,
-    out: &mut [[u8; 32]],
-) {
+pub unsafe fn hash8(prefix: u8, input: &[u8], base: usize, stride: usize, len: usize, out: &mut [[u8; 32]]) {
     debug_assert!(out.len() >= LANES);
     debug_assert!(base + 7 * stride + len.div_ceil(8) * 8 <= input.len());
     let ptr = input.as_ptr().add(base);

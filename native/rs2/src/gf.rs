@@ -11,8 +11,8 @@ pub const ORDER: usize = 1 << BITS;
 pub const MODULUS: u16 = u16::MAX;
 const POLYNOMIAL: usize = 0x1002D;
 const CANTOR_BASIS: [u16; BITS] = [
-    0x0001, 0xACCA, 0x3C0E, 0x163E, 0xC582, 0xED2E, 0x914C, 0x4012, 0x6C98, 0x10D8, 0x6A72, 0xB900,
-    0xFDB8, 0xFB34, 0xFF38, 0x991E,
+    0x0001, 0xACCA, 0x3C0E, 0x163E, 0xC582, 0xED2E, 0x914C, 0x4012, 0x6C98, 0x10D8, 0x6A72, 0xB900, 0xFDB8, 0xFB34,
+    0xFF38, 0x991E,
 ];
 
 pub struct Tables {
@@ -39,11 +39,7 @@ pub fn add_mod(a: u16, b: u16) -> u16 {
 impl Tables {
     fn build() -> Tables {
         let (exp, log) = build_exp_log();
-        let mut t = Tables {
-            exp,
-            log,
-            skew: Box::new([]),
-        };
+        let mut t = Tables { exp, log, skew: Box::new([]) };
         t.skew = build_skew(&t);
         t
     }
@@ -168,8 +164,8 @@ mod tests {
         assert_eq!(
             &t.skew[..16],
             &[
-                65535, 65535, 21845, 65535, 17476, 21845, 34952, 65535, 56797, 17476, 30583, 21845,
-                48059, 34952, 13107, 65535
+                65535, 65535, 21845, 65535, 17476, 21845, 34952, 65535, 56797, 17476, 30583, 21845, 48059, 34952,
+                13107, 65535
             ]
         );
         for k in 0..16 {

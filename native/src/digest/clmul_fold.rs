@@ -39,10 +39,7 @@ pub const fn constants64(poly: u64) -> FoldConstants {
 /// Constants for a reflected 32-bit polynomial, its remainders embedded in the top 32 bits.
 pub const fn constants32(poly: u32) -> FoldConstants {
     const fn by(poly: u32, bytes: u32) -> Pair {
-        (
-            (xpow32(poly, 8 * bytes + 63) as u64) << 32,
-            (xpow32(poly, 8 * bytes - 1) as u64) << 32,
-        )
+        ((xpow32(poly, 8 * bytes + 63) as u64) << 32, (xpow32(poly, 8 * bytes - 1) as u64) << 32)
     }
     FoldConstants {
         by_128: by(poly, 128),

@@ -103,7 +103,10 @@ pub(crate) mod testing {
                 compress_lanes(kernel, &mut lanes);
             }
             let secs = t.elapsed().as_secs_f64();
-            println!("{name:>9} {n:>2} streams: {:7.0} MiB/s aggregate", (n * per_lane) as f64 / secs / (1 << 20) as f64);
+            println!(
+                "{name:>9} {n:>2} streams: {:7.0} MiB/s aggregate",
+                (n * per_lane) as f64 / secs / (1 << 20) as f64
+            );
         }
     }
 }

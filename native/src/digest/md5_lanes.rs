@@ -274,7 +274,14 @@ pub(super) mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for kernel in available_kernels() {
             // several SIMD passes, a last pass that is not full, single lanes
-            check_matches_one_by_one(&mut rng, 400, &[0, 0, 1, 2, 3, 15, 16, 17, 64, 399], kernel, compress_lanes, md5::compress_blocks);
+            check_matches_one_by_one(
+                &mut rng,
+                400,
+                &[0, 0, 1, 2, 3, 15, 16, 17, 64, 399],
+                kernel,
+                compress_lanes,
+                md5::compress_blocks,
+            );
         }
     }
 

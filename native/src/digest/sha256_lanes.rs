@@ -187,7 +187,14 @@ mod tests {
         let mut rng = Rng(0x5a5a_1234);
         for kernel in kernels() {
             // mostly equal lengths (the vector pass), some short and some long tails
-            check_matches_one_by_one(&mut rng, 300, &[0, 1, 3, 16, 16, 16, 16, 16, 17, 299], kernel, compress_lanes, sha256::compress_blocks);
+            check_matches_one_by_one(
+                &mut rng,
+                300,
+                &[0, 1, 3, 16, 16, 16, 16, 16, 17, 299],
+                kernel,
+                compress_lanes,
+                sha256::compress_blocks,
+            );
         }
     }
 
