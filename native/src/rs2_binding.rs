@@ -323,7 +323,7 @@ unsafe extern "C" fn rs2_rs_encode(env: napi_env, info: napi_callback_info) -> n
         let originals = env.bytes(required(originals, "originals")?, "originals")?;
         let k = env.get_u32(required(k, "originalCount")?, "originalCount")? as usize;
         let r = env.get_u32(required(r, "recoveryCount")?, "recoveryCount")? as usize;
-        let shard = if k == 0 { 0 } else { originals.len() / k };
+        let shard = originals.len().checked_div(k).unwrap_or(0);
         if k == 0 || r == 0 || k + r > 65536 || shard == 0 || shard % 2 != 0 || shard * k != originals.len() {
             return Err(JsError::Range(
                 c"ERR_OUT_OF_RANGE",

@@ -74,7 +74,8 @@ pub unsafe fn hash8(prefix: u8, input: &[u8], base: usize, stride: usize, len: u
             *row = _mm512_maskz_loadu_epi64(mask, ptr.add(lane * stride + 64 * c) as *const i64);
         }
         let mut words = transpose8(rows);
-        if len % 8 != 0 && dwords - 1 >= 8 * c && dwords - 1 < 8 * c + 8 {
+        // A partial last word, and it falls in this chunk: mask its bytes past `len` off.
+        if !len.is_multiple_of(8) && (dwords - 1) / 8 == c {
             let keep = (1u64 << ((len % 8) * 8)) - 1;
             let last = (dwords - 1) % 8;
             words[last] = _mm512_and_si512(words[last], _mm512_set1_epi64(keep as i64));

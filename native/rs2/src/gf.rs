@@ -114,11 +114,12 @@ fn build_exp_log() -> (Box<[u16]>, Box<[u16]>) {
 }
 
 /// `skew[x-1] = log(Ŵ_t(x ⊕ 2^t))`, t = trailing zeros of x (walrus.md §5.4 closed form).
+#[allow(clippy::needless_range_loop, reason = "the loops index rows k and k + 1 of one table as the formulas do")]
 fn build_skew(t: &Tables) -> Box<[u16]> {
     // w[t][b] = W_t(2^b); W_{t+1}(y) = W_t(y) ⊗ (W_t(y) ⊕ W_t(2^t)) since W_t is linear.
     let mut w = [[0u16; BITS]; BITS];
-    for b in 0..BITS {
-        w[0][b] = 1 << b;
+    for (b, w0b) in w[0].iter_mut().enumerate() {
+        *w0b = 1 << b;
     }
     for k in 0..BITS - 1 {
         let pivot = w[k][k];

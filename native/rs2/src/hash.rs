@@ -168,7 +168,7 @@ fn climb(leaf_hashes: &[Digest], width: usize, levels: Option<usize>, scratch: &
     }
     let even = |w: usize| w + (w & 1);
     let mut level: Vec<Digest>;
-    let mut cur: &[Digest] = if width % 2 == 0 {
+    let mut cur: &[Digest] = if width.is_multiple_of(2) {
         &leaf_hashes[..trees * width]
     } else {
         level = padded(leaf_hashes, trees, width, even(width));
@@ -187,7 +187,11 @@ fn climb(leaf_hashes: &[Digest], width: usize, levels: Option<usize>, scratch: &
         if done {
             return scratch.clone();
         }
-        level = if parents % 2 == 0 { std::mem::take(scratch) } else { padded(scratch, trees, parents, parents + 1) };
+        level = if parents.is_multiple_of(2) {
+            std::mem::take(scratch)
+        } else {
+            padded(scratch, trees, parents, parents + 1)
+        };
         cur = &level;
         w = parents;
     }

@@ -213,9 +213,9 @@ pub fn blob_id_to_base64url(id: &Digest) -> String {
 /// Plain Reed–Solomon encoding as reed-solomon-simd computes it: `originals` (k shards of
 /// `shard_bytes`, even) → `recovery_count` recovery shards, concatenated (§5.6).
 pub fn rs_encode(originals: &[u8], original_count: usize, recovery_count: usize) -> Vec<u8> {
-    assert!(original_count > 0 && originals.len() % original_count == 0);
+    assert!(original_count > 0 && originals.len().is_multiple_of(original_count));
     let shard_bytes = originals.len() / original_count;
-    assert!(shard_bytes % 2 == 0 && shard_bytes > 0, "shard size must be even");
+    assert!(shard_bytes.is_multiple_of(2) && shard_bytes > 0, "shard size must be even");
     let code = rs::RsCode::cached(original_count, recovery_count);
     let pk = packing::Packing::new(shard_bytes, 1);
     let len = pk.shard_len();

@@ -18,7 +18,7 @@ pub struct Packing {
 
 impl Packing {
     pub fn new(symbol_size: usize, count: usize) -> Packing {
-        debug_assert!(symbol_size % 2 == 0 && count > 0);
+        debug_assert!(symbol_size.is_multiple_of(2) && count > 0);
         Packing { full: symbol_size / 64 * 64, te: symbol_size % 64 / 2, count }
     }
 

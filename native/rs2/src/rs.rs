@@ -48,7 +48,8 @@ impl RsCode {
 
     /// The code for (k, r), built once per process (preparing its skew table costs ~1 ms).
     pub fn cached(k: usize, r: usize) -> Arc<RsCode> {
-        static CODES: OnceLock<Mutex<HashMap<(usize, usize), Arc<RsCode>>>> = OnceLock::new();
+        type Codes = Mutex<HashMap<(usize, usize), Arc<RsCode>>>;
+        static CODES: OnceLock<Codes> = OnceLock::new();
         let codes = CODES.get_or_init(Default::default);
         if let Some(code) = codes.lock().unwrap().get(&(k, r)) {
             return code.clone();
@@ -151,9 +152,9 @@ impl RsCode {
             }
         };
         let mut state = vec![0u8; n]; // 0 erased, 1 used, 2 known zero
-        for p in 0..n {
+        for (p, s) in state.iter_mut().enumerate() {
             if known_zero(p) {
-                state[p] = 2;
+                *s = 2;
             }
         }
         for &i in &used {
