@@ -23,6 +23,8 @@ const INIT: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
 /// constant back onto the critical path (it otherwise computes `f(b) + (a + m) + k`).
 #[inline(always)]
 fn opaque(mut v: u32) -> u32 {
+    // SAFETY: the template is an assembler comment: no instruction runs, and the options say so
+    // (pure, no memory, no stack, flags kept); the register only carries `v` through unchanged.
     #[cfg(target_arch = "x86_64")]
     unsafe {
         std::arch::asm!("/* {0:e} */", inout(reg) v, options(pure, nomem, nostack, preserves_flags));
