@@ -10,7 +10,8 @@ use crate::napi::*;
 
 /// keepLargeAllocations(mmapThreshold, trimThreshold, topPad): boolean — true once glibc took all three.
 unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<3>(env, info, |env, [mmap, trim, pad]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<3>(|env, [mmap, trim, pad]| {
         let mmap = env.get_u32(required(mmap, "mmapThreshold")?, "mmapThreshold")?;
         let trim = env.get_u32(required(trim, "trimThreshold")?, "trimThreshold")?;
         let pad = env.get_u32(required(pad, "topPad")?, "topPad")?;
@@ -18,6 +19,8 @@ unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_i
             i32::try_from(v).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("{v} is above 2^31 - 1")))
         };
         let (mmap, trim, pad) = (as_int(mmap)?, as_int(trim)?, as_int(pad)?);
+        // SAFETY: mallopt takes plain integers and only retunes glibc's allocator, under its own
+        // lock; it touches no memory of ours.
         let ok = unsafe {
             libc::mallopt(libc::M_MMAP_THRESHOLD, mmap) == 1
                 && libc::mallopt(libc::M_TRIM_THRESHOLD, trim) == 1
@@ -27,7 +30,7 @@ unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_i
     })
 }
 
-pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+pub fn register(env: Env<'_>, exports: napi_value) -> JsResult<()> {
     let name: &CStr = c"keepLargeAllocations";
     env.set(exports, name, env.function(name, keep_large_allocations)?)
 }
