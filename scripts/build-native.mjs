@@ -102,7 +102,7 @@ export function ensureDebianPackages(packages) {
 }
 
 /** PATH with rustup's default bin directory appended, for shells that did not source it. */
-function pathWithCargo() {
+export function pathWithCargo() {
   const cargoBin = join(process.env.CARGO_HOME ?? join(homedir(), '.cargo'), 'bin');
   return [process.env.PATH ?? '', cargoBin].join(delimiter);
 }

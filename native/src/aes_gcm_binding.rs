@@ -52,6 +52,7 @@ fn openssl_failed(what: &str) -> JsError {
 
 /// One EVP context keyed for a call; each block only sets its nonce.
 struct Gcm {
+    /// Non-null, owned: made by `EVP_CIPHER_CTX_new` in `Gcm::new`, freed once in `drop`.
     ctx: *mut EvpCipherCtx,
     encrypt: c_int,
     prefix: [u8; PREFIX_BYTES],
@@ -60,6 +61,7 @@ struct Gcm {
 
 impl Drop for Gcm {
     fn drop(&mut self) {
+        // SAFETY: `ctx` is this Gcm's own context (see the field), freed only here.
         unsafe { EVP_CIPHER_CTX_free(self.ctx) };
     }
 }
@@ -72,13 +74,20 @@ impl Gcm {
         if prefix.len() != PREFIX_BYTES {
             return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("nonce prefix must be {PREFIX_BYTES} bytes")));
         }
+        // SAFETY: takes no arguments; the result is checked for null below.
         let ctx = unsafe { EVP_CIPHER_CTX_new() };
         if ctx.is_null() {
             return Err(openssl_failed("context"));
         }
-        let gcm = Gcm { ctx, encrypt: encrypt as c_int, prefix: prefix.try_into().expect("checked"), aad: aad.to_vec() };
+        let gcm =
+            Gcm { ctx, encrypt: encrypt as c_int, prefix: prefix.try_into().expect("checked"), aad: aad.to_vec() };
         // the default nonce length of GCM in OpenSSL is the 12 bytes used here
-        let ok = unsafe { EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), ptr::null_mut(), key.as_ptr(), ptr::null(), gcm.encrypt) };
+        // SAFETY: `ctx` is the live context just made (now owned by `gcm`); EVP_aes_256_gcm()
+        // returns a static cipher; OpenSSL copies the 32 key bytes (length checked above) from
+        // `key`, borrowed for the call; no engine, no IV yet (null is allowed for both).
+        let ok = unsafe {
+            EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), ptr::null_mut(), key.as_ptr(), ptr::null(), gcm.encrypt)
+        };
         if ok != 1 {
             return Err(openssl_failed("key setup"));
         }
@@ -91,9 +100,13 @@ impl Gcm {
         nonce[..PREFIX_BYTES].copy_from_slice(&self.prefix);
         nonce[PREFIX_BYTES..].copy_from_slice(&index.to_be_bytes());
         let mut outl = 0;
+        // SAFETY: `self.ctx` is live and keyed (Gcm::new); the nonce is 12 bytes, the GCM IV
+        // length the context has by default; with a null output, EVP_CipherUpdate takes
+        // `self.aad` (its own length) as AAD and writes nothing but `outl`.
         unsafe {
             if EVP_CipherInit_ex(self.ctx, ptr::null(), ptr::null_mut(), ptr::null(), nonce.as_ptr(), self.encrypt) != 1
-                || EVP_CipherUpdate(self.ctx, ptr::null_mut(), &mut outl, self.aad.as_ptr(), self.aad.len() as c_int) != 1
+                || EVP_CipherUpdate(self.ctx, ptr::null_mut(), &mut outl, self.aad.as_ptr(), self.aad.len() as c_int)
+                    != 1
             {
                 return Err(openssl_failed("nonce setup"));
             }
@@ -103,8 +116,13 @@ impl Gcm {
 
     /// Encrypts or decrypts `input` into `out` (same length).
     fn update(&self, input: &[u8], out: &mut [u8]) -> JsResult<()> {
+        assert_eq!(input.len(), out.len(), "GCM output is as long as its input");
         let mut outl = 0;
-        let ok = unsafe { EVP_CipherUpdate(self.ctx, out.as_mut_ptr(), &mut outl, input.as_ptr(), input.len() as c_int) };
+        // SAFETY: `self.ctx` is live and keyed (Gcm::new). GCM is a stream mode, so OpenSSL
+        // writes exactly as many bytes as it reads: at most `input.len()` (also when the `as
+        // c_int` truncates), which `out` has (asserted above).
+        let ok =
+            unsafe { EVP_CipherUpdate(self.ctx, out.as_mut_ptr(), &mut outl, input.as_ptr(), input.len() as c_int) };
         if ok != 1 || outl as usize != input.len() {
             return Err(openssl_failed("update"));
         }
@@ -115,11 +133,33 @@ impl Gcm {
     fn finish(&self) -> bool {
         let mut outl = 0;
         let mut none = [0u8; TAG_BYTES];
+        // SAFETY: `self.ctx` is live and keyed (Gcm::new); GCM's final step writes no bytes (a
+        // block cipher's would write at most one block: `none` has room for 16).
         unsafe { EVP_CipherFinal_ex(self.ctx, none.as_mut_ptr(), &mut outl) == 1 }
     }
 
-    fn tag(&self, kind: c_int, tag: *mut u8) -> JsResult<()> {
-        let ok = unsafe { EVP_CIPHER_CTX_ctrl(self.ctx, kind, TAG_BYTES as c_int, tag.cast()) };
+    /// Copies the tag of the block just sealed into `tag` (TAG_BYTES long).
+    fn get_tag(&self, tag: &mut [u8]) -> JsResult<()> {
+        assert_eq!(tag.len(), TAG_BYTES);
+        // SAFETY: `self.ctx` is live (Gcm::new); OpenSSL writes TAG_BYTES bytes into `tag`, which
+        // has exactly that many (asserted above).
+        let ok =
+            unsafe { EVP_CIPHER_CTX_ctrl(self.ctx, EVP_CTRL_GCM_GET_TAG, TAG_BYTES as c_int, tag.as_mut_ptr().cast()) };
+        if ok != 1 {
+            return Err(openssl_failed("tag"));
+        }
+        Ok(())
+    }
+
+    /// Sets the tag the block being opened must have (TAG_BYTES long).
+    fn set_tag(&self, tag: &[u8]) -> JsResult<()> {
+        assert_eq!(tag.len(), TAG_BYTES);
+        // SAFETY: `self.ctx` is live (Gcm::new); OpenSSL copies TAG_BYTES bytes from `tag`, which
+        // has exactly that many (asserted above), and does not write through the pointer despite
+        // its `void *` type.
+        let ok = unsafe {
+            EVP_CIPHER_CTX_ctrl(self.ctx, EVP_CTRL_GCM_SET_TAG, TAG_BYTES as c_int, tag.as_ptr().cast_mut().cast())
+        };
         if ok != 1 {
             return Err(openssl_failed("tag"));
         }
@@ -130,15 +170,20 @@ impl Gcm {
 /// Both calls' arguments (key, noncePrefix, firstBlock, aad, blockSize, input, output): a keyed
 /// context, the first block's index, the block size, and the input and output bytes, which must
 /// not overlap.
-struct Call<'a> {
+struct Call<'cb> {
     gcm: Gcm,
     first: u32,
     bs: usize,
-    input: &'a [u8],
-    output: &'a mut [u8],
+    input: &'cb [u8],
+    output: &'cb mut [u8],
 }
 
-fn call_args<'a>(env: Env, args: [Option<napi_value>; 7], names: [&str; 2], encrypt: bool) -> JsResult<Call<'a>> {
+fn call_args<'cb>(
+    env: Env<'cb>,
+    args: [Option<napi_value>; 7],
+    names: [&str; 2],
+    encrypt: bool,
+) -> JsResult<Call<'cb>> {
     let [key, prefix, first, aad, bs, input, output] = args;
     let gcm = Gcm::new(
         env.bytes(required(key, "key")?, "key")?,
@@ -149,14 +194,17 @@ fn call_args<'a>(env: Env, args: [Option<napi_value>; 7], names: [&str; 2], encr
     let first = env.get_u32(required(first, "firstBlock")?, "firstBlock")?;
     let bs = block_size(env, bs)?;
     let input = env.bytes(required(input, names[0])?, names[0])?;
-    let output = env.bytes_mut(required(output, names[1])?, names[1])?;
+    // SAFETY: of the other slices of this call, only `input` is still live (the key, prefix and
+    // AAD were copied by Gcm::new), and it is checked against `output` just below before either
+    // is read or written.
+    let output = unsafe { env.bytes_mut(required(output, names[1])?, names[1]) }?;
     if overlapping(input, output) {
         return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("{} and {} overlap", names[0], names[1])));
     }
     Ok(Call { gcm, first, bs, input, output })
 }
 
-fn block_size(env: Env, value: Option<napi_value>) -> JsResult<usize> {
+fn block_size(env: Env<'_>, value: Option<napi_value>) -> JsResult<usize> {
     let n = env.get_u32(required(value, "blockSize")?, "blockSize")? as usize;
     if n == 0 || n > BLOCK_MAX {
         return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("blockSize must be 1..={BLOCK_MAX}")));
@@ -175,11 +223,15 @@ fn block_numbers_fit(first: u32, blocks: usize) -> JsResult<()> {
 /// `plain` as blocks `firstBlock`, `firstBlock + 1`, … (every one `blockSize` bytes but the last,
 /// which may be shorter) into `sealed`, which must be exactly as long as the sealed blocks.
 unsafe extern "C" fn gcm_seal_blocks(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<7>(env, info, |env, args| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<7>(|env, args| {
         let Call { gcm, first, bs, input: plain, output: sealed } = call_args(env, args, ["plain", "sealed"], true)?;
         let blocks = plain.len().div_ceil(bs);
         if sealed.len() != plain.len() + blocks * TAG_BYTES {
-            return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("sealed must be {} bytes", plain.len() + blocks * TAG_BYTES)));
+            return Err(JsError::Range(
+                c"ERR_OUT_OF_RANGE",
+                format!("sealed must be {} bytes", plain.len() + blocks * TAG_BYTES),
+            ));
         }
         block_numbers_fit(first, blocks)?;
         for (i, (text, out)) in plain.chunks(bs).zip(sealed.chunks_mut(bs + TAG_BYTES)).enumerate() {
@@ -189,7 +241,7 @@ unsafe extern "C" fn gcm_seal_blocks(env: napi_env, info: napi_callback_info) ->
             if !gcm.finish() {
                 return Err(openssl_failed("final"));
             }
-            gcm.tag(EVP_CTRL_GCM_GET_TAG, tag.as_mut_ptr())?;
+            gcm.get_tag(tag)?;
         }
         env.undefined()
     })
@@ -200,7 +252,8 @@ unsafe extern "C" fn gcm_seal_blocks(env: napi_env, info: napi_callback_info) ->
 /// and returns how many were authentic: fewer than all means the next one failed its tag, and its
 /// bytes in `plain` are zeroed. `plain` needs room for every block's plaintext.
 unsafe extern "C" fn gcm_open_blocks(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<7>(env, info, |env, args| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<7>(|env, args| {
         let Call { gcm, first, bs, input: sealed, output: plain } = call_args(env, args, ["sealed", "plain"], false)?;
         let blocks = sealed.len().div_ceil(bs + TAG_BYTES);
         let last = sealed.len() - (blocks.max(1) - 1) * (bs + TAG_BYTES);
@@ -217,7 +270,7 @@ unsafe extern "C" fn gcm_open_blocks(env: napi_env, info: napi_callback_info) ->
             let out = &mut plain[at..at + cipher_text.len()];
             gcm.begin(first + i as u32)?;
             gcm.update(cipher_text, out)?;
-            gcm.tag(EVP_CTRL_GCM_SET_TAG, tag.as_ptr().cast_mut())?;
+            gcm.set_tag(tag)?;
             if !gcm.finish() {
                 out.fill(0);
                 return env.u32(i as u32);
@@ -228,7 +281,7 @@ unsafe extern "C" fn gcm_open_blocks(env: napi_env, info: napi_callback_info) ->
     })
 }
 
-pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+pub fn register(env: Env<'_>, exports: napi_value) -> JsResult<()> {
     let functions: [(&std::ffi::CStr, napi_callback); 2] =
         [(c"gcmSealBlocks", gcm_seal_blocks), (c"gcmOpenBlocks", gcm_open_blocks)];
     for (name, cb) in functions {

@@ -12,12 +12,17 @@ use crate::napi::*;
 
 /// keepLargeAllocations(mmapThreshold, trimThreshold, topPad): boolean — true once glibc took all three.
 unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<3>(env, info, |env, [mmap, trim, pad]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<3>(|env, [mmap, trim, pad]| {
         let mmap = env.get_u32(required(mmap, "mmapThreshold")?, "mmapThreshold")?;
         let trim = env.get_u32(required(trim, "trimThreshold")?, "trimThreshold")?;
         let pad = env.get_u32(required(pad, "topPad")?, "topPad")?;
-        let as_int = |v: u32| i32::try_from(v).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("{v} is above 2^31 - 1")));
+        let as_int = |v: u32| {
+            i32::try_from(v).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("{v} is above 2^31 - 1")))
+        };
         let (mmap, trim, pad) = (as_int(mmap)?, as_int(trim)?, as_int(pad)?);
+        // SAFETY: mallopt takes plain integers and only retunes glibc's allocator, under its own
+        // lock; it touches no memory of ours.
         let ok = unsafe {
             libc::mallopt(libc::M_MMAP_THRESHOLD, mmap) == 1
                 && libc::mallopt(libc::M_TRIM_THRESHOLD, trim) == 1
@@ -32,7 +37,8 @@ unsafe extern "C" fn keep_large_allocations(env: napi_env, info: napi_callback_i
 /// them otherwise). It takes 100–300 ms under load, so it runs on no JavaScript thread. Once per
 /// process: true when this call started the thread, false when one already runs.
 unsafe extern "C" fn trim_free_memory_every(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<1>(env, info, |env, [interval]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<1>(|env, [interval]| {
         let ms = env.get_u32(required(interval, "intervalMs")?, "intervalMs")?;
         if ms == 0 {
             return Err(JsError::Range(c"ERR_OUT_OF_RANGE", "intervalMs must be above 0".into()));
@@ -53,7 +59,7 @@ unsafe extern "C" fn trim_free_memory_every(env: napi_env, info: napi_callback_i
     })
 }
 
-pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+pub fn register(env: Env<'_>, exports: napi_value) -> JsResult<()> {
     let name: &CStr = c"keepLargeAllocations";
     env.set(exports, name, env.function(name, keep_large_allocations)?)?;
     let name: &CStr = c"trimFreeMemoryEvery";

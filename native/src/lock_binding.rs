@@ -9,10 +9,13 @@ use crate::napi::*;
 /// lockFile(fd: number): boolean — true once the lock is held, false when another open file
 /// description (another process, or another open in this one) holds it; other errors throw.
 unsafe extern "C" fn lock_file(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<1>(env, info, |env, [fd]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<1>(|env, [fd]| {
         let fd = env.get_u32(required(fd, "fd")?, "fd")?;
         let fd = i32::try_from(fd).map_err(|_| JsError::Range(c"ERR_OUT_OF_RANGE", format!("invalid fd {fd}")))?;
         loop {
+            // SAFETY: flock takes a descriptor number and flags and touches no memory; a number
+            // that is not an open descriptor fails with EBADF (an error thrown below).
             if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0 {
                 return env.boolean(true);
             }
@@ -26,7 +29,7 @@ unsafe extern "C" fn lock_file(env: napi_env, info: napi_callback_info) -> napi_
     })
 }
 
-pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+pub fn register(env: Env<'_>, exports: napi_value) -> JsResult<()> {
     let name: &CStr = c"lockFile";
     env.set(exports, name, env.function(name, lock_file)?)
 }

@@ -2,9 +2,31 @@
 //! safe wrappers. The `napi` crate is not packaged by Debian, so the declarations live here.
 //! The symbols are resolved from the node process when it loads the `.node` file (Linux allows
 //! undefined symbols in a shared object; macOS needs `-undefined dynamic_lookup`, see build.rs).
+//!
+//! # Soundness
+//! The `// SAFETY:` comments of the bindings rest on these facts and rules:
+//! - Node-API calls a function this module gives it (a JS function's callback, the module
+//!   registration, an async work's `complete`, a finalizer) on the JS thread of its `napi_env`,
+//!   with that live env. The handles (`napi_value`) it passes, and those made during the call,
+//!   stay valid until the call returns and its handle scope closes. [`Env`] is that env for one
+//!   such call: its lifetime `'cb` ends with the call, and it is made only by [`with_env`] and
+//!   [`JsCall::run`], so what it hands out (an argument's bytes, a new ArrayBuffer's memory)
+//!   cannot outlive the call. `Env` holds a raw pointer, so it is neither `Send` nor `Sync`: it
+//!   never leaves the JS thread.
+//! - A `napi_value` is only used with the env it came from and within the call that has it; one
+//!   that must live on is held through a `napi_ref` (see `hashersUpdateManyAsync`). The types do
+//!   not check this: `napi_value` is a raw handle.
+//! - The bytes of a Buffer / Uint8Array argument are the JS engine's memory. They stay in place
+//!   while the array is reachable (a handle of the call, or a `napi_ref`) and its ArrayBuffer is
+//!   neither detached nor resized. The callers of this module (src/native.ts and the code that
+//!   calls it) pass arrays backed by non-shared ArrayBuffers and do not detach, resize or write
+//!   to them while a call runs (nor, for `hashersUpdateManyAsync`, until its promise settles).
+//!   No JS runs during a call except through a Node-API call that may run user code (a getter
+//!   reached by `napi_get_element`, a setter on `Object.prototype`), which they do not install.
 #![allow(non_camel_case_types)]
 
 use std::ffi::{c_char, c_void, CStr};
+use std::marker::PhantomData;
 use std::ptr;
 
 #[repr(C)]
@@ -64,12 +86,7 @@ extern "C" {
         data: *mut c_void,
         result: *mut napi_value,
     ) -> napi_status;
-    pub fn napi_create_error(
-        env: napi_env,
-        code: napi_value,
-        msg: napi_value,
-        result: *mut napi_value,
-    ) -> napi_status;
+    pub fn napi_create_error(env: napi_env, code: napi_value, msg: napi_value, result: *mut napi_value) -> napi_status;
     pub fn napi_typeof(env: napi_env, value: napi_value, result: *mut i32) -> napi_status;
     pub fn napi_get_value_uint32(env: napi_env, value: napi_value, result: *mut u32) -> napi_status;
     pub fn napi_set_named_property(
@@ -149,7 +166,13 @@ extern "C" {
     pub fn napi_create_double(env: napi_env, value: f64, result: *mut napi_value) -> napi_status;
     pub fn napi_get_value_double(env: napi_env, value: napi_value, result: *mut f64) -> napi_status;
     // Used by hmacSha256Hex (digest_binding.rs).
-    pub fn napi_get_value_string_utf8(env: napi_env, value: napi_value, buf: *mut c_char, bufsize: usize, result: *mut usize) -> napi_status;
+    pub fn napi_get_value_string_utf8(
+        env: napi_env,
+        value: napi_value,
+        buf: *mut c_char,
+        bufsize: usize,
+        result: *mut usize,
+    ) -> napi_status;
     pub fn napi_create_arraybuffer(
         env: napi_env,
         byte_length: usize,
@@ -176,8 +199,8 @@ extern "C" {
     ) -> napi_status;
 }
 
-/// Why a callback failed. `Pending` means a JS exception is already pending (a napi call
-/// failed); the others become a thrown `TypeError`/`RangeError`/`Error` with `code`.
+/// Why a callback failed. `Status` means a Node-API call failed (a JS exception may be pending);
+/// the others become a thrown `TypeError`/`RangeError`/`Error` with `code`.
 #[derive(Debug)]
 pub enum JsError {
     Status(napi_status),
@@ -197,63 +220,94 @@ pub fn check(status: napi_status) -> JsResult<()> {
     }
 }
 
-/// A borrowed `napi_env`, valid for the duration of one callback on the JS thread.
+/// The `napi_env` of one call from Node-API, on its JS thread; `'cb` is that call (see the
+/// module's Soundness section). Made only by [`with_env`] and [`JsCall::run`].
 #[derive(Clone, Copy)]
-pub struct Env(pub napi_env);
+pub struct Env<'cb> {
+    raw: napi_env,
+    call: PhantomData<&'cb ()>,
+}
 
-impl Env {
+/// Runs `f` with `raw` as an [`Env`] whose lifetime ends when `f` returns.
+///
+/// # Safety
+/// `raw` is the env that Node-API passed to the function calling this one, which runs on the
+/// env's JS thread and has not returned.
+pub unsafe fn with_env<R>(raw: napi_env, f: impl for<'cb> FnOnce(Env<'cb>) -> R) -> R {
+    f(Env { raw, call: PhantomData })
+}
+
+impl<'cb> Env<'cb> {
+    /// The env, for a Node-API call that has no wrapper here; it is live until `'cb` ends.
+    pub fn raw(self) -> napi_env {
+        self.raw
+    }
+
     pub fn undefined(self) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_get_undefined(self.0, &mut v) })?;
+        // SAFETY: `self.raw` is live on this thread for 'cb (Env); `v` is a local to write to.
+        check(unsafe { napi_get_undefined(self.raw, &mut v) })?;
         Ok(v)
     }
 
     pub fn object(self) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_object(self.0, &mut v) })?;
+        // SAFETY: `self.raw` is live on this thread for 'cb (Env); `v` is a local to write to.
+        check(unsafe { napi_create_object(self.raw, &mut v) })?;
         Ok(v)
     }
 
     pub fn boolean(self, b: bool) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_get_boolean(self.0, b, &mut v) })?;
+        // SAFETY: `self.raw` is live on this thread for 'cb (Env); `v` is a local to write to.
+        check(unsafe { napi_get_boolean(self.raw, b, &mut v) })?;
         Ok(v)
     }
 
     pub fn u32(self, n: u32) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_uint32(self.0, n, &mut v) })?;
+        // SAFETY: `self.raw` is live on this thread for 'cb (Env); `v` is a local to write to.
+        check(unsafe { napi_create_uint32(self.raw, n, &mut v) })?;
         Ok(v)
     }
 
     pub fn bigint_u64(self, n: u64) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_bigint_uint64(self.0, n, &mut v) })?;
+        // SAFETY: `self.raw` is live on this thread for 'cb (Env); `v` is a local to write to.
+        check(unsafe { napi_create_bigint_uint64(self.raw, n, &mut v) })?;
         Ok(v)
     }
 
     pub fn string(self, s: &str) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len(), &mut v) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); Node reads exactly `s.len()` bytes of UTF-8
+        // from `s`, which is borrowed for the call (no NUL needed with an explicit length).
+        check(unsafe { napi_create_string_utf8(self.raw, s.as_ptr().cast(), s.len(), &mut v) })?;
         Ok(v)
     }
 
     pub fn buffer_copy(self, bytes: &[u8]) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
         let mut out = ptr::null_mut();
-        check(unsafe { napi_create_buffer_copy(self.0, bytes.len(), bytes.as_ptr().cast(), &mut out, &mut v) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); Node copies `bytes.len()` bytes from `bytes`,
+        // borrowed for the call, into a new Buffer; `out` and `v` are locals to write to.
+        check(unsafe { napi_create_buffer_copy(self.raw, bytes.len(), bytes.as_ptr().cast(), &mut out, &mut v) })?;
         Ok(v)
     }
 
     pub fn set(self, object: napi_value, name: &CStr, value: napi_value) -> JsResult<()> {
-        check(unsafe { napi_set_named_property(self.0, object, name.as_ptr(), value) })
+        // SAFETY: `self.raw` is live for 'cb (Env); `object` and `value` are handles of this call;
+        // `name` is a NUL-terminated string borrowed for the call.
+        check(unsafe { napi_set_named_property(self.raw, object, name.as_ptr(), value) })
     }
 
     pub fn function(self, name: &CStr, cb: napi_callback) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
         let bytes = name.to_bytes();
+        // SAFETY: `self.raw` is live for 'cb (Env); Node copies the `bytes.len()` bytes of the
+        // name; `cb` is a Node-API callback of this module, with no data pointer.
         check(unsafe {
-            napi_create_function(self.0, bytes.as_ptr().cast(), bytes.len(), cb, ptr::null_mut(), &mut v)
+            napi_create_function(self.raw, bytes.as_ptr().cast(), bytes.len(), cb, ptr::null_mut(), &mut v)
         })?;
         Ok(v)
     }
@@ -261,46 +315,70 @@ impl Env {
     pub fn is_undefined_or_absent(self, value: Option<napi_value>) -> JsResult<bool> {
         let Some(value) = value else { return Ok(true) };
         let mut t = 0;
-        check(unsafe { napi_typeof(self.0, value, &mut t) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `value` is a handle of this call; `t` is a
+        // local to write to.
+        check(unsafe { napi_typeof(self.raw, value, &mut t) })?;
         Ok(t == 0)
     }
 
     /// A uint32 argument; a non-number or a value out of range is a TypeError/RangeError.
     pub fn get_u32(self, value: napi_value, what: &str) -> JsResult<u32> {
         let mut n = 0u32;
-        let status = unsafe { napi_get_value_uint32(self.0, value, &mut n) };
+        // SAFETY: `self.raw` is live for 'cb (Env); `value` is a handle of this call; `n` is a
+        // local to write to.
+        let status = unsafe { napi_get_value_uint32(self.raw, value, &mut n) };
         if status != NAPI_OK {
             return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be a number")));
         }
         Ok(n)
     }
 
-    /// The bytes of a Uint8Array (Buffer included). The slice aliases JS memory: it is valid as
-    /// long as the array is alive and not detached, and must not outlive the current callback
-    /// unless the caller holds a reference to the array.
-    pub fn bytes<'a>(self, value: napi_value, what: &str) -> JsResult<&'a [u8]> {
+    /// The bytes of a Uint8Array (Buffer included), borrowed for this call.
+    pub fn bytes(self, value: napi_value, what: &str) -> JsResult<&'cb [u8]> {
         let (data, len) = self.typed_bytes(value, what)?;
-        Ok(if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(data, len) } })
+        if len == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: `data` is the array's first byte (Node adds its byte offset) and the array
+        // views `len` bytes (one byte per element: a Uint8Array) of its ArrayBuffer's live
+        // allocation. `value` is a handle of this call, so the array stays reachable for 'cb, and
+        // the callers neither detach, resize nor write to it meanwhile (module doc, Soundness).
+        Ok(unsafe { std::slice::from_raw_parts(data, len) })
     }
 
-    /// The bytes of a Uint8Array to write into, with the same lifetime rules as [`Env::bytes`].
-    /// Two such slices (or one and a [`Env::bytes`] slice) may alias the same JS memory: callers
-    /// that take several check that they do not overlap ([`overlapping`]).
-    pub fn bytes_mut<'a>(self, value: napi_value, what: &str) -> JsResult<&'a mut [u8]> {
+    /// The bytes of a Uint8Array to write into, borrowed for this call like [`Env::bytes`].
+    ///
+    /// # Safety
+    /// Two JS arguments may be views of one ArrayBuffer, so this slice may alias another slice
+    /// taken in the same call ([`Env::bytes`] or this): the caller checks it against each of them
+    /// with [`overlapping`] and reads or writes none of them unless they are disjoint.
+    pub unsafe fn bytes_mut(self, value: napi_value, what: &str) -> JsResult<&'cb mut [u8]> {
         let (data, len) = self.typed_bytes(value, what)?;
-        Ok(if len == 0 { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(data, len) } })
+        if len == 0 {
+            return Ok(&mut []);
+        }
+        // SAFETY: as in `bytes`: `len` bytes from `data` lie in the array's ArrayBuffer, which
+        // stays in place for 'cb; no one else writes to them during the call (module doc), and
+        // the caller keeps other slices of this call off them (this function's contract).
+        Ok(unsafe { std::slice::from_raw_parts_mut(data, len) })
     }
 
     fn typed_bytes(self, value: napi_value, what: &str) -> JsResult<(*mut u8, usize)> {
         let mut is = false;
-        check(unsafe { napi_is_typedarray(self.0, value, &mut is) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `value` is a handle of this call; `is` is a
+        // local to write to.
+        check(unsafe { napi_is_typedarray(self.raw, value, &mut is) })?;
         let not_bytes = || JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be a Buffer or Uint8Array"));
         if !is {
             return Err(not_bytes());
         }
         let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
         let (mut ab, mut offset) = (ptr::null_mut(), 0usize);
-        check(unsafe { napi_get_typedarray_info(self.0, value, &mut kind, &mut len, &mut data, &mut ab, &mut offset) })?;
+        // SAFETY: `value` is a typed array (checked above) and a handle of this call; the five
+        // out-parameters are locals of the types node_api.h gives them.
+        check(unsafe {
+            napi_get_typedarray_info(self.raw, value, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
+        })?;
         if kind != NAPI_UINT8_ARRAY && kind != NAPI_UINT8_CLAMPED_ARRAY {
             return Err(not_bytes());
         }
@@ -310,68 +388,107 @@ impl Env {
         Ok((data as *mut u8, len))
     }
 
-    /// Wraps `value` in a JS external tagged with `tag`; `finalize` runs when it is collected.
-    pub fn external(self, data: *mut c_void, finalize: napi_finalize, tag: &napi_type_tag) -> JsResult<napi_value> {
+    /// Moves `data` into a new JS external tagged with `tag`; it is dropped when the external is
+    /// collected (or here, if the external cannot be made).
+    pub fn external<T: 'static>(self, data: Box<T>, tag: &napi_type_tag) -> JsResult<napi_value> {
+        /// The external's finalizer: takes back and drops the box [`Env::external`] gave it.
+        unsafe extern "C" fn drop_box<T>(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
+            // SAFETY: `data` is the pointer `Env::external` made with `Box::<T>::into_raw` for this
+            // external; Node-API calls the finalizer once, when no handle to the external is left.
+            drop(unsafe { Box::from_raw(data.cast::<T>()) });
+        }
+        let raw = Box::into_raw(data);
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_external(self.0, data, Some(finalize), ptr::null_mut(), &mut v) })?;
-        check(unsafe { napi_type_tag_object(self.0, v, tag) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `raw` is a valid pointer that the external
+        // owns from now on, freed by `drop_box::<T>`, which matches its type.
+        let created =
+            check(unsafe { napi_create_external(self.raw, raw.cast(), Some(drop_box::<T>), ptr::null_mut(), &mut v) });
+        if let Err(e) = created {
+            // SAFETY: no external was made, so nothing else has `raw`: the box is still ours.
+            drop(unsafe { Box::from_raw(raw) });
+            return Err(e);
+        }
+        // SAFETY: `v` is the external just made, a handle of this call; `tag` is borrowed for the
+        // call (Node copies it).
+        check(unsafe { napi_type_tag_object(self.raw, v, tag) })?;
         Ok(v)
     }
 
     /// The pointer inside an external created by [`Env::external`] with the same `tag`.
     pub fn unwrap_external(self, value: napi_value, tag: &napi_type_tag, what: &str) -> JsResult<*mut c_void> {
         let mut t = 0;
-        check(unsafe { napi_typeof(self.0, value, &mut t) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `value` is a handle of this call; `t` is a
+        // local to write to.
+        check(unsafe { napi_typeof(self.raw, value, &mut t) })?;
         let mut ok = false;
         if t == NAPI_EXTERNAL {
-            check(unsafe { napi_check_object_type_tag(self.0, value, tag, &mut ok) })?;
+            // SAFETY: as above; `tag` is borrowed for the call; `ok` is a local to write to.
+            check(unsafe { napi_check_object_type_tag(self.raw, value, tag, &mut ok) })?;
         }
         if !ok {
-            return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} is not a handle created by this module")));
+            return Err(JsError::Type(
+                c"ERR_INVALID_ARG_TYPE",
+                format!("{what} is not a handle created by this module"),
+            ));
         }
         let mut data = ptr::null_mut();
-        check(unsafe { napi_get_value_external(self.0, value, &mut data) })?;
+        // SAFETY: `value` is an external (checked above) and a handle of this call; `data` is a
+        // local to write to.
+        check(unsafe { napi_get_value_external(self.raw, value, &mut data) })?;
         Ok(data)
     }
 
     /// The length of a JS array; anything else is a TypeError.
     pub fn array_length(self, value: napi_value, what: &str) -> JsResult<u32> {
         let mut is = false;
-        check(unsafe { napi_is_array(self.0, value, &mut is) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `value` is a handle of this call; `is` is a
+        // local to write to.
+        check(unsafe { napi_is_array(self.raw, value, &mut is) })?;
         if !is {
             return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be an array")));
         }
         let mut len = 0;
-        check(unsafe { napi_get_array_length(self.0, value, &mut len) })?;
+        // SAFETY: `value` is an array (checked above) and a handle of this call; `len` is a local.
+        check(unsafe { napi_get_array_length(self.raw, value, &mut len) })?;
         Ok(len)
     }
 
     pub fn element(self, array: napi_value, index: u32) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_get_element(self.0, array, index, &mut v) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `array` is a handle of this call; `v` is a
+        // local to write to.
+        check(unsafe { napi_get_element(self.raw, array, index, &mut v) })?;
         Ok(v)
     }
 
     pub fn array(self, length: usize) -> JsResult<napi_value> {
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_array_with_length(self.0, length, &mut v) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `v` is a local to write to.
+        check(unsafe { napi_create_array_with_length(self.raw, length, &mut v) })?;
         Ok(v)
     }
 
     pub fn set_element(self, array: napi_value, index: u32, value: napi_value) -> JsResult<()> {
-        check(unsafe { napi_set_element(self.0, array, index, value) })
+        // SAFETY: `self.raw` is live for 'cb (Env); `array` and `value` are handles of this call.
+        check(unsafe { napi_set_element(self.raw, array, index, value) })
     }
 
+    /// A strong reference to `value` (count 1), which keeps it alive past this call until it is
+    /// deleted with `napi_delete_reference`.
     pub fn reference(self, value: napi_value) -> JsResult<napi_ref> {
         let mut r = ptr::null_mut();
-        check(unsafe { napi_create_reference(self.0, value, 1, &mut r) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `value` is a handle of this call; `r` is a
+        // local to write to.
+        check(unsafe { napi_create_reference(self.raw, value, 1, &mut r) })?;
         Ok(r)
     }
 
     pub fn error(self, code: &str, message: &str) -> JsResult<napi_value> {
         let (code, message) = (self.string(code)?, self.string(message)?);
         let mut v = ptr::null_mut();
-        check(unsafe { napi_create_error(self.0, code, message, &mut v) })?;
+        // SAFETY: `self.raw` is live for 'cb (Env); `code` and `message` are strings just made in
+        // this call; `v` is a local to write to.
+        check(unsafe { napi_create_error(self.raw, code, message, &mut v) })?;
         Ok(v)
     }
 
@@ -389,25 +506,33 @@ impl Env {
         };
         let (code, message) = (self.string(code.to_str().unwrap_or("ERR_NATIVE"))?, self.string(message)?);
         let mut v = ptr::null_mut();
-        check(unsafe { create(self.0, code, message, &mut v) })?;
+        // SAFETY: `create` is one of napi_create_{,type_,range_}error, which share one signature;
+        // `self.raw` is live for 'cb (Env); `code` and `message` are strings just made in this
+        // call; `v` is a local to write to.
+        check(unsafe { create(self.raw, code, message, &mut v) })?;
         Ok(v)
     }
 
     /// Throws `err` unless a JS exception is already pending.
     pub fn throw(self, err: JsError) {
         let mut pending = false;
-        unsafe { napi_is_exception_pending(self.0, &mut pending) };
+        // SAFETY: `self.raw` is live for 'cb (Env); `pending` is a local to write to. On failure
+        // `pending` stays false and the throw below is attempted anyway.
+        unsafe { napi_is_exception_pending(self.raw, &mut pending) };
         if pending {
             return;
         }
         let to_c = |s: String| std::ffi::CString::new(s.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: `self.raw` is live for 'cb (Env); every code and message is a NUL-terminated
+        // string that lives until the end of its statement (a `&'static CStr`, or a `CString`
+        // temporary), which Node copies before returning.
         unsafe {
             match err {
-                JsError::Type(code, m) => napi_throw_type_error(self.0, code.as_ptr(), to_c(m).as_ptr()),
-                JsError::Range(code, m) => napi_throw_range_error(self.0, code.as_ptr(), to_c(m).as_ptr()),
-                JsError::Plain(code, m) => napi_throw_error(self.0, code.as_ptr(), to_c(m).as_ptr()),
+                JsError::Type(code, m) => napi_throw_type_error(self.raw, code.as_ptr(), to_c(m).as_ptr()),
+                JsError::Range(code, m) => napi_throw_range_error(self.raw, code.as_ptr(), to_c(m).as_ptr()),
+                JsError::Plain(code, m) => napi_throw_error(self.raw, code.as_ptr(), to_c(m).as_ptr()),
                 JsError::Status(s) => napi_throw_error(
-                    self.0,
+                    self.raw,
                     c"ERR_NAPI".as_ptr(),
                     to_c(format!("Node-API call failed with status {s}")).as_ptr(),
                 ),
@@ -416,36 +541,59 @@ impl Env {
     }
 }
 
-/// Runs a JS-callable Rust function: collects up to `N` arguments, converts an `Err` into a
-/// thrown exception and a panic into a thrown `Error` (unwinding across the C ABI would abort).
-pub fn callback<const N: usize>(
+/// One call of a JS function this module exported: the env and callback info Node-API passed.
+pub struct JsCall {
     env: napi_env,
     info: napi_callback_info,
-    f: impl FnOnce(Env, [Option<napi_value>; N]) -> JsResult<napi_value>,
-) -> napi_value {
-    let env = Env(env);
-    let run = || -> JsResult<napi_value> {
-        let mut argc = N;
-        let mut argv = [ptr::null_mut(); N];
-        check(unsafe {
-            napi_get_cb_info(env.0, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut())
-        })?;
-        let mut args = [None; N];
-        for (i, slot) in args.iter_mut().enumerate().take(argc.min(N)) {
-            *slot = Some(argv[i]);
-        }
-        f(env, args)
-    };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => {
-            env.throw(e);
-            ptr::null_mut()
-        }
-        Err(_) => {
-            env.throw(JsError::Plain(c"ERR_NATIVE_PANIC", "tusk-native panicked".into()));
-            ptr::null_mut()
-        }
+}
+
+impl JsCall {
+    /// # Safety
+    /// `env` and `info` are the arguments Node-API passed to the `napi_callback` that calls this,
+    /// on the env's JS thread, and that callback returns the result of [`JsCall::run`].
+    pub unsafe fn new(env: napi_env, info: napi_callback_info) -> JsCall {
+        JsCall { env, info }
+    }
+
+    /// Runs the JS-callable Rust function `f`: collects up to `N` arguments, converts an `Err`
+    /// into a thrown exception and a panic into a thrown `Error` (unwinding across the C ABI would
+    /// abort). `f` gets an [`Env`] that lives as long as its run.
+    pub fn run<const N: usize>(
+        self,
+        f: impl for<'cb> FnOnce(Env<'cb>, [Option<napi_value>; N]) -> JsResult<napi_value>,
+    ) -> napi_value {
+        let info = self.info;
+        let run = |env: Env<'_>| {
+            let args = || -> JsResult<[Option<napi_value>; N]> {
+                let mut argc = N;
+                let mut argv = [ptr::null_mut(); N];
+                // SAFETY: `info` is this call's callback info (JsCall::new); Node writes at most
+                // `argc` = N handles into `argv`, which has N slots, and the count to `argc`.
+                check(unsafe {
+                    napi_get_cb_info(env.raw, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut())
+                })?;
+                let mut args = [None; N];
+                for (i, slot) in args.iter_mut().enumerate().take(argc.min(N)) {
+                    *slot = Some(argv[i]);
+                }
+                Ok(args)
+            };
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(env, args()?)));
+            match result {
+                Ok(Ok(v)) => v,
+                Ok(Err(e)) => {
+                    env.throw(e);
+                    ptr::null_mut()
+                }
+                Err(_) => {
+                    env.throw(JsError::Plain(c"ERR_NATIVE_PANIC", "tusk-native panicked".into()));
+                    ptr::null_mut()
+                }
+            }
+        };
+        // SAFETY: `self.env` is the env Node-API passed to the running callback, on its JS thread
+        // (JsCall::new), and the callback has not returned: it is returning this call's result.
+        unsafe { with_env(self.env, run) }
     }
 }
 

@@ -9,42 +9,54 @@
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
-use tusk_rs2::bcs::{parse_metadata, parse_sliver_bcs, sliver_bcs_len, write_sliver_frames, ParsedMetadata, SliverData};
-use tusk_rs2::{symbols_merkle_root, BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverRegion};
+use tusk_rs2::bcs::{
+    parse_metadata, parse_sliver_bcs, sliver_bcs_len, write_sliver_frames, ParsedMetadata, SliverData,
+};
+use tusk_rs2::{
+    symbols_merkle_root, BlobIdInfo, BlobMetadata, DecodeError, Digest, EncodeError, EncodingParams, SliverRegion,
+};
 
 use crate::napi::*;
 
-fn null(env: Env) -> JsResult<napi_value> {
+fn null(env: Env<'_>) -> JsResult<napi_value> {
     let mut v = ptr::null_mut();
-    check(unsafe { napi_get_null(env.0, &mut v) })?;
+    // SAFETY: the env is live for this call (Env); `v` is a local to write to.
+    check(unsafe { napi_get_null(env.raw(), &mut v) })?;
     Ok(v)
 }
 
-fn number(env: Env, n: f64) -> JsResult<napi_value> {
+fn number(env: Env<'_>, n: f64) -> JsResult<napi_value> {
     let mut v = ptr::null_mut();
-    check(unsafe { napi_create_double(env.0, n, &mut v) })?;
+    // SAFETY: the env is live for this call (Env); `v` is a local to write to.
+    check(unsafe { napi_create_double(env.raw(), n, &mut v) })?;
     Ok(v)
 }
 
 /// A new JS ArrayBuffer of `len` bytes and its memory. Node allocates it zero-filled with calloc,
 /// so a large one is fresh mmap'd pages that are only committed as they are written.
-fn array_buffer<'a>(env: Env, len: usize) -> JsResult<(napi_value, &'a mut [u8])> {
+fn array_buffer<'cb>(env: Env<'cb>, len: usize) -> JsResult<(napi_value, &'cb mut [u8])> {
     let mut v = ptr::null_mut();
     let mut data: *mut c_void = ptr::null_mut();
-    check(unsafe { napi_create_arraybuffer(env.0, len, &mut data, &mut v) })?;
+    // SAFETY: the env is live for this call (Env); `data` and `v` are locals to write to.
+    check(unsafe { napi_create_arraybuffer(env.raw(), len, &mut data, &mut v) })?;
+    // SAFETY: `data` is the new ArrayBuffer's `len` bytes (zero-filled, so initialised). `v` is a
+    // handle of this call, so the buffer lives through 'cb; no JS has seen it yet, and this
+    // module only hands it to JS when done writing, so nothing else reads, writes or detaches it.
     let bytes = if len == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) } };
     Ok((v, bytes))
 }
 
-fn get_n_shards(env: Env, value: Option<napi_value>) -> JsResult<u16> {
+fn get_n_shards(env: Env<'_>, value: Option<napi_value>) -> JsResult<u16> {
     let n = env.get_u32(required(value, "nShards")?, "nShards")?;
     u16::try_from(n).map_err(|_| JsError::Range(c"INVALID_SHARD_COUNT", format!("invalid number of shards {n}")))
 }
 
 /// A non-negative integer up to 2^53 (blob lengths exceed u32).
-fn get_length(env: Env, value: Option<napi_value>, what: &str) -> JsResult<u64> {
+fn get_length(env: Env<'_>, value: Option<napi_value>, what: &str) -> JsResult<u64> {
+    let value = required(value, what)?;
     let mut d = 0f64;
-    let status = unsafe { napi_get_value_double(env.0, required(value, what)?, &mut d) };
+    // SAFETY: the env is live for this call (Env); `value` is one of its handles; `d` is a local.
+    let status = unsafe { napi_get_value_double(env.raw(), value, &mut d) };
     if status != NAPI_OK {
         return Err(JsError::Type(c"ERR_INVALID_ARG_TYPE", format!("{what} must be a number")));
     }
@@ -73,7 +85,7 @@ fn decode_error(e: DecodeError) -> JsError {
 }
 
 /// Sets the `BlobIdInfo` fields on `o`.
-fn set_info(env: Env, o: napi_value, info: &BlobIdInfo) -> JsResult<()> {
+fn set_info(env: Env<'_>, o: napi_value, info: &BlobIdInfo) -> JsResult<()> {
     env.set(o, c"blobId", env.buffer_copy(&info.blob_id)?)?;
     env.set(o, c"rootHash", env.buffer_copy(&info.root_hash)?)?;
     env.set(o, c"unencodedLength", number(env, info.unencoded_length as f64)?)?;
@@ -139,7 +151,7 @@ fn verify_sliver(metadata_bcs: &[u8], pair: usize, primary: bool, sliver_bcs: &[
     Ok(())
 }
 
-fn reason(env: Env, r: Result<(), String>) -> JsResult<napi_value> {
+fn reason(env: Env<'_>, r: Result<(), String>) -> JsResult<napi_value> {
     match r {
         Ok(()) => null(env),
         Err(why) => env.string(&why),
@@ -156,7 +168,9 @@ fn advise_huge_pages(bytes: &mut [u8]) {
         let start = (bytes.as_mut_ptr() as usize).next_multiple_of(HUGE);
         let end = (bytes.as_mut_ptr() as usize + bytes.len()) / HUGE * HUGE;
         if end > start {
-            // SAFETY: the range lies inside `bytes`; the advice does not change its contents.
+            // SAFETY: [start, end) lies inside `bytes`, which this call may write (it holds the
+            // `&mut`), and is page aligned; MADV_HUGEPAGE changes how the pages are backed, not
+            // their contents, and fails harmlessly on a kernel without THP.
             unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
         }
     }
@@ -164,7 +178,8 @@ fn advise_huge_pages(bytes: &mut [u8]) {
 
 /// rs2BlobId(data, nShards): BlobIdInfo
 unsafe extern "C" fn rs2_blob_id(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<2>(env, info, |env, [data, n]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<2>(|env, [data, n]| {
         let bytes = env.bytes(required(data, "data")?, "data")?;
         let info = tusk_rs2::blob_id(bytes, get_n_shards(env, n)?).map_err(encode_error)?;
         let o = env.object()?;
@@ -179,7 +194,8 @@ unsafe extern "C" fn rs2_blob_id(env: napi_env, info: napi_callback_info) -> nap
 /// first `byteLength` bytes of `out` (a Uint8Array, reused memory: every byte of that range is
 /// written) or, without it, of a new ArrayBuffer returned as `bytes`.
 unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<3>(env, info, |env, [data, n, out_arg]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<3>(|env, [data, n, out_arg]| {
         let bytes = env.bytes(required(data, "data")?, "data")?;
         let n_shards = get_n_shards(env, n)?;
         let params = EncodingParams::new(n_shards, bytes.len() as u64).map_err(encode_error)?;
@@ -190,9 +206,14 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
         let total = metadata_len + n * (p_bcs + s_bcs);
         let (buffer, out) = match out_arg {
             Some(v) if !is_nullish(env, v)? => {
-                let given = env.bytes_mut(v, "out")?;
+                // SAFETY: the only other slice of this call is `bytes`, which is not read until
+                // `overlapping` below has found the two disjoint.
+                let given = unsafe { env.bytes_mut(v, "out") }?;
                 if given.len() < total {
-                    return Err(JsError::Range(c"ERR_OUT_OF_RANGE", format!("out holds {} bytes, the encoding needs {total}", given.len())));
+                    return Err(JsError::Range(
+                        c"ERR_OUT_OF_RANGE",
+                        format!("out holds {} bytes, the encoding needs {total}", given.len()),
+                    ));
                 }
                 if overlapping(given, bytes) {
                     return Err(JsError::Range(c"ERR_INVALID_ARG_VALUE", "out overlaps data".into()));
@@ -238,7 +259,8 @@ unsafe extern "C" fn rs2_encode(env: napi_env, info: napi_callback_info) -> napi
 /// against its hash (Walrus's default consistency check), with `strict` by re-encoding the blob and
 /// comparing the blob id; without metadata it is not checked (Walrus's skip).
 unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<5>(env, info, |env, [n, length, metadata, pairs, strict]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<5>(|env, [n, length, metadata, pairs, strict]| {
         let n_shards = get_n_shards(env, n)?;
         let length = get_length(env, length, "unencodedLength")?;
         let metadata = match metadata {
@@ -259,7 +281,8 @@ unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi
             }
         }
         let pairs = required(pairs, "slivers")?;
-        let invalid = |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
+        let invalid =
+            |index: usize, why: String| JsError::Plain(c"INVALID_SLIVER", format!("primary sliver {index}: {why}"));
         let mut slivers: Vec<(u16, &[u8])> = Vec::new();
         for i in 0..env.array_length(pairs, "slivers")? {
             let entry = env.element(pairs, i)?;
@@ -286,7 +309,8 @@ unsafe extern "C" fn rs2_decode(env: napi_env, info: napi_callback_info) -> napi
 
 /// rs2VerifyMetadata(bcs, nShards?): null | reason
 unsafe extern "C" fn rs2_verify_metadata(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<2>(env, info, |env, [bcs, n]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<2>(|env, [bcs, n]| {
         let bcs = env.bytes(required(bcs, "metadata")?, "metadata")?;
         let n = if env.is_undefined_or_absent(n)? { None } else { Some(env.get_u32(n.unwrap(), "nShards")?) };
         reason(env, verify_metadata(bcs, n))
@@ -295,7 +319,8 @@ unsafe extern "C" fn rs2_verify_metadata(env: napi_env, info: napi_callback_info
 
 /// rs2VerifySliver(metadataBcs, pairIndex, axis: 0 primary | 1 secondary, sliverBcs): null | reason
 unsafe extern "C" fn rs2_verify_sliver(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<4>(env, info, |env, [metadata, pair, axis, sliver]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<4>(|env, [metadata, pair, axis, sliver]| {
         let metadata = env.bytes(required(metadata, "metadata")?, "metadata")?;
         let pair = env.get_u32(required(pair, "pairIndex")?, "pairIndex")? as usize;
         let primary = match env.get_u32(required(axis, "axis")?, "axis")? {
@@ -311,11 +336,12 @@ unsafe extern "C" fn rs2_verify_sliver(env: napi_env, info: napi_callback_info) 
 /// rs2RsEncode(originals, originalCount, recoveryCount): Buffer — one plain Reed–Solomon call as
 /// reed-solomon-simd computes it (walrus.md §5.6), for the vector tests.
 unsafe extern "C" fn rs2_rs_encode(env: napi_env, info: napi_callback_info) -> napi_value {
-    callback::<3>(env, info, |env, [originals, k, r]| {
+    // SAFETY: Node-API calls this with the env and callback info of a JS call, on the JS thread.
+    unsafe { JsCall::new(env, info) }.run::<3>(|env, [originals, k, r]| {
         let originals = env.bytes(required(originals, "originals")?, "originals")?;
         let k = env.get_u32(required(k, "originalCount")?, "originalCount")? as usize;
         let r = env.get_u32(required(r, "recoveryCount")?, "recoveryCount")? as usize;
-        let shard = if k == 0 { 0 } else { originals.len() / k };
+        let shard = originals.len().checked_div(k).unwrap_or(0);
         if k == 0 || r == 0 || k + r > 65536 || shard == 0 || shard % 2 != 0 || shard * k != originals.len() {
             return Err(JsError::Range(
                 c"ERR_OUT_OF_RANGE",
@@ -326,13 +352,14 @@ unsafe extern "C" fn rs2_rs_encode(env: napi_env, info: napi_callback_info) -> n
     })
 }
 
-fn is_nullish(env: Env, v: napi_value) -> JsResult<bool> {
+fn is_nullish(env: Env<'_>, v: napi_value) -> JsResult<bool> {
     let mut t = 0;
-    check(unsafe { napi_typeof(env.0, v, &mut t) })?;
+    // SAFETY: the env is live for this call (Env); `v` is one of its handles; `t` is a local.
+    check(unsafe { napi_typeof(env.raw(), v, &mut t) })?;
     Ok(t == 0 || t == 1) // napi_undefined, napi_null
 }
 
-pub fn register(env: Env, exports: napi_value) -> JsResult<()> {
+pub fn register(env: Env<'_>, exports: napi_value) -> JsResult<()> {
     let functions: [(&CStr, napi_callback); 6] = [
         (c"rs2BlobId", rs2_blob_id),
         (c"rs2Encode", rs2_encode),

@@ -1,14 +1,8 @@
 //! Minimum wall time of `blob_id` over several runs (use RAYON_NUM_THREADS=1 for the CPU cost).
 use std::time::Instant;
 fn main() {
-    let mib: f64 = std::env::args()
-        .nth(1)
-        .map(|a| a.parse().unwrap())
-        .unwrap_or(1.0);
-    let runs: usize = std::env::args()
-        .nth(2)
-        .map(|a| a.parse().unwrap())
-        .unwrap_or(7);
+    let mib: f64 = std::env::args().nth(1).map(|a| a.parse().unwrap()).unwrap_or(1.0);
+    let runs: usize = std::env::args().nth(2).map(|a| a.parse().unwrap()).unwrap_or(7);
     let size = (mib * 1048576.0) as usize;
     let data: Vec<u8> = (0..size).map(|i| (i * 7) as u8).collect();
     let mut best = f64::MAX;

@@ -59,14 +59,7 @@ pub fn available() -> bool {
 /// its bytes past `len` masked off).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-pub unsafe fn hash8(
-    prefix: u8,
-    input: &[u8],
-    base: usize,
-    stride: usize,
-    len: usize,
-    out: &mut [[u8; 32]],
-) {
+pub unsafe fn hash8(prefix: u8, input: &[u8], base: usize, stride: usize, len: usize, out: &mut [[u8; 32]]) {
     debug_assert!(out.len() >= LANES);
     debug_assert!(base + 7 * stride + len.div_ceil(8) * 8 <= input.len());
     let ptr = input.as_ptr().add(base);
@@ -81,7 +74,8 @@ pub unsafe fn hash8(
             *row = _mm512_maskz_loadu_epi64(mask, ptr.add(lane * stride + 64 * c) as *const i64);
         }
         let mut words = transpose8(rows);
-        if len % 8 != 0 && dwords - 1 >= 8 * c && dwords - 1 < 8 * c + 8 {
+        // A partial last word, and it falls in this chunk: mask its bytes past `len` off.
+        if !len.is_multiple_of(8) && (dwords - 1) / 8 == c {
             let keep = (1u64 << ((len % 8) * 8)) - 1;
             let last = (dwords - 1) % 8;
             words[last] = _mm512_and_si512(words[last], _mm512_set1_epi64(keep as i64));

@@ -44,7 +44,10 @@ impl fmt::Display for DecodeError {
             }
             DecodeError::BlobIdMismatch => write!(f, "the decoded blob does not match the blob id"),
             DecodeError::SliverHashMismatch { index } => {
-                write!(f, "systematic primary sliver {index} of the decoded blob does not match its hash in the metadata")
+                write!(
+                    f,
+                    "systematic primary sliver {index} of the decoded blob does not match its hash in the metadata"
+                )
             }
         }
     }
@@ -69,7 +72,13 @@ pub fn decode_primary(
 /// to its primary hash in the metadata (`primary_hashes[r]` for row r). The blob is exactly those
 /// rows, so with verified metadata this proves every byte, at the cost of hashing n_primary of
 /// the 2n slivers instead of re-encoding the whole blob (the strict check).
-pub fn check_systematic_rows(n_shards: u16, unencoded_length: u64, rows: &[u8], primary_hashes: &[Digest], eng: &Engine) -> Result<(), DecodeError> {
+pub fn check_systematic_rows(
+    n_shards: u16,
+    unencoded_length: u64,
+    rows: &[u8],
+    primary_hashes: &[Digest],
+    eng: &Engine,
+) -> Result<(), DecodeError> {
     let params = EncodingParams::new(n_shards, unencoded_length).map_err(DecodeError::Params)?;
     assert_eq!(rows.len(), params.n_primary * params.primary_sliver_len(), "the padded rows of the blob");
     assert!(primary_hashes.len() >= params.n_primary, "a primary hash per systematic sliver");
@@ -89,45 +98,25 @@ pub(crate) fn decode_rows(
     eng: &Engine,
 ) -> Result<Vec<u8>, DecodeError> {
     let params = EncodingParams::new(n_shards, unencoded_length).map_err(DecodeError::Params)?;
-    let EncodingParams {
-        n_shards: n,
-        f,
-        n_primary,
-        n_secondary,
-        symbol_size: s,
-        ..
-    } = params;
+    let EncodingParams { n_shards: n, f, n_primary, n_secondary, symbol_size: s, .. } = params;
     let row_len = params.primary_sliver_len();
     let mut by_index: Vec<Option<&[u8]>> = vec![None; n];
     for &(index, bytes) in slivers {
         let slot = by_index
             .get_mut(index as usize)
-            .ok_or(DecodeError::InvalidSliver {
-                index,
-                reason: "index out of range",
-            })?;
+            .ok_or(DecodeError::InvalidSliver { index, reason: "index out of range" })?;
         if slot.is_some() {
-            return Err(DecodeError::InvalidSliver {
-                index,
-                reason: "repeated index",
-            });
+            return Err(DecodeError::InvalidSliver { index, reason: "repeated index" });
         }
         if bytes.len() != row_len {
-            return Err(DecodeError::InvalidSliver {
-                index,
-                reason: "wrong length",
-            });
+            return Err(DecodeError::InvalidSliver { index, reason: "wrong length" });
         }
         *slot = Some(bytes);
     }
     let received: Vec<usize> = (0..n).filter(|&i| by_index[i].is_some()).collect();
     let code = RsCode::cached(n_primary, 2 * f);
-    let plan = code
-        .plan_decode(&received)
-        .ok_or(DecodeError::NotEnoughSlivers {
-            have: received.len(),
-            need: n_primary,
-        })?;
+    let plan =
+        code.plan_decode(&received).ok_or(DecodeError::NotEnoughSlivers { have: received.len(), need: n_primary })?;
     let mut blob = crate::buffer::zeroed(n_primary * row_len);
     for (r, row) in blob.chunks_exact_mut(row_len).enumerate() {
         if let Some(bytes) = by_index[r] {
@@ -136,30 +125,28 @@ pub(crate) fn decode_rows(
     }
     if !plan.outputs.is_empty() {
         let out = SharedMut::new(&mut blob);
-        batches(n_secondary, Packing::bytes_per_symbol(s))
-            .into_par_iter()
-            .for_each_init(Vec::new, |work, cols| {
-                let pk = Packing::new(s, cols.len());
-                let len = pk.shard_len();
-                work.clear();
-                work.resize(plan.work_shards * len, 0);
-                for &(index, point, _) in &plan.inputs {
-                    let sliver = by_index[index].unwrap();
-                    let shard = &mut work[point * len..(point + 1) * len];
-                    for c in cols.clone() {
-                        pk.pack(shard, c - cols.start, &sliver[c * s..(c + 1) * s]);
-                    }
+        batches(n_secondary, Packing::bytes_per_symbol(s)).into_par_iter().for_each_init(Vec::new, |work, cols| {
+            let pk = Packing::new(s, cols.len());
+            let len = pk.shard_len();
+            work.clear();
+            work.resize(plan.work_shards * len, 0);
+            for &(index, point, _) in &plan.inputs {
+                let sliver = by_index[index].unwrap();
+                let shard = &mut work[point * len..(point + 1) * len];
+                for c in cols.clone() {
+                    pk.pack(shard, c - cols.start, &sliver[c * s..(c + 1) * s]);
                 }
-                code.decode(eng, &plan, work, len);
-                for &(index, point, _) in &plan.outputs {
-                    let shard = &work[point * len..(point + 1) * len];
-                    for c in cols.clone() {
-                        // SAFETY: columns `cols` of each missing row belong to this batch only.
-                        let dst = unsafe { out.slice(index * row_len + c * s, s) };
-                        pk.unpack(shard, c - cols.start, dst);
-                    }
+            }
+            code.decode(eng, &plan, work, len);
+            for &(index, point, _) in &plan.outputs {
+                let shard = &work[point * len..(point + 1) * len];
+                for c in cols.clone() {
+                    // SAFETY: columns `cols` of each missing row belong to this batch only.
+                    let dst = unsafe { out.slice(index * row_len + c * s, s) };
+                    pk.unpack(shard, c - cols.start, dst);
                 }
-            });
+            }
+        });
     }
     Ok(blob)
 }

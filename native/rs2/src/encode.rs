@@ -70,7 +70,15 @@ impl<'a> Message<'a> {
     /// Step 1's arithmetic for a batch of source rows: their symbols packed into `work` (`pk`'s
     /// layout) and the secondary (row) code run over them, so that recovery symbol j of row r is
     /// then in shard `row_code.recovery_slot(j)` of `work`, at packing position r − rows.start.
-    fn encode_rows(&self, rows: Range<usize>, row_code: &RsCode, pk: &Packing, work: &mut Vec<u8>, pad: &mut [u8], eng: &Engine) {
+    fn encode_rows(
+        &self,
+        rows: Range<usize>,
+        row_code: &RsCode,
+        pk: &Packing,
+        work: &mut Vec<u8>,
+        pad: &mut [u8],
+        eng: &Engine,
+    ) {
         let len = pk.shard_len();
         work.clear();
         work.resize(row_code.encode_work_shards() * len, 0);
@@ -102,19 +110,8 @@ pub fn expand(
     slivers: Option<(SliverRegion, SliverRegion)>,
     eng: &Engine,
 ) -> Vec<SliverPairHashes> {
-    let EncodingParams {
-        n_shards: n,
-        f,
-        n_primary,
-        n_secondary,
-        symbol_size: s,
-        ..
-    } = params;
-    let msg = Message {
-        data,
-        s,
-        n_secondary,
-    };
+    let EncodingParams { n_shards: n, f, n_primary, n_secondary, symbol_size: s, .. } = params;
+    let msg = Message { data, s, n_secondary };
     let row_len = n_secondary * s;
     // Secondary slivers hold column c's source rows; without slivers only columns n_secondary..n
     // are kept (the column phase's input there).
@@ -127,11 +124,7 @@ pub fn expand(
         }
         None => {
             own_secondary = zeroed((n - n_secondary) * n_primary * s);
-            let sec = SliverRegion {
-                bytes: &mut own_secondary,
-                offset: 0,
-                stride: n_primary * s,
-            };
+            let sec = SliverRegion { bytes: &mut own_secondary, offset: 0, stride: n_primary * s };
             (None, sec, n_secondary)
         }
     };
@@ -145,35 +138,33 @@ pub fn expand(
 
     // 1. Source rows: secondary code, k = n_secondary, r = f.
     let row_code = RsCode::cached(n_secondary, f);
-    batches(n_primary, per_symbol)
-        .into_par_iter()
-        .for_each_init(Scratch::default, |scratch, rows| {
-            let pk = Packing::new(s, rows.len());
-            let len = pk.shard_len();
-            let work = &mut scratch.work;
-            let mut pad = vec![0u8; s];
-            msg.encode_rows(rows.clone(), &row_code, &pk, work, &mut pad, eng);
-            for r in rows.clone() {
-                for c in first_column..n {
-                    // SAFETY: symbol r of each secondary sliver belongs to this row batch only.
-                    let dst = unsafe { secondary_w.slice(sec_at(c, r), s) };
-                    if c < n_secondary {
-                        dst.copy_from_slice(msg.symbol(r, c, &mut pad));
-                    } else {
-                        let slot = row_code.recovery_slot(c - n_secondary);
-                        pk.unpack(&work[slot * len..(slot + 1) * len], r - rows.start, dst);
-                    }
-                }
-                if let Some(pw) = &primary_w {
-                    // Primary sliver r is message row r, zero past the data.
-                    let (from, to) = ((r * row_len).min(data.len()), ((r + 1) * row_len).min(data.len()));
-                    // SAFETY: primary sliver r belongs to this batch only.
-                    let dst = unsafe { pw.slice(pri_at(r, 0), row_len) };
-                    dst[..to - from].copy_from_slice(&data[from..to]);
-                    dst[to - from..].fill(0);
+    batches(n_primary, per_symbol).into_par_iter().for_each_init(Scratch::default, |scratch, rows| {
+        let pk = Packing::new(s, rows.len());
+        let len = pk.shard_len();
+        let work = &mut scratch.work;
+        let mut pad = vec![0u8; s];
+        msg.encode_rows(rows.clone(), &row_code, &pk, work, &mut pad, eng);
+        for r in rows.clone() {
+            for c in first_column..n {
+                // SAFETY: symbol r of each secondary sliver belongs to this row batch only.
+                let dst = unsafe { secondary_w.slice(sec_at(c, r), s) };
+                if c < n_secondary {
+                    dst.copy_from_slice(msg.symbol(r, c, &mut pad));
+                } else {
+                    let slot = row_code.recovery_slot(c - n_secondary);
+                    pk.unpack(&work[slot * len..(slot + 1) * len], r - rows.start, dst);
                 }
             }
-        });
+            if let Some(pw) = &primary_w {
+                // Primary sliver r is message row r, zero past the data.
+                let (from, to) = ((r * row_len).min(data.len()), ((r + 1) * row_len).min(data.len()));
+                // SAFETY: primary sliver r belongs to this batch only.
+                let dst = unsafe { pw.slice(pri_at(r, 0), row_len) };
+                dst[..to - from].copy_from_slice(&data[from..to]);
+                dst[to - from..].fill(0);
+            }
+        }
+    });
 
     // 2. Every column, in aligned groups: primary code, k = n_primary, r = 2f; leaves, column
     // roots, and each row's tree climbed over the group's columns.
@@ -183,11 +174,9 @@ pub fn expand(
     let mut col_roots = vec![EMPTY_NODE; n];
     let mut group_nodes = vec![EMPTY_NODE; groups * n];
     let secondary_r = &secondary_w;
-    col_roots
-        .par_chunks_mut(GROUP)
-        .zip(group_nodes.par_chunks_mut(n))
-        .enumerate()
-        .for_each_init(Scratch::default, |scratch, (g, (roots, nodes))| {
+    col_roots.par_chunks_mut(GROUP).zip(group_nodes.par_chunks_mut(n)).enumerate().for_each_init(
+        Scratch::default,
+        |scratch, (g, (roots, nodes))| {
             let cols = g * GROUP..((g + 1) * GROUP).min(n);
             let width = cols.len();
             let Scratch { work, stage, leaves, tile, merkle } = scratch;
@@ -236,7 +225,8 @@ pub fn expand(
                         if c < n_secondary {
                             for j in 0..2 * f {
                                 // SAFETY: symbol c of primary sliver n_primary + j belongs to this column only.
-                                unsafe { pw.slice(pri_at(n_primary + j, c), s) }.copy_from_slice(stage.symbol(n_primary + j));
+                                unsafe { pw.slice(pri_at(n_primary + j, c), s) }
+                                    .copy_from_slice(stage.symbol(n_primary + j));
                             }
                         }
                     }
@@ -259,7 +249,8 @@ pub fn expand(
                 merkle_subtrees(tile, width, GROUP_LEVELS, merkle)
             };
             nodes.copy_from_slice(&climbed);
-        });
+        },
+    );
 
     // 3. Row roots from the group nodes (for one group they are the roots already).
     let row_roots = if groups == 1 {
@@ -273,12 +264,7 @@ pub fn expand(
         }
         merkle_roots(&by_row, groups, &mut Vec::new())
     };
-    (0..n)
-        .map(|p| SliverPairHashes {
-            primary: row_roots[p],
-            secondary: col_roots[n - 1 - p],
-        })
-        .collect()
+    (0..n).map(|p| SliverPairHashes { primary: row_roots[p], secondary: col_roots[n - 1 - p] }).collect()
 }
 
 /// The primary hashes of the n_primary source rows alone (§7.2: each row expanded with the
@@ -286,19 +272,8 @@ pub fn expand(
 /// what Walrus's default consistency check compares a decoded blob with. `data` is the blob, or
 /// its rows with their zero padding.
 pub fn source_row_hashes(data: &[u8], params: EncodingParams, eng: &Engine) -> Vec<Digest> {
-    let EncodingParams {
-        n_shards: n,
-        f,
-        n_primary,
-        n_secondary,
-        symbol_size: s,
-        ..
-    } = params;
-    let msg = Message {
-        data,
-        s,
-        n_secondary,
-    };
+    let EncodingParams { n_shards: n, f, n_primary, n_secondary, symbol_size: s, .. } = params;
+    let msg = Message { data, s, n_secondary };
     let row_code = RsCode::cached(n_secondary, f);
     let per_symbol = Packing::bytes_per_symbol(s);
     let per_batch: Vec<Vec<Digest>> = batches(n_primary, per_symbol)

@@ -14,15 +14,7 @@ fn halves(data: &mut [u8], len: usize, start: usize, d: usize) -> (&mut [u8], &m
 
 /// Novel-basis coefficients → values at points `offset..offset+m`. Only outputs `0..needed` are
 /// guaranteed; butterfly halves that feed only later outputs are skipped.
-pub fn fft(
-    eng: &Engine,
-    skew: &[Multiplier],
-    data: &mut [u8],
-    len: usize,
-    m: usize,
-    offset: usize,
-    needed: usize,
-) {
+pub fn fft(eng: &Engine, skew: &[Multiplier], data: &mut [u8], len: usize, m: usize, offset: usize, needed: usize) {
     let mut d = m / 2;
     while d >= 1 {
         let mut r = 0;
@@ -42,15 +34,7 @@ pub fn fft(
 
 /// Values at points `offset..offset+m` → novel-basis coefficients. Shards `nonzero..m` must be
 /// zero on input; groups lying entirely in that zero tail stay zero and are skipped.
-pub fn ifft(
-    eng: &Engine,
-    skew: &[Multiplier],
-    data: &mut [u8],
-    len: usize,
-    m: usize,
-    offset: usize,
-    nonzero: usize,
-) {
+pub fn ifft(eng: &Engine, skew: &[Multiplier], data: &mut [u8], len: usize, m: usize, offset: usize, nonzero: usize) {
     let mut d = 1;
     while d < m {
         let mut r = 0;

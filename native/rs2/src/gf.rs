@@ -11,8 +11,8 @@ pub const ORDER: usize = 1 << BITS;
 pub const MODULUS: u16 = u16::MAX;
 const POLYNOMIAL: usize = 0x1002D;
 const CANTOR_BASIS: [u16; BITS] = [
-    0x0001, 0xACCA, 0x3C0E, 0x163E, 0xC582, 0xED2E, 0x914C, 0x4012, 0x6C98, 0x10D8, 0x6A72, 0xB900,
-    0xFDB8, 0xFB34, 0xFF38, 0x991E,
+    0x0001, 0xACCA, 0x3C0E, 0x163E, 0xC582, 0xED2E, 0x914C, 0x4012, 0x6C98, 0x10D8, 0x6A72, 0xB900, 0xFDB8, 0xFB34,
+    0xFF38, 0x991E,
 ];
 
 pub struct Tables {
@@ -39,11 +39,7 @@ pub fn add_mod(a: u16, b: u16) -> u16 {
 impl Tables {
     fn build() -> Tables {
         let (exp, log) = build_exp_log();
-        let mut t = Tables {
-            exp,
-            log,
-            skew: Box::new([]),
-        };
+        let mut t = Tables { exp, log, skew: Box::new([]) };
         t.skew = build_skew(&t);
         t
     }
@@ -118,11 +114,12 @@ fn build_exp_log() -> (Box<[u16]>, Box<[u16]>) {
 }
 
 /// `skew[x-1] = log(Ŵ_t(x ⊕ 2^t))`, t = trailing zeros of x (walrus.md §5.4 closed form).
+#[allow(clippy::needless_range_loop, reason = "the loops index rows k and k + 1 of one table as the formulas do")]
 fn build_skew(t: &Tables) -> Box<[u16]> {
     // w[t][b] = W_t(2^b); W_{t+1}(y) = W_t(y) ⊗ (W_t(y) ⊕ W_t(2^t)) since W_t is linear.
     let mut w = [[0u16; BITS]; BITS];
-    for b in 0..BITS {
-        w[0][b] = 1 << b;
+    for (b, w0b) in w[0].iter_mut().enumerate() {
+        *w0b = 1 << b;
     }
     for k in 0..BITS - 1 {
         let pivot = w[k][k];
@@ -168,8 +165,8 @@ mod tests {
         assert_eq!(
             &t.skew[..16],
             &[
-                65535, 65535, 21845, 65535, 17476, 21845, 34952, 65535, 56797, 17476, 30583, 21845,
-                48059, 34952, 13107, 65535
+                65535, 65535, 21845, 65535, 17476, 21845, 34952, 65535, 56797, 17476, 30583, 21845, 48059, 34952,
+                13107, 65535
             ]
         );
         for k in 0..16 {

@@ -39,11 +39,7 @@ fn array(bytes: &[u8]) -> &Digest {
 /// the AVX-512 kernel where the CPU has it, the rest with `blake2b_simd`'s `hash_many`.
 pub fn hash_tagged(prefix: u8, data: &[u8], stride: usize, len: usize, out: &mut [Digest]) {
     debug_assert!(out.is_empty() || (out.len() - 1) * stride + len <= data.len());
-    let done = if x8_enabled() {
-        hash_tagged_x8(prefix, data, stride, len, out)
-    } else {
-        0
-    };
+    let done = if x8_enabled() { hash_tagged_x8(prefix, data, stride, len, out) } else { 0 };
     hash_tagged_many(prefix, &data[(done * stride).min(data.len())..], stride, len, &mut out[done..]);
 }
 
@@ -66,9 +62,7 @@ fn hash_tagged_x8(prefix: u8, data: &[u8], stride: usize, len: usize, out: &mut 
         let mut done = 0;
         while done + lanes <= out.len() && (done + lanes - 1) * stride + read <= data.len() {
             // SAFETY: x8_enabled() checked AVX-512F; the loop condition bounds every read.
-            unsafe {
-                blake2b_x8::hash8(prefix, data, done * stride, stride, len, &mut out[done..done + lanes])
-            };
+            unsafe { blake2b_x8::hash8(prefix, data, done * stride, stride, len, &mut out[done..done + lanes]) };
             done += lanes;
         }
         done
@@ -94,11 +88,8 @@ fn hash_tagged_many(prefix: u8, data: &[u8], stride: usize, len: usize, out: &mu
             let at = (c * JOBS_PER_CALL + i) * stride;
             r[1..].copy_from_slice(&data[at..at + len]);
         }
-        let mut jobs: Vec<HashManyJob> = records
-            .chunks_exact(rec)
-            .take(outs.len())
-            .map(|r| HashManyJob::new(p, r))
-            .collect();
+        let mut jobs: Vec<HashManyJob> =
+            records.chunks_exact(rec).take(outs.len()).map(|r| HashManyJob::new(p, r)).collect();
         hash_many(jobs.iter_mut());
         for (o, j) in outs.iter_mut().zip(&jobs) {
             o.copy_from_slice(&j.to_hash().as_bytes()[..32]);
@@ -115,10 +106,7 @@ pub struct LeafStage {
 
 impl LeafStage {
     pub fn new(symbol_size: usize, capacity: usize) -> LeafStage {
-        LeafStage {
-            symbol_size,
-            buf: vec![0; capacity * symbol_size + 8],
-        }
+        LeafStage { symbol_size, buf: vec![0; capacity * symbol_size + 8] }
     }
 
     pub fn fits(&self, symbol_size: usize, capacity: usize) -> bool {
@@ -180,7 +168,7 @@ fn climb(leaf_hashes: &[Digest], width: usize, levels: Option<usize>, scratch: &
     }
     let even = |w: usize| w + (w & 1);
     let mut level: Vec<Digest>;
-    let mut cur: &[Digest] = if width % 2 == 0 {
+    let mut cur: &[Digest] = if width.is_multiple_of(2) {
         &leaf_hashes[..trees * width]
     } else {
         level = padded(leaf_hashes, trees, width, even(width));
@@ -199,7 +187,7 @@ fn climb(leaf_hashes: &[Digest], width: usize, levels: Option<usize>, scratch: &
         if done {
             return scratch.clone();
         }
-        level = if parents % 2 == 0 {
+        level = if parents.is_multiple_of(2) {
             std::mem::take(scratch)
         } else {
             padded(scratch, trees, parents, parents + 1)
@@ -253,10 +241,7 @@ mod tests {
             v.extend_from_slice(r);
             blake2b256(&v)
         };
-        let want = inner(
-            &inner(&leaves[0], &leaves[1]),
-            &inner(&leaves[2], &EMPTY_NODE),
-        );
+        let want = inner(&inner(&leaves[0], &leaves[1]), &inner(&leaves[2], &EMPTY_NODE));
         assert_eq!(merkle_root(&leaves), want);
         assert_eq!(merkle_root(&leaves[..1]), leaves[0]);
         assert_eq!(merkle_root(&[]), EMPTY_NODE);

@@ -16,11 +16,11 @@ mod params;
 mod rs;
 mod shared;
 
+pub use bcs::metadata_bcs_len;
 pub use decode::DecodeError;
 pub use encode::SliverRegion;
 pub use engine::EngineKind;
 pub use hash::{symbols_merkle_root, Digest};
-pub use bcs::metadata_bcs_len;
 pub use metadata::{BlobMetadata, SliverPairHashes};
 pub use params::{max_blob_size, EncodeError, EncodingParams, MAX_SYMBOL_SIZE};
 
@@ -71,10 +71,7 @@ impl EncodedBlob {
 
     /// Sliver pair p: primary sliver p and secondary sliver n−1−p (§4).
     pub fn sliver_pair(&self, pair: usize) -> (&[u8], &[u8]) {
-        (
-            self.primary_sliver(pair),
-            self.secondary_sliver(self.params.n_shards - 1 - pair),
-        )
+        (self.primary_sliver(pair), self.secondary_sliver(self.params.n_shards - 1 - pair))
     }
 
     /// BCS `SliverData` of primary sliver `index` (§8.1).
@@ -123,11 +120,7 @@ pub fn encode(data: &[u8], n_shards: u16) -> Result<EncodedBlob, EncodeError> {
 }
 
 /// `encode` with a chosen arithmetic engine (for tests and benchmarks; all give equal results).
-pub fn encode_with_engine(
-    data: &[u8],
-    n_shards: u16,
-    kind: EngineKind,
-) -> Result<EncodedBlob, EncodeError> {
+pub fn encode_with_engine(data: &[u8], n_shards: u16, kind: EngineKind) -> Result<EncodedBlob, EncodeError> {
     let params = EncodingParams::new(n_shards, data.len() as u64)?;
     let (p_len, s_len) = (params.primary_sliver_len(), params.secondary_sliver_len());
     let mut primary = buffer::zeroed(params.n_shards * p_len);
@@ -139,12 +132,7 @@ pub fn encode_with_engine(
         SliverRegion { bytes: &mut secondary, offset: 0, stride: s_len },
         &Engine::new(kind),
     );
-    Ok(EncodedBlob {
-        params,
-        metadata,
-        primary,
-        secondary,
-    })
+    Ok(EncodedBlob { params, metadata, primary, secondary })
 }
 
 /// Full encoding with the slivers written where the caller wants them: primary sliver i at
@@ -173,17 +161,8 @@ fn encode_regions(
 
 /// Rebuilds a blob from at least n_primary distinct primary slivers `(index, bytes)`.
 /// Performs no consistency check; see `decode_verified`.
-pub fn decode(
-    n_shards: u16,
-    unencoded_length: u64,
-    primary_slivers: &[(u16, &[u8])],
-) -> Result<Vec<u8>, DecodeError> {
-    decode::decode_primary(
-        n_shards,
-        unencoded_length,
-        primary_slivers,
-        &Engine::default(),
-    )
+pub fn decode(n_shards: u16, unencoded_length: u64, primary_slivers: &[(u16, &[u8])]) -> Result<Vec<u8>, DecodeError> {
+    decode::decode_primary(n_shards, unencoded_length, primary_slivers, &Engine::default())
 }
 
 /// `decode`, then re-encodes the result and checks it against `blob_id` (Walrus's "strict"
@@ -195,9 +174,7 @@ pub fn decode_verified(
     primary_slivers: &[(u16, &[u8])],
 ) -> Result<Vec<u8>, DecodeError> {
     let blob = decode(n_shards, unencoded_length, primary_slivers)?;
-    let id = compute_metadata(&blob, n_shards)
-        .map_err(DecodeError::Params)?
-        .blob_id;
+    let id = compute_metadata(&blob, n_shards).map_err(DecodeError::Params)?.blob_id;
     if &id == blob_id {
         Ok(blob)
     } else {
@@ -225,10 +202,7 @@ pub fn blob_id_to_base64url(id: &Digest) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(43);
     for chunk in id.chunks(3) {
-        let v = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | (b as u32) << (16 - 8 * i));
+        let v = chunk.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | (b as u32) << (16 - 8 * i));
         for i in 0..=chunk.len() {
             out.push(ALPHABET[(v >> (18 - 6 * i) & 63) as usize] as char);
         }
@@ -239,12 +213,9 @@ pub fn blob_id_to_base64url(id: &Digest) -> String {
 /// Plain Reed–Solomon encoding as reed-solomon-simd computes it: `originals` (k shards of
 /// `shard_bytes`, even) → `recovery_count` recovery shards, concatenated (§5.6).
 pub fn rs_encode(originals: &[u8], original_count: usize, recovery_count: usize) -> Vec<u8> {
-    assert!(original_count > 0 && originals.len() % original_count == 0);
+    assert!(original_count > 0 && originals.len().is_multiple_of(original_count));
     let shard_bytes = originals.len() / original_count;
-    assert!(
-        shard_bytes % 2 == 0 && shard_bytes > 0,
-        "shard size must be even"
-    );
+    assert!(shard_bytes.is_multiple_of(2) && shard_bytes > 0, "shard size must be even");
     let code = rs::RsCode::cached(original_count, recovery_count);
     let pk = packing::Packing::new(shard_bytes, 1);
     let len = pk.shard_len();

@@ -23,17 +23,9 @@ pub struct BlobMetadata {
 }
 
 impl BlobMetadata {
-    pub fn from_pair_hashes(
-        unencoded_length: u64,
-        pair_hashes: Vec<SliverPairHashes>,
-    ) -> BlobMetadata {
+    pub fn from_pair_hashes(unencoded_length: u64, pair_hashes: Vec<SliverPairHashes>) -> BlobMetadata {
         let root_hash = root_hash(&pair_hashes);
-        BlobMetadata {
-            blob_id: blob_id(unencoded_length, &root_hash),
-            root_hash,
-            unencoded_length,
-            pair_hashes,
-        }
+        BlobMetadata { blob_id: blob_id(unencoded_length, &root_hash), root_hash, unencoded_length, pair_hashes }
     }
 
     /// BCS `BlobMetadataWithId` (§8.2).

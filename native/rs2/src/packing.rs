@@ -18,12 +18,8 @@ pub struct Packing {
 
 impl Packing {
     pub fn new(symbol_size: usize, count: usize) -> Packing {
-        debug_assert!(symbol_size % 2 == 0 && count > 0);
-        Packing {
-            full: symbol_size / 64 * 64,
-            te: symbol_size % 64 / 2,
-            count,
-        }
+        debug_assert!(symbol_size.is_multiple_of(2) && count > 0);
+        Packing { full: symbol_size / 64 * 64, te: symbol_size % 64 / 2, count }
     }
 
     /// Bytes per packed symbol, rounded up to whole elements of a block (for batch sizing).
@@ -58,8 +54,7 @@ impl Packing {
         shard[i * full..(i + 1) * full].copy_from_slice(&symbol[..full]);
         self.tail_runs(i, |e, at, run| {
             shard[at..at + run].copy_from_slice(&symbol[full + e..full + e + run]);
-            shard[at + 32..at + 32 + run]
-                .copy_from_slice(&symbol[full + te + e..full + te + e + run]);
+            shard[at + 32..at + 32 + run].copy_from_slice(&symbol[full + te + e..full + te + e + run]);
         });
     }
 
@@ -69,8 +64,7 @@ impl Packing {
         symbol[..full].copy_from_slice(&shard[i * full..(i + 1) * full]);
         self.tail_runs(i, |e, at, run| {
             symbol[full + e..full + e + run].copy_from_slice(&shard[at..at + run]);
-            symbol[full + te + e..full + te + e + run]
-                .copy_from_slice(&shard[at + 32..at + 32 + run]);
+            symbol[full + te + e..full + te + e + run].copy_from_slice(&shard[at + 32..at + 32 + run]);
         });
     }
 }
@@ -82,15 +76,9 @@ pub const TARGET_SHARD_BYTES: usize = 1024;
 /// into batches whose shards stay near TARGET_SHARD_BYTES, at least two per thread.
 pub fn batches(items: usize, bytes_per_item: usize) -> Vec<Range<usize>> {
     let wanted = (items * bytes_per_item).div_ceil(TARGET_SHARD_BYTES);
-    let count = wanted
-        .max(2 * rayon::current_num_threads())
-        .min(items)
-        .max(1);
+    let count = wanted.max(2 * rayon::current_num_threads()).min(items).max(1);
     let per = items.div_ceil(count);
-    (0..items)
-        .step_by(per)
-        .map(|a| a..(a + per).min(items))
-        .collect()
+    (0..items).step_by(per).map(|a| a..(a + per).min(items)).collect()
 }
 
 #[cfg(test)]
@@ -103,9 +91,8 @@ mod tests {
             for count in [1usize, 5, 33] {
                 let p = Packing::new(s, count);
                 let mut shard = vec![0u8; p.shard_len()];
-                let syms: Vec<Vec<u8>> = (0..count)
-                    .map(|i| (0..s).map(|b| (i * 31 + b * 7 + 1) as u8).collect())
-                    .collect();
+                let syms: Vec<Vec<u8>> =
+                    (0..count).map(|i| (0..s).map(|b| (i * 31 + b * 7 + 1) as u8).collect()).collect();
                 for (i, sym) in syms.iter().enumerate() {
                     p.pack(&mut shard, i, sym);
                 }

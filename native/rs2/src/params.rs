@@ -33,10 +33,7 @@ impl fmt::Display for EncodeError {
                 write!(f, "invalid number of shards {n}: RS2 needs at least 4")
             }
             EncodeError::DataTooLarge { length, max } => {
-                write!(
-                    f,
-                    "the data is too large to be encoded/decoded ({length} > {max} bytes)"
-                )
+                write!(f, "the data is too large to be encoded/decoded ({length} > {max} bytes)")
             }
         }
     }
@@ -68,10 +65,7 @@ impl EncodingParams {
         let mut s = unencoded_length.max(1).div_ceil(c);
         s += s % 2;
         if s > MAX_SYMBOL_SIZE as u64 {
-            return Err(EncodeError::DataTooLarge {
-                length: unencoded_length,
-                max: c * MAX_SYMBOL_SIZE as u64,
-            });
+            return Err(EncodeError::DataTooLarge { length: unencoded_length, max: c * MAX_SYMBOL_SIZE as u64 });
         }
         Ok(EncodingParams {
             n_shards: n,

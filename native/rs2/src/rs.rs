@@ -34,38 +34,22 @@ pub struct DecodePlan {
 
 impl RsCode {
     pub fn new(k: usize, r: usize) -> RsCode {
-        assert!(
-            k >= 1 && r >= 1,
-            "Reed-Solomon needs at least one original and one recovery shard"
-        );
+        assert!(k >= 1 && r >= 1, "Reed-Solomon needs at least one original and one recovery shard");
         let (kp, rp) = (k.next_power_of_two(), r.next_power_of_two());
         let high_rate = kp > rp || (kp == rp && k <= r);
         let m = if high_rate { rp } else { kp };
-        let encode_points = if high_rate {
-            (k.div_ceil(m) + 1) * m
-        } else {
-            (r.div_ceil(m) + 1) * m
-        };
-        let decode_points = if high_rate {
-            (m + k).next_power_of_two()
-        } else {
-            (m + r).next_power_of_two()
-        };
+        let encode_points = if high_rate { (k.div_ceil(m) + 1) * m } else { (r.div_ceil(m) + 1) * m };
+        let decode_points = if high_rate { (m + k).next_power_of_two() } else { (m + r).next_power_of_two() };
         let points = encode_points.max(decode_points).min(MODULUS as usize);
         let skew_logs = &tables().skew;
         let skew = (0..points).map(|p| Multiplier::new(skew_logs[p])).collect();
-        RsCode {
-            k,
-            r,
-            m,
-            high_rate,
-            skew,
-        }
+        RsCode { k, r, m, high_rate, skew }
     }
 
     /// The code for (k, r), built once per process (preparing its skew table costs ~1 ms).
     pub fn cached(k: usize, r: usize) -> Arc<RsCode> {
-        static CODES: OnceLock<Mutex<HashMap<(usize, usize), Arc<RsCode>>>> = OnceLock::new();
+        type Codes = Mutex<HashMap<(usize, usize), Arc<RsCode>>>;
+        static CODES: OnceLock<Codes> = OnceLock::new();
         let codes = CODES.get_or_init(Default::default);
         if let Some(code) = codes.lock().unwrap().get(&(k, r)) {
             return code.clone();
@@ -102,15 +86,7 @@ impl RsCode {
             let chunks = k.div_ceil(m);
             for q in 0..chunks {
                 let nonzero = (k - q * m).min(m);
-                ifft(
-                    eng,
-                    &self.skew,
-                    &mut work[q * m * len..(q + 1) * m * len],
-                    len,
-                    m,
-                    m * (q + 1),
-                    nonzero,
-                );
+                ifft(eng, &self.skew, &mut work[q * m * len..(q + 1) * m * len], len, m, m * (q + 1), nonzero);
             }
             let (acc, rest) = work.split_at_mut(m * len);
             for chunk in rest.chunks_exact(m * len) {
@@ -123,15 +99,7 @@ impl RsCode {
             for q in 0..r.div_ceil(m) {
                 let block = &mut out[q * m * len..(q + 1) * m * len];
                 block.copy_from_slice(coeffs);
-                fft(
-                    eng,
-                    &self.skew,
-                    block,
-                    len,
-                    m,
-                    m * (q + 1),
-                    (r - q * m).min(m),
-                );
+                fft(eng, &self.skew, block, len, m, m * (q + 1), (r - q * m).min(m));
             }
         }
     }
@@ -171,23 +139,10 @@ impl RsCode {
         }
         let missing: Vec<usize> = (0..k).filter(|&i| !have[i]).collect();
         if missing.is_empty() {
-            return Some(DecodePlan {
-                work_shards: 0,
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-            });
+            return Some(DecodePlan { work_shards: 0, inputs: Vec::new(), outputs: Vec::new() });
         }
-        let max_point = used
-            .iter()
-            .chain(&missing)
-            .map(|&i| self.point(i))
-            .max()
-            .unwrap();
-        let n = if self.high_rate {
-            (m + k).next_power_of_two()
-        } else {
-            (max_point + 1).next_power_of_two()
-        };
+        let max_point = used.iter().chain(&missing).map(|&i| self.point(i)).max().unwrap();
+        let n = if self.high_rate { (m + k).next_power_of_two() } else { (max_point + 1).next_power_of_two() };
         // Known-zero points (padding) are neither received nor erased.
         let known_zero = |p: usize| {
             if self.high_rate {
@@ -197,9 +152,9 @@ impl RsCode {
             }
         };
         let mut state = vec![0u8; n]; // 0 erased, 1 used, 2 known zero
-        for p in 0..n {
+        for (p, s) in state.iter_mut().enumerate() {
             if known_zero(p) {
-                state[p] = 2;
+                *s = 2;
             }
         }
         for &i in &used {
@@ -208,17 +163,10 @@ impl RsCode {
         let erased: Vec<usize> = (0..n).filter(|&p| state[p] == 0).collect();
         let log = &tables().log;
         let log_product = |p: usize| -> u16 {
-            let sum: u64 = erased
-                .iter()
-                .filter(|&&e| e != p)
-                .map(|&e| log[p ^ e] as u64)
-                .sum();
+            let sum: u64 = erased.iter().filter(|&&e| e != p).map(|&e| log[p ^ e] as u64).sum();
             (sum % MODULUS as u64) as u16
         };
-        let inputs = used
-            .iter()
-            .map(|&i| (i, self.point(i), log_product(self.point(i))))
-            .collect();
+        let inputs = used.iter().map(|&i| (i, self.point(i), log_product(self.point(i)))).collect();
         let outputs = missing
             .iter()
             .map(|&i| {
@@ -226,11 +174,7 @@ impl RsCode {
                 (i, self.point(i), ((MODULUS - l) % MODULUS))
             })
             .collect();
-        Some(DecodePlan {
-            work_shards: n,
-            inputs,
-            outputs,
-        })
+        Some(DecodePlan { work_shards: n, inputs, outputs })
     }
 
     /// Runs a plan: on input the used received shards sit at their points in `work`

@@ -16,11 +16,7 @@ unsafe impl<T: Send> Sync for SharedMut<'_, T> {}
 
 impl<'a, T> SharedMut<'a, T> {
     pub fn new(buf: &'a mut [T]) -> Self {
-        SharedMut {
-            ptr: buf.as_mut_ptr(),
-            len: buf.len(),
-            _borrow: PhantomData,
-        }
+        SharedMut { ptr: buf.as_mut_ptr(), len: buf.len(), _borrow: PhantomData }
     }
 
     /// # Safety

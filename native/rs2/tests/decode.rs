@@ -29,10 +29,7 @@ fn round_trip(n: u16, size: usize, seed: u64) {
     subsets.push((n as usize - need..n as usize).collect());
     subsets.push((0..need).collect());
     for picked in subsets {
-        let slivers: Vec<(u16, &[u8])> = picked
-            .iter()
-            .map(|&i| (i as u16, enc.primary_sliver(i)))
-            .collect();
+        let slivers: Vec<(u16, &[u8])> = picked.iter().map(|&i| (i as u16, enc.primary_sliver(i))).collect();
         let out = decode(n, size as u64, &slivers).unwrap();
         assert!(out == data, "n={n} size={size} picked={picked:?}");
         let verified = decode_verified(n, &enc.metadata.blob_id, size as u64, &slivers).unwrap();
@@ -66,41 +63,20 @@ fn decode_errors() {
     let data = splitmix64(7, 5000);
     let enc = encode(&data, 10).unwrap();
     let need = enc.params.n_primary;
-    let few: Vec<(u16, &[u8])> = (0..need - 1)
-        .map(|i| (i as u16 + 5, enc.primary_sliver(i + 5)))
-        .collect();
-    assert_eq!(
-        decode(10, 5000, &few).unwrap_err(),
-        DecodeError::NotEnoughSlivers {
-            have: need - 1,
-            need
-        }
-    );
+    let few: Vec<(u16, &[u8])> = (0..need - 1).map(|i| (i as u16 + 5, enc.primary_sliver(i + 5))).collect();
+    assert_eq!(decode(10, 5000, &few).unwrap_err(), DecodeError::NotEnoughSlivers { have: need - 1, need });
     let repeated = vec![(3u16, enc.primary_sliver(3)); need];
-    assert!(matches!(
-        decode(10, 5000, &repeated),
-        Err(DecodeError::InvalidSliver { index: 3, .. })
-    ));
+    assert!(matches!(decode(10, 5000, &repeated), Err(DecodeError::InvalidSliver { index: 3, .. })));
     let short = &enc.primary_sliver(0)[1..];
-    assert!(matches!(
-        decode(10, 5000, &[(0, short)]),
-        Err(DecodeError::InvalidSliver { index: 0, .. })
-    ));
+    assert!(matches!(decode(10, 5000, &[(0, short)]), Err(DecodeError::InvalidSliver { index: 0, .. })));
     let out_of_range: Vec<(u16, &[u8])> = vec![(10, enc.primary_sliver(0))];
-    assert!(matches!(
-        decode(10, 5000, &out_of_range),
-        Err(DecodeError::InvalidSliver { index: 10, .. })
-    ));
+    assert!(matches!(decode(10, 5000, &out_of_range), Err(DecodeError::InvalidSliver { index: 10, .. })));
     // A corrupted sliver decodes to other bytes, which the blob-id check rejects.
     let mut bad = enc.primary_sliver(9).to_vec();
     bad[0] ^= 1;
-    let mut slivers: Vec<(u16, &[u8])> =
-        (5..9).map(|i| (i as u16, enc.primary_sliver(i))).collect();
+    let mut slivers: Vec<(u16, &[u8])> = (5..9).map(|i| (i as u16, enc.primary_sliver(i))).collect();
     slivers[0] = (9, &bad);
-    assert_eq!(
-        decode_verified(10, &enc.metadata.blob_id, 5000, &slivers).unwrap_err(),
-        DecodeError::BlobIdMismatch
-    );
+    assert_eq!(decode_verified(10, &enc.metadata.blob_id, 5000, &slivers).unwrap_err(), DecodeError::BlobIdMismatch);
     // The default check finds the rows it rebuilt from it wrong; with a systematic sliver
     // corrupted, its own row (taken as it is).
     assert!(matches!(
@@ -128,14 +104,8 @@ fn engines_agree_on_full_encodings() {
             }
             let enc = encode_with_engine(&data, n, kind).unwrap();
             assert_eq!(enc.metadata, reference.metadata, "{kind:?} n={n}");
-            assert!(
-                enc.primary_slivers() == reference.primary_slivers(),
-                "{kind:?} n={n}"
-            );
-            assert!(
-                enc.secondary_slivers() == reference.secondary_slivers(),
-                "{kind:?} n={n}"
-            );
+            assert!(enc.primary_slivers() == reference.primary_slivers(), "{kind:?} n={n}");
+            assert!(enc.secondary_slivers() == reference.secondary_slivers(), "{kind:?} n={n}");
         }
     }
 }

@@ -21,8 +21,16 @@ fn every_sliver_hash_matches_its_re_encoded_sliver() {
                 let rows = rs_encode(primary, ns, n - ns);
                 let cols = rs_encode(secondary, np, n - np);
                 let hashes = &enc.metadata.pair_hashes[pair];
-                assert_eq!(symbols_merkle_root(&[primary, &rows], s), hashes.primary, "n={n} size={size} pair {pair} primary");
-                assert_eq!(symbols_merkle_root(&[secondary, &cols], s), hashes.secondary, "n={n} size={size} pair {pair} secondary");
+                assert_eq!(
+                    symbols_merkle_root(&[primary, &rows], s),
+                    hashes.primary,
+                    "n={n} size={size} pair {pair} primary"
+                );
+                assert_eq!(
+                    symbols_merkle_root(&[secondary, &cols], s),
+                    hashes.secondary,
+                    "n={n} size={size} pair {pair} secondary"
+                );
             }
             assert_eq!(blob_id(&data, n as u16).unwrap(), enc.blob_id_info(), "n={n} size={size} id-only path");
         }

@@ -39,10 +39,7 @@ pub const fn constants64(poly: u64) -> FoldConstants {
 /// Constants for a reflected 32-bit polynomial, its remainders embedded in the top 32 bits.
 pub const fn constants32(poly: u32) -> FoldConstants {
     const fn by(poly: u32, bytes: u32) -> Pair {
-        (
-            (xpow32(poly, 8 * bytes + 63) as u64) << 32,
-            (xpow32(poly, 8 * bytes - 1) as u64) << 32,
-        )
+        ((xpow32(poly, 8 * bytes + 63) as u64) << 32, (xpow32(poly, 8 * bytes - 1) as u64) << 32)
     }
     FoldConstants {
         by_128: by(poly, 128),
@@ -53,39 +50,46 @@ pub const fn constants32(poly: u32) -> FoldConstants {
 
 #[inline]
 #[target_feature(enable = "pclmulqdq,sse4.1")]
-unsafe fn pair(k: Pair) -> __m128i {
+fn pair(k: Pair) -> __m128i {
     _mm_set_epi64x(k.1 as i64, k.0 as i64)
 }
 
 #[inline]
 #[target_feature(enable = "pclmulqdq,sse4.1")]
-unsafe fn fold(lane: __m128i, k: __m128i) -> __m128i {
+fn fold(lane: __m128i, k: __m128i) -> __m128i {
     _mm_xor_si128(_mm_clmulepi64_si128(lane, k, 0x00), _mm_clmulepi64_si128(lane, k, 0x11))
 }
 
+/// # Safety
+/// `p` is valid for reading 16 bytes (no alignment needed).
 #[inline]
 unsafe fn load(p: *const u8) -> __m128i {
-    _mm_loadu_si128(p as *const __m128i)
+    // SAFETY: the caller's contract; the unaligned load reads exactly 16 bytes.
+    unsafe { _mm_loadu_si128(p as *const __m128i) }
 }
 
 /// Folds the longest multiple-of-16 prefix of `data` (at least 128 bytes) with `state` XORed
 /// into its first bytes. Returns 16 bytes congruent to that prefix and the prefix length.
+///
+/// # Safety
+/// The CPU must support PCLMULQDQ and SSE4.1.
 #[target_feature(enable = "pclmulqdq,sse4.1")]
 pub unsafe fn fold_prefix(state: u64, data: &[u8], k: &FoldConstants) -> ([u8; 16], usize) {
     assert!(data.len() >= 128);
     let p = data.as_ptr();
     let mut x = [_mm_setzero_si128(); 8];
     for (i, lane) in x.iter_mut().enumerate() {
-        *lane = load(p.add(16 * i));
+        // SAFETY: bytes 16i..16i + 16 with i < 8 lie in the first 128 bytes of `data` (asserted).
+        *lane = unsafe { load(p.add(16 * i)) };
     }
     x[0] = _mm_xor_si128(x[0], _mm_set_epi64x(0, state as i64));
 
     let k128 = pair(k.by_128);
     let mut off = 128;
     while off + 128 <= data.len() {
-        let q = p.add(off);
         for (i, lane) in x.iter_mut().enumerate() {
-            *lane = _mm_xor_si128(fold(*lane, k128), load(q.add(16 * i)));
+            // SAFETY: off + 16i + 16 <= off + 128 <= data.len() (the loop condition).
+            *lane = _mm_xor_si128(fold(*lane, k128), unsafe { load(p.add(off + 16 * i)) });
         }
         off += 128;
     }
@@ -96,10 +100,12 @@ pub unsafe fn fold_prefix(state: u64, data: &[u8], k: &FoldConstants) -> ([u8; 1
     }
     let k16 = pair(k.by_16);
     while off + 16 <= data.len() {
-        acc = _mm_xor_si128(fold(acc, k16), load(p.add(off)));
+        // SAFETY: off + 16 <= data.len() (the loop condition).
+        acc = _mm_xor_si128(fold(acc, k16), unsafe { load(p.add(off)) });
         off += 16;
     }
     let mut bytes = [0u8; 16];
-    _mm_storeu_si128(bytes.as_mut_ptr() as *mut __m128i, acc);
+    // SAFETY: the unaligned store writes exactly the 16 bytes of `bytes`.
+    unsafe { _mm_storeu_si128(bytes.as_mut_ptr() as *mut __m128i, acc) };
     (bytes, off)
 }

@@ -17,9 +17,12 @@ pub fn update_portable(crc: u32, data: &[u8]) -> u32 {
 pub fn update_with(kernel: Kernel, crc: u32, data: &[u8]) -> u32 {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Pclmulqdq if data.len() >= super::clmul_fold::MIN_LEN => {
+        // A kernel this CPU lacks (only `detect()` should give one) falls back to the tables.
+        Kernel::Pclmulqdq if data.len() >= super::clmul_fold::MIN_LEN && kernel.available() => {
             use super::clmul_fold::{constants32, fold_prefix, FoldConstants};
             const K: FoldConstants = constants32(POLY);
+            // SAFETY: `kernel.available()` found pclmulqdq and sse4.1, the features fold_prefix
+            // is compiled for; it asserts the length it needs itself.
             let (folded, used) = unsafe { fold_prefix(crc as u64, data, &K) };
             update_portable(update_portable(0, &folded), &data[used..])
         }

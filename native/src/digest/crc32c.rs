@@ -30,27 +30,35 @@ impl Kernel {
             Kernel::Portable => "slicing-by-8",
         }
     }
+
+    /// Whether this CPU can run the kernel (the features its `x86` function is built for).
+    pub fn available(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42ThreeWay => is_x86_feature_detected!("sse4.2") && is_x86_feature_detected!("pclmulqdq"),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42 => is_x86_feature_detected!("sse4.2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Sse42ThreeWay | Kernel::Sse42 => false,
+            Kernel::Portable => true,
+        }
+    }
 }
 
 pub fn detect() -> Kernel {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if is_x86_feature_detected!("sse4.2") {
-            if is_x86_feature_detected!("pclmulqdq") {
-                return Kernel::Sse42ThreeWay;
-            }
-            return Kernel::Sse42;
-        }
-    }
-    Kernel::Portable
+    [Kernel::Sse42ThreeWay, Kernel::Sse42].into_iter().find(|k| k.available()).unwrap_or(Kernel::Portable)
 }
 
 pub fn update_with(kernel: Kernel, crc: u32, data: &[u8]) -> u32 {
     match kernel {
+        // A kernel this CPU lacks (only `detect()` should give one) falls back to the tables.
+        // SAFETY: `kernel.available()` found sse4.2 and pclmulqdq, the features update_3way is
+        // compiled for.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42ThreeWay => unsafe { x86::update_3way(crc, data) },
+        Kernel::Sse42ThreeWay if kernel.available() => unsafe { x86::update_3way(crc, data) },
+        // SAFETY: `kernel.available()` found sse4.2, the feature update_1way is compiled for.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42 => unsafe { x86::update_1way(crc, data) },
+        Kernel::Sse42 if kernel.available() => unsafe { x86::update_1way(crc, data) },
         _ => update_portable(crc, data),
     }
 }
@@ -74,7 +82,7 @@ mod x86 {
     const K_SHORT_2: u64 = xpow32(POLY, 16 * SHORT as u32 - 33) as u64;
 
     #[target_feature(enable = "sse4.2")]
-    pub unsafe fn update_1way(crc: u32, data: &[u8]) -> u32 {
+    pub fn update_1way(crc: u32, data: &[u8]) -> u32 {
         let mut c = crc as u64;
         let mut words = data.chunks_exact(8);
         for w in &mut words {
@@ -87,6 +95,8 @@ mod x86 {
         c
     }
 
+    /// # Safety
+    /// `block` is exactly `3 * L` bytes, and `L` a multiple of 8.
     #[inline]
     #[target_feature(enable = "sse4.2,pclmulqdq")]
     unsafe fn round<const L: usize>(crc: u32, block: &[u8], k1: u64, k2: u64) -> u32 {
@@ -95,9 +105,18 @@ mod x86 {
         let (mut a, mut b, mut c) = (crc as u64, 0u64, 0u64);
         let mut i = 0;
         while i < L {
-            a = _mm_crc32_u64(a, (p.add(i) as *const u64).read_unaligned());
-            b = _mm_crc32_u64(b, (p.add(L + i) as *const u64).read_unaligned());
-            c = _mm_crc32_u64(c, (p.add(2 * L + i) as *const u64).read_unaligned());
+            // SAFETY: i + 8 <= L (L is a multiple of 8), so the three unaligned 8-byte reads at
+            // i, L + i and 2L + i end within the 3L bytes of `block` (the contract).
+            let (x, y, z) = unsafe {
+                (
+                    (p.add(i) as *const u64).read_unaligned(),
+                    (p.add(L + i) as *const u64).read_unaligned(),
+                    (p.add(2 * L + i) as *const u64).read_unaligned(),
+                )
+            };
+            a = _mm_crc32_u64(a, x);
+            b = _mm_crc32_u64(b, y);
+            c = _mm_crc32_u64(c, z);
             i += 8;
         }
         let ma = _mm_clmulepi64_si128(_mm_cvtsi64_si128(a as i64), _mm_cvtsi64_si128(k2 as i64), 0x00);
@@ -107,13 +126,15 @@ mod x86 {
     }
 
     #[target_feature(enable = "sse4.2,pclmulqdq")]
-    pub unsafe fn update_3way(mut crc: u32, mut data: &[u8]) -> u32 {
+    pub fn update_3way(mut crc: u32, mut data: &[u8]) -> u32 {
         while data.len() >= 3 * LONG {
-            crc = round::<LONG>(crc, &data[..3 * LONG], K_LONG_1, K_LONG_2);
+            // SAFETY: the block is exactly 3 * LONG bytes, and LONG a multiple of 8.
+            crc = unsafe { round::<LONG>(crc, &data[..3 * LONG], K_LONG_1, K_LONG_2) };
             data = &data[3 * LONG..];
         }
         while data.len() >= 3 * SHORT {
-            crc = round::<SHORT>(crc, &data[..3 * SHORT], K_SHORT_1, K_SHORT_2);
+            // SAFETY: the block is exactly 3 * SHORT bytes, and SHORT a multiple of 8.
+            crc = unsafe { round::<SHORT>(crc, &data[..3 * SHORT], K_SHORT_1, K_SHORT_2) };
             data = &data[3 * SHORT..];
         }
         update_1way(crc, data)

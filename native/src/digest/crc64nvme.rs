@@ -17,9 +17,12 @@ pub fn update_portable(crc: u64, data: &[u8]) -> u64 {
 pub fn update_with(kernel: Kernel, crc: u64, data: &[u8]) -> u64 {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Pclmulqdq if data.len() >= super::clmul_fold::MIN_LEN => {
+        // A kernel this CPU lacks (only `detect()` should give one) falls back to the tables.
+        Kernel::Pclmulqdq if data.len() >= super::clmul_fold::MIN_LEN && kernel.available() => {
             use super::clmul_fold::{constants64, fold_prefix, FoldConstants};
             const K: FoldConstants = constants64(POLY);
+            // SAFETY: `kernel.available()` found pclmulqdq and sse4.1, the features fold_prefix
+            // is compiled for; it asserts the length it needs itself.
             let (folded, used) = unsafe { fold_prefix(crc, data, &K) };
             update_portable(update_portable(0, &folded), &data[used..])
         }

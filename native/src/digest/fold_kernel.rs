@@ -13,14 +13,23 @@ impl Kernel {
             Kernel::Portable => "slicing-by-8",
         }
     }
+
+    /// Whether this CPU can run the kernel (the features `clmul_fold::fold_prefix` is built for).
+    pub fn available(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Pclmulqdq => is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("sse4.1"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Pclmulqdq => false,
+            Kernel::Portable => true,
+        }
+    }
 }
 
 pub fn detect() -> Kernel {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("sse4.1") {
-            return Kernel::Pclmulqdq;
-        }
+    if Kernel::Pclmulqdq.available() {
+        Kernel::Pclmulqdq
+    } else {
+        Kernel::Portable
     }
-    Kernel::Portable
 }

@@ -103,7 +103,10 @@ pub(crate) mod testing {
                 compress_lanes(kernel, &mut lanes);
             }
             let secs = t.elapsed().as_secs_f64();
-            println!("{name:>9} {n:>2} streams: {:7.0} MiB/s aggregate", (n * per_lane) as f64 / secs / (1 << 20) as f64);
+            println!(
+                "{name:>9} {n:>2} streams: {:7.0} MiB/s aggregate",
+                (n * per_lane) as f64 / secs / (1 << 20) as f64
+            );
         }
     }
 }
@@ -186,11 +189,12 @@ pub mod x86 {
     /// every lane).
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn transpose16(mut r: [__m512i; 16]) -> [__m512i; 16] {
+    pub fn transpose16(mut r: [__m512i; 16]) -> [__m512i; 16] {
         const EVEN4: [i32; 16] = [0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27];
         const ODD4: [i32; 16] = [4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31];
-        let even4 = _mm512_loadu_si512(EVEN4.as_ptr().cast());
-        let odd4 = _mm512_loadu_si512(ODD4.as_ptr().cast());
+        // SAFETY: each unaligned load reads the 64 bytes of a 16 x i32 constant.
+        let (even4, odd4) =
+            unsafe { (_mm512_loadu_si512(EVEN4.as_ptr().cast()), _mm512_loadu_si512(ODD4.as_ptr().cast())) };
         swap_rows!(r, 8, |x, y| (
             _mm512_shuffle_i32x4::<0b01_00_01_00>(x, y),
             _mm512_shuffle_i32x4::<0b11_10_11_10>(x, y)
@@ -207,7 +211,7 @@ pub mod x86 {
     /// 8x8 transpose of 32-bit words (see [`transpose16`]).
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn transpose8(mut r: [__m256i; 8]) -> [__m256i; 8] {
+    pub fn transpose8(mut r: [__m256i; 8]) -> [__m256i; 8] {
         swap_rows!(r, 4, |x, y| (_mm256_permute2x128_si256::<0x20>(x, y), _mm256_permute2x128_si256::<0x31>(x, y)));
         swap_rows!(r, 2, |x, y| (_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)));
         swap_rows!(r, 1, |x, y| (

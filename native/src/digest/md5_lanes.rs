@@ -75,6 +75,7 @@ pub fn compress_lanes(kernel: Kernel, lanes: &mut [Lane<'_>]) {
             // `chunks_mut` gives each at most as many lanes as it has.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512x16 => unsafe { x86::compress_x16(group) },
+            // SAFETY: as above, with AVX2 and at most 8 lanes.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2x8 => unsafe { x86::compress_x8(group) },
             _ => scalar(group),
@@ -140,14 +141,16 @@ mod x86 {
     #[target_feature(enable = "avx512f")]
     pub unsafe fn compress_x16(lanes: &mut [Lane<'_>]) {
         let mut s = Layout::<16, 4>::new(lanes, usize::MAX);
-        let load = |k: &[u32; 16]| _mm512_loadu_si512(k.as_ptr().cast());
+        // SAFETY: the unaligned load reads the 64 bytes of `k`.
+        let load = |k: &[u32; 16]| unsafe { _mm512_loadu_si512(k.as_ptr().cast()) };
         let (mut sa, mut sb, mut sc, mut sd) =
             (load(&s.state[0]), load(&s.state[1]), load(&s.state[2]), load(&s.state[3]));
         for i in 0..s.rounds {
             let (ptrs, active) = s.block_ptrs(i);
             let mut rows = [_mm512_setzero_si512(); 16];
             for (row, p) in rows.iter_mut().zip(ptrs) {
-                *row = _mm512_loadu_si512(p.cast());
+                // SAFETY: `block_ptrs` gives each lane a whole 64-byte block, its own or ZERO.
+                *row = unsafe { _mm512_loadu_si512(p.cast()) };
             }
             let w = transpose16(rows);
             let (mut a, mut b, mut c, mut d) = (sa, sb, sc, sd);
@@ -181,7 +184,8 @@ mod x86 {
             sd = _mm512_mask_add_epi32(sd, active, sd, d);
         }
         for (k, v) in s.state.iter_mut().zip([sa, sb, sc, sd]) {
-            _mm512_storeu_si512(k.as_mut_ptr().cast(), v);
+            // SAFETY: the unaligned store writes the 64 bytes of `k` (16 x u32).
+            unsafe { _mm512_storeu_si512(k.as_mut_ptr().cast(), v) };
         }
         s.store(lanes);
     }
@@ -191,7 +195,8 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn compress_x8(lanes: &mut [Lane<'_>]) {
         let mut s = Layout::<8, 4>::new(lanes, usize::MAX);
-        let load = |k: &[u32; 8]| _mm256_loadu_si256(k.as_ptr().cast());
+        // SAFETY: the unaligned load reads the 32 bytes of `k`.
+        let load = |k: &[u32; 8]| unsafe { _mm256_loadu_si256(k.as_ptr().cast()) };
         let (mut sa, mut sb, mut sc, mut sd) =
             (load(&s.state[0]), load(&s.state[1]), load(&s.state[2]), load(&s.state[3]));
         let ones = _mm256_set1_epi32(-1);
@@ -200,9 +205,10 @@ mod x86 {
             let mut lo = [_mm256_setzero_si256(); 8];
             let mut hi = [_mm256_setzero_si256(); 8];
             for l in 0..8 {
-                // Each pointer is to a whole 64-byte block (the lane's or ZERO).
-                lo[l] = _mm256_loadu_si256(ptrs[l].cast());
-                hi[l] = _mm256_loadu_si256(ptrs[l].add(32).cast());
+                // SAFETY: `block_ptrs` gives each lane a whole 64-byte block (its own or ZERO), and
+                // the two unaligned loads read its first and second 32 bytes.
+                (lo[l], hi[l]) =
+                    unsafe { (_mm256_loadu_si256(ptrs[l].cast()), _mm256_loadu_si256(ptrs[l].add(32).cast())) };
             }
             let (lo, hi) = (transpose8(lo), transpose8(hi));
             let w: [__m256i; 16] = std::array::from_fn(|j| if j < 8 { lo[j] } else { hi[j - 8] });
@@ -251,7 +257,8 @@ mod x86 {
             sd = _mm256_add_epi32(sd, _mm256_andnot_si256(idle, d));
         }
         for (k, v) in s.state.iter_mut().zip([sa, sb, sc, sd]) {
-            _mm256_storeu_si256(k.as_mut_ptr().cast(), v);
+            // SAFETY: the unaligned store writes the 32 bytes of `k` (8 x u32).
+            unsafe { _mm256_storeu_si256(k.as_mut_ptr().cast(), v) };
         }
         s.store(lanes);
     }
@@ -274,7 +281,14 @@ pub(super) mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for kernel in available_kernels() {
             // several SIMD passes, a last pass that is not full, single lanes
-            check_matches_one_by_one(&mut rng, 400, &[0, 0, 1, 2, 3, 15, 16, 17, 64, 399], kernel, compress_lanes, md5::compress_blocks);
+            check_matches_one_by_one(
+                &mut rng,
+                400,
+                &[0, 0, 1, 2, 3, 15, 16, 17, 64, 399],
+                kernel,
+                compress_lanes,
+                md5::compress_blocks,
+            );
         }
     }
 

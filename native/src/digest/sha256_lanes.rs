@@ -114,13 +114,15 @@ mod x86 {
         let bswap = _mm512_broadcast_i32x4(_mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
         let mut v = [_mm512_setzero_si512(); 8];
         for (v, k) in v.iter_mut().zip(&s.state) {
-            *v = _mm512_loadu_si512(k.as_ptr().cast());
+            // SAFETY: the unaligned load reads the 64 bytes of `k` (16 x u32).
+            *v = unsafe { _mm512_loadu_si512(k.as_ptr().cast()) };
         }
         for i in 0..s.rounds {
             let (ptrs, active) = s.block_ptrs(i);
             let mut rows = [_mm512_setzero_si512(); 16];
             for (row, p) in rows.iter_mut().zip(ptrs) {
-                *row = _mm512_shuffle_epi8(_mm512_loadu_si512(p.cast()), bswap);
+                // SAFETY: `block_ptrs` gives each lane a whole 64-byte block, its own or ZERO.
+                *row = _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(p.cast()) }, bswap);
             }
             let mut w = transpose16(rows);
             let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = v;
@@ -165,7 +167,8 @@ mod x86 {
             }
         }
         for (k, v) in s.state.iter_mut().zip(v) {
-            _mm512_storeu_si512(k.as_mut_ptr().cast(), v);
+            // SAFETY: the unaligned store writes the 64 bytes of `k` (16 x u32).
+            unsafe { _mm512_storeu_si512(k.as_mut_ptr().cast(), v) };
         }
         s.store(lanes);
     }
@@ -187,7 +190,14 @@ mod tests {
         let mut rng = Rng(0x5a5a_1234);
         for kernel in kernels() {
             // mostly equal lengths (the vector pass), some short and some long tails
-            check_matches_one_by_one(&mut rng, 300, &[0, 1, 3, 16, 16, 16, 16, 16, 17, 299], kernel, compress_lanes, sha256::compress_blocks);
+            check_matches_one_by_one(
+                &mut rng,
+                300,
+                &[0, 1, 3, 16, 16, 16, 16, 16, 17, 299],
+                kernel,
+                compress_lanes,
+                sha256::compress_blocks,
+            );
         }
     }
 

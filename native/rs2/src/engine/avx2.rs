@@ -18,8 +18,7 @@ unsafe fn nibble_tables(img: &[u16; 16]) -> [__m256i; 8] {
             hi[v] = (p >> 8) as u8;
         }
         out[2 * t] = _mm256_broadcastsi128_si256(_mm_loadu_si128(lo.as_ptr() as *const __m128i));
-        out[2 * t + 1] =
-            _mm256_broadcastsi128_si256(_mm_loadu_si128(hi.as_ptr() as *const __m128i));
+        out[2 * t + 1] = _mm256_broadcastsi128_si256(_mm_loadu_si128(hi.as_ptr() as *const __m128i));
     }
     out
 }
@@ -33,24 +32,12 @@ unsafe fn product(lo: __m256i, hi: __m256i, tb: &[__m256i; 8]) -> (__m256i, __m2
     let n2 = _mm256_and_si256(hi, mask);
     let n3 = _mm256_and_si256(_mm256_srli_epi16(hi, 4), mask);
     let plo = _mm256_xor_si256(
-        _mm256_xor_si256(
-            _mm256_shuffle_epi8(tb[0], n0),
-            _mm256_shuffle_epi8(tb[2], n1),
-        ),
-        _mm256_xor_si256(
-            _mm256_shuffle_epi8(tb[4], n2),
-            _mm256_shuffle_epi8(tb[6], n3),
-        ),
+        _mm256_xor_si256(_mm256_shuffle_epi8(tb[0], n0), _mm256_shuffle_epi8(tb[2], n1)),
+        _mm256_xor_si256(_mm256_shuffle_epi8(tb[4], n2), _mm256_shuffle_epi8(tb[6], n3)),
     );
     let phi = _mm256_xor_si256(
-        _mm256_xor_si256(
-            _mm256_shuffle_epi8(tb[1], n0),
-            _mm256_shuffle_epi8(tb[3], n1),
-        ),
-        _mm256_xor_si256(
-            _mm256_shuffle_epi8(tb[5], n2),
-            _mm256_shuffle_epi8(tb[7], n3),
-        ),
+        _mm256_xor_si256(_mm256_shuffle_epi8(tb[1], n0), _mm256_shuffle_epi8(tb[3], n1)),
+        _mm256_xor_si256(_mm256_shuffle_epi8(tb[5], n2), _mm256_shuffle_epi8(tb[7], n3)),
     );
     (plo, phi)
 }
@@ -59,10 +46,7 @@ unsafe fn product(lo: __m256i, hi: __m256i, tb: &[__m256i; 8]) -> (__m256i, __m2
 pub(super) unsafe fn mul_in_place(x: &mut [u8], img: &[u16; 16]) {
     let tb = nibble_tables(img);
     for block in x.chunks_exact_mut(64) {
-        let (l, h) = (
-            block.as_mut_ptr() as *mut __m256i,
-            block.as_mut_ptr().add(32) as *mut __m256i,
-        );
+        let (l, h) = (block.as_mut_ptr() as *mut __m256i, block.as_mut_ptr().add(32) as *mut __m256i);
         let (p_lo, p_hi) = product(_mm256_loadu_si256(l), _mm256_loadu_si256(h), &tb);
         _mm256_storeu_si256(l, p_lo);
         _mm256_storeu_si256(h, p_hi);

@@ -39,10 +39,7 @@ impl EngineKind {
 
 #[cfg(target_arch = "x86_64")]
 fn best_supported() -> EngineKind {
-    if is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512bw")
-        && is_x86_feature_detected!("gfni")
-    {
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("gfni") {
         EngineKind::Avx512Gfni
     } else if is_x86_feature_detected!("avx2") {
         EngineKind::Avx2
@@ -72,16 +69,7 @@ impl Multiplier {
     pub fn new(log: u16) -> Multiplier {
         let img = tables().basis_images(log);
         let m = |in_hi, out_hi| gfni_matrix(&img, in_hi, out_hi);
-        Multiplier {
-            log,
-            img,
-            gfni: [
-                m(false, false),
-                m(true, true),
-                m(true, false),
-                m(false, true),
-            ],
-        }
+        Multiplier { log, img, gfni: [m(false, false), m(true, true), m(true, false), m(false, true)] }
     }
 
     pub fn is_zero(&self) -> bool {
@@ -135,10 +123,7 @@ impl Default for Engine {
 
 impl Engine {
     pub fn new(kind: EngineKind) -> Engine {
-        assert!(
-            kind.is_supported(),
-            "engine {kind:?} is not supported on this CPU"
-        );
+        assert!(kind.is_supported(), "engine {kind:?} is not supported on this CPU");
         Engine { kind }
     }
 
@@ -205,8 +190,7 @@ impl Engine {
 pub fn xor(x: &mut [u8], y: &[u8]) {
     debug_assert_eq!(x.len(), y.len());
     for (a, b) in x.chunks_exact_mut(8).zip(y.chunks_exact(8)) {
-        let v =
-            u64::from_ne_bytes(a.try_into().unwrap()) ^ u64::from_ne_bytes(b.try_into().unwrap());
+        let v = u64::from_ne_bytes(a.try_into().unwrap()) ^ u64::from_ne_bytes(b.try_into().unwrap());
         a.copy_from_slice(&v.to_ne_bytes());
     }
 }
@@ -227,9 +211,7 @@ mod tests {
         let mut s = seed;
         (0..len)
             .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 (s >> 33) as u8
             })
             .collect()
@@ -239,11 +221,7 @@ mod tests {
     #[test]
     fn engines_match_scalar_multiplication() {
         let t = tables();
-        for kind in [
-            EngineKind::Portable,
-            EngineKind::Avx2,
-            EngineKind::Avx512Gfni,
-        ] {
+        for kind in [EngineKind::Portable, EngineKind::Avx2, EngineKind::Avx512Gfni] {
             if !kind.is_supported() {
                 continue;
             }
@@ -261,11 +239,11 @@ mod tests {
                     .collect();
                 let mut x = x0.clone();
                 eng.mul_add(&mut x, &y0, &mul);
-                for e in 0..128 {
+                for (e, &prod) in expect_prod.iter().enumerate() {
                     let (b, i) = (e / 32, e % 32);
                     let got = x[64 * b + i] as u16 | (x[64 * b + 32 + i] as u16) << 8;
                     let orig = x0[64 * b + i] as u16 | (x0[64 * b + 32 + i] as u16) << 8;
-                    assert_eq!(got, orig ^ expect_prod[e], "{kind:?} log {log_m} elem {e}");
+                    assert_eq!(got, orig ^ prod, "{kind:?} log {log_m} elem {e}");
                 }
                 let (mut fx, mut fy) = (x0.clone(), y0.clone());
                 eng.fft_butterfly(&mut fx, &mut fy, &mul);

@@ -31,10 +31,7 @@ pub fn vectors_dir() -> PathBuf {
             return dir;
         }
     }
-    panic!(
-        "shared/vectors/walrus-rs2 not found next to {}",
-        root.display()
-    );
+    panic!("shared/vectors/walrus-rs2 not found next to {}", root.display());
 }
 
 pub fn load(name: &str) -> Value {
@@ -47,10 +44,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 pub fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
 
 pub fn sha256_hex(parts: &[&[u8]]) -> String {
@@ -72,13 +66,10 @@ pub fn input_of(v: &Value) -> Vec<u8> {
     if let Some(h) = v["data_hex"].as_str() {
         return unhex(h);
     }
-    let seed =
-        u64::from_str_radix(v["seed"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    let seed = u64::from_str_radix(v["seed"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
     splitmix64(seed, v["size"].as_u64().unwrap() as usize)
 }
 
 pub fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        .expect("integer field")
+    v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).expect("integer field")
 }
