@@ -1,11 +1,13 @@
 // Walrus itself as the publisher's network: blobs are paid for and certified on Sui and stored on the
-// committee's storage nodes, through Mysten's SDKs (@mysten/walrus step methods, @mysten/sui
-// transactions) with Tusk's native RS2 encoding instead of the SDK's wasm encoder. The store
+// committee's storage nodes, through Mysten's SDKs (@mysten/walrus 1.x step methods, @mysten/sui 2.x
+// transactions over its gRPC client: Sui full nodes no longer serve JSON-RPC) with Tusk's native RS2
+// encoding instead of the SDK's wasm encoder. @mysten/sui 2.x needs Node 22: the server loads this
+// module with a dynamic import (publisher/service/index.ts) so that Node 20 runs everything else. The store
 // follows the Walrus daemon (walrus-sdk client.rs `reserve_and_store_blobs`): blob status from the
 // nodes → wallet check → register (reserve space, pay) → write metadata and slivers to each node of
 // the committee → certify with the aggregated confirmations → share or send the Blob object.
 
-import { SuiClient } from '@mysten/sui/client';
+import { SuiGrpcClient } from '@mysten/sui/grpc';
 import type { Keypair } from '@mysten/sui/cryptography';
 import { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, parseStructTag } from '@mysten/sui/utils';
@@ -45,7 +47,7 @@ export interface WalrusBackendOptions {
 /** Connects to the network, reads its committee and checks the wallet; throws with a clear message when it cannot. */
 export async function openWalrusBackend({ config, log }: WalrusBackendOptions): Promise<WalrusBackend> {
   const signer = loadWallet(config.walletPath, config.walletAddress);
-  const sui = new SuiClient({ url: config.rpcUrl });
+  const sui = new SuiGrpcClient({ network: config.name, baseUrl: config.rpcUrl });
   const walrus = new WalrusClient({ packageConfig: { systemObjectId: config.systemObjectId, stakingPoolId: config.stakingPoolId }, suiClient: sui });
   let state;
   try {
@@ -72,7 +74,7 @@ interface NetworkState {
   loadedAt: number;
 }
 
-async function loadState(walrus: WalrusClient, sui: SuiClient): Promise<NetworkState> {
+async function loadState(walrus: WalrusClient, sui: SuiGrpcClient): Promise<NetworkState> {
   const [committee, system, systemObject, blobType] = await Promise.all([loadCommittee(walrus, sui), walrus.systemState(), walrus.systemObject(), walrus.getBlobType()]);
   return {
     committee,
@@ -86,7 +88,7 @@ async function loadState(walrus: WalrusClient, sui: SuiClient): Promise<NetworkS
 }
 
 /** The WAL coin type, as the SDK finds it: the coin `staking::stake_with_pool` takes. */
-async function walType(sui: SuiClient, packageId: string): Promise<string> {
+async function walType(sui: SuiGrpcClient, packageId: string): Promise<string> {
   const { function: fn } = await sui.core.getMoveFunction({ packageId, moduleName: 'staking', name: 'stake_with_pool' });
   const coin = fn.parameters[1]?.body;
   const inner = coin?.$kind === 'datatype' ? coin.datatype.typeParameters[0] : undefined;
@@ -100,7 +102,7 @@ export class WalrusBackend implements BlobBackend {
   constructor(
     readonly name: string,
     private readonly walrus: WalrusClient,
-    private readonly sui: SuiClient,
+    private readonly sui: SuiGrpcClient,
     private readonly signer: Keypair,
     private state: NetworkState,
     private readonly log: Logger,
@@ -123,8 +125,8 @@ export class WalrusBackend implements BlobBackend {
   /** WAL (FROST) and SUI (MIST) the wallet holds. */
   async balances(): Promise<{ wal: bigint; sui: bigint }> {
     const [wal, sui] = await Promise.all([
-      this.sui.core.getBalance({ address: this.address, coinType: this.state.walType }),
-      this.sui.core.getBalance({ address: this.address, coinType: SUI_TYPE }),
+      this.sui.core.getBalance({ owner: this.address, coinType: this.state.walType }),
+      this.sui.core.getBalance({ owner: this.address, coinType: SUI_TYPE }),
     ]);
     return { wal: BigInt(wal.balance.balance), sui: BigInt(sui.balance.balance) };
   }
@@ -163,7 +165,7 @@ export class WalrusBackend implements BlobBackend {
               deletable: query.deletable,
               owner: this.address,
             })
-          ).blob.id.id;
+          ).blob.id;
       // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
       if (certify) {
         const confirmations = await this.walrus.writeEncodedBlobToNodes({
@@ -190,8 +192,8 @@ export class WalrusBackend implements BlobBackend {
     const mine: BlobObject[] = [];
     let cursor: string | null = null;
     do {
-      const page = await this.sui.core.getOwnedObjects({ address: this.address, type: `${this.state.blobTypeOrigin}::blob::Blob`, cursor, limit: 50 });
-      for (const object of page.objects) mine.push(parseBlobObject(await object.content, this.address));
+      const page: { objects: { content: Uint8Array }[]; hasNextPage: boolean; cursor: string | null } = await this.sui.core.listOwnedObjects({ owner: this.address, type: `${this.state.blobTypeOrigin}::blob::Blob`, cursor, limit: 50, include: { content: true } });
+      for (const object of page.objects) mine.push(parseBlobObject(object.content, this.address));
       cursor = page.hasNextPage ? page.cursor : null;
     } while (cursor);
     return ownedBlobToReuse(mine, blobId, query, epoch);
@@ -222,11 +224,11 @@ export class WalrusBackend implements BlobBackend {
   async blobIdOfObject(objectId: string): Promise<string> {
     if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
     return this.onChain(async () => {
-      const { objects } = await this.sui.core.getObjects({ objectIds: [objectId.toLowerCase()] });
+      const { objects } = await this.sui.core.getObjects({ objectIds: [objectId.toLowerCase()], include: { content: true } });
       const object = objects[0];
       if (!object || object instanceof Error) throw new PublisherError('BLOB_NOT_FOUND', `no object ${objectId.toLowerCase()} on ${this.name}`);
       const type = parseStructTag(object.type);
-      const content = await object.content;
+      const { content } = object;
       // Blob's type is defined by the package version that introduced it (the System's type origin,
       // not the latest package_id); SharedBlob came with an upgrade, so its origin is another version.
       if (type.module === 'blob' && type.name === 'Blob' && type.address === this.state.blobTypeOrigin) return parseBlobObject(content, '').blobId;
@@ -277,8 +279,8 @@ export class WalrusBackend implements BlobBackend {
   }
 
   private async blobObject(objectId: string): Promise<BlobObject> {
-    const { object } = await this.sui.core.getObject({ objectId });
-    return parseBlobObject(await object.content, this.address);
+    const { object } = await this.sui.core.getObject({ objectId, include: { content: true } });
+    return parseBlobObject(object.content, this.address);
   }
 
   /** walrus shared_blob::new wraps the Blob in a shared SharedBlob anyone can extend. */
@@ -286,11 +288,11 @@ export class WalrusBackend implements BlobBackend {
     const tx = new Transaction();
     tx.moveCall({ target: `${this.state.walrusPackageId}::shared_blob::new`, arguments: [tx.object(objectId)] });
     const { effects } = await this.execute(tx, 'share the blob');
-    const created = effects.changedObjects.filter((o) => o.idOperation === 'Created').map((o) => o.id);
+    const created = effects.changedObjects.filter((o) => o.idOperation === 'Created').map((o) => o.objectId);
     const { objects } = await this.sui.core.getObjects({ objectIds: created });
     const shared = objects.find((o) => !(o instanceof Error) && o.type.endsWith('::shared_blob::SharedBlob'));
     if (!shared || shared instanceof Error) throw new Error(`sharing ${objectId} created no SharedBlob`);
-    return shared.id;
+    return shared.objectId;
   }
 
   private async transfer(objectId: string, to: string): Promise<void> {
@@ -302,9 +304,9 @@ export class WalrusBackend implements BlobBackend {
   private async execute(tx: Transaction, action: string) {
     tx.setSenderIfNotSet(this.address);
     const result = await this.signer.signAndExecuteTransaction({ transaction: tx, client: this.sui });
-    if (result.effects.status.error) throw new Error(`failed to ${action} (${result.digest}): ${result.effects.status.error}`);
-    await this.sui.core.waitForTransaction({ digest: result.digest });
-    return result;
+    if (result.$kind === 'FailedTransaction') throw new Error(`failed to ${action} (${result.FailedTransaction.digest}): ${result.FailedTransaction.status.error?.message}`);
+    await this.sui.core.waitForTransaction({ digest: result.Transaction.digest });
+    return result.Transaction;
   }
 
   /** Reads the committee and the system state again once they are STATE_TTL_MS old (epochs change). */
@@ -335,8 +337,11 @@ function metadataOf(encoded: EncodedBlob): Uint8Array {
   return encoded.metadataBcs.subarray(32);
 }
 
-/** fetch failures (refused, reset, timed out) and the Sui transport's HTTP errors. */
+/** fetch failures (refused, reset, timed out), and the gRPC-web transport's: @protobuf-ts/grpcweb-transport
+ * turns a failed fetch into RpcError INTERNAL 'fetch failed'; a full node that is down or
+ * overloaded answers UNAVAILABLE (gRPC status codes, grpc/doc/statuscodes.md). */
 function isUnreachable(e: unknown): boolean {
-  const err = e as { name?: string; message?: string; cause?: { code?: string } };
-  return err?.name === 'SuiHTTPTransportError' || err?.name === 'SuiHTTPStatusError' || (err?.name === 'TypeError' && err.message === 'fetch failed') || err?.name === 'TimeoutError';
+  const err = e as { name?: string; message?: string; code?: string };
+  if (err?.name === 'RpcError') return err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED' || (err.code === 'INTERNAL' && err.message === 'fetch failed');
+  return (err?.name === 'TypeError' && err.message === 'fetch failed') || err?.name === 'TimeoutError';
 }
