@@ -8,7 +8,7 @@
 // the committee → certify with the aggregated confirmations → share or send the Blob object.
 
 import { SuiGrpcClient } from '@mysten/sui/grpc';
-import type { Keypair } from '@mysten/sui/cryptography';
+import type { Keypair, Signer } from '@mysten/sui/cryptography';
 import { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, parseStructTag } from '@mysten/sui/utils';
 import {
@@ -32,8 +32,8 @@ import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
 import type { WalrusNetworkConfig } from './network-config.js';
 import { loadWallet } from './wallet.js';
+import { DEFAULT_SUB_WALLETS, isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
 
-const SUI_TYPE = '0x2::sui::SUI';
 /** Gas the wallet must hold per transaction of a store before it starts (0.05 SUI; a register or certify costs a few thousandths). */
 export const GAS_PER_TRANSACTION_MIST = 50_000_000n;
 /** How long the committee and the system state are trusted before they are read again. */
@@ -55,11 +55,11 @@ export async function openWalrusBackend({ config, log }: WalrusBackendOptions): 
   } catch (e) {
     throw new Error(`network ${config.name}: cannot read the Walrus system at ${config.rpcUrl}: ${(e as Error).message}`);
   }
-  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log);
+  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log, DEFAULT_SUB_WALLETS);
   const funds = await backend.balances();
   log(
     `tusk: publisher on Walrus ${config.name} (epoch ${state.committee.epoch}, ${state.committee.nodes.length} storage nodes, ${state.committee.nShards} shards); ` +
-      `wallet ${signer.toSuiAddress()}: ${funds.wal} FROST, ${funds.sui} MIST`,
+      `wallet ${signer.toSuiAddress()}: ${funds.wal} FROST, ${funds.sui} MIST (with its ${backend.pool.wallets.length} sub-wallets)`,
   );
   return backend;
 }
@@ -98,16 +98,20 @@ async function walType(sui: SuiGrpcClient, packageId: string): Promise<string> {
 
 export class WalrusBackend implements BlobBackend {
   private readonly address: string;
+  /** the sub-wallets stores run on, funded from the main wallet (wallet-pool.ts) */
+  readonly pool: WalletPool;
 
   constructor(
     readonly name: string,
     private readonly walrus: WalrusClient,
     private readonly sui: SuiGrpcClient,
-    private readonly signer: Keypair,
+    signer: Keypair,
     private state: NetworkState,
     private readonly log: Logger,
+    subWallets: number,
   ) {
     this.address = signer.toSuiAddress();
+    this.pool = new WalletPool(signer, subWallets, sui, () => this.state.walType);
   }
 
   get nShards(): number {
@@ -122,13 +126,9 @@ export class WalrusBackend implements BlobBackend {
     return this.state.committee.reader;
   }
 
-  /** WAL (FROST) and SUI (MIST) the wallet holds. */
-  async balances(): Promise<{ wal: bigint; sui: bigint }> {
-    const [wal, sui] = await Promise.all([
-      this.sui.core.getBalance({ owner: this.address, coinType: this.state.walType }),
-      this.sui.core.getBalance({ owner: this.address, coinType: SUI_TYPE }),
-    ]);
-    return { wal: BigInt(wal.balance.balance), sui: BigInt(sui.balance.balance) };
+  /** WAL (FROST) and SUI (MIST) the wallet and its sub-wallets hold. */
+  balances(): Promise<Funds> {
+    return this.pool.total();
   }
 
   async publish(encoded: EncodedBlob, query: StoreQuery): Promise<StoreResult> {
@@ -153,49 +153,76 @@ export class WalrusBackend implements BlobBackend {
           : 0n;
       const transactions = (owned ? 0 : 1) + (certify ? 1 : 0) + (epochsExtended > 0 ? 1 : 0) + (query.share || query.sendObjectTo ? 1 : 0);
       await this.checkFunds(cost, transactions);
-      const objectId = owned
-        ? owned.id
-        : (
-            await this.walrus.executeRegisterBlobTransaction({
-              signer: this.signer,
-              size: encoded.unencodedLength,
-              epochs: query.epochs,
-              blobId: encoded.blobIdText,
-              rootHash: encoded.rootHash,
-              deletable: query.deletable,
-              owner: this.address,
-            })
-          ).blob.id;
-      // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
-      if (certify) {
-        const confirmations = await this.walrus.writeEncodedBlobToNodes({
-          blobId: encoded.blobIdText,
-          metadata: metadataOf(encoded),
-          sliversByNode: this.sliversByNode(encoded),
-          ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
-        });
-        await this.walrus.executeCertifyBlobTransaction({ signer: this.signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
-      }
-      if (epochsExtended > 0) await this.walrus.executeExtendBlobTransaction({ signer: this.signer, blobObjectId: objectId, epochs: epochsExtended });
-      // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
-      const blobObject = await this.blobObject(objectId);
-      let sharedBlobObject: string | undefined;
-      if (query.share) sharedBlobObject = await this.share(objectId);
-      else if (query.sendObjectTo) await this.transfer(objectId, query.sendObjectTo);
-      const resourceOperation = owned && reuseOperation(owned, encoded.encodedLength, epochsExtended);
-      return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
+      const need = { wal: cost, sui: GAS_PER_TRANSACTION_MIST * BigInt(transactions) };
+      const store = (signer: Signer) => this.storeWith(signer, encoded, query, owned, certify, epochsExtended, cost);
+      // a Blob object to reuse is certified and extended by the wallet that owns it
+      if (owned?.owner === this.address) return this.pool.withMain(store);
+      return this.pool.withWallet(owned?.owner, need, store);
     });
   }
 
-  /** With `reuse_resources=true`: the wallet's own Blob object to store with (owned-blob.ts), from the chain. */
+  /** The transactions of a store, all signed by one wallet held alone. No retry: a store that
+   * fails after its register transaction must not register (and pay) again. */
+  private async storeWith(
+    signer: Signer,
+    encoded: EncodedBlob,
+    query: StoreQuery,
+    owned: BlobObject | undefined,
+    certify: boolean,
+    epochsExtended: number,
+    cost: bigint,
+  ): Promise<StoreResult> {
+    const address = signer.toSuiAddress();
+    const objectId = owned
+      ? owned.id
+      : (
+          await this.walrus.executeRegisterBlobTransaction({
+            signer,
+            size: encoded.unencodedLength,
+            epochs: query.epochs,
+            blobId: encoded.blobIdText,
+            rootHash: encoded.rootHash,
+            deletable: query.deletable,
+            owner: address,
+          })
+        ).blob.id;
+    // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
+    if (certify) {
+      const confirmations = await this.walrus.writeEncodedBlobToNodes({
+        blobId: encoded.blobIdText,
+        metadata: metadataOf(encoded),
+        sliversByNode: this.sliversByNode(encoded),
+        ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
+      });
+      await this.walrus.executeCertifyBlobTransaction({ signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
+    }
+    if (epochsExtended > 0) await this.walrus.executeExtendBlobTransaction({ signer, blobObjectId: objectId, epochs: epochsExtended });
+    // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
+    const blobObject = await this.blobObject(objectId, address);
+    let sharedBlobObject: string | undefined;
+    if (query.share) sharedBlobObject = await this.share(signer, objectId);
+    else if (query.sendObjectTo) await this.transfer(signer, objectId, query.sendObjectTo);
+    const resourceOperation = owned && reuseOperation(owned, encoded.encodedLength, epochsExtended);
+    return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
+  }
+
+  /** With `reuse_resources=true`: a Blob object of the wallet or its sub-wallets to store with (owned-blob.ts), from the chain. */
   private async ownedRegistration(blobId: string, query: StoreQuery, epoch: number): Promise<BlobObject | undefined> {
     const mine: BlobObject[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { objects: { content: Uint8Array }[]; hasNextPage: boolean; cursor: string | null } = await this.sui.core.listOwnedObjects({ owner: this.address, type: `${this.state.blobTypeOrigin}::blob::Blob`, cursor, limit: 50, include: { content: true } });
-      for (const object of page.objects) mine.push(parseBlobObject(object.content, this.address));
-      cursor = page.hasNextPage ? page.cursor : null;
-    } while (cursor);
+    for (const owner of [this.address, ...this.pool.addresses]) {
+      let cursor: string | null = null;
+      do {
+        const page: { objects: { content: Uint8Array }[]; hasNextPage: boolean; cursor: string | null } = await this.sui.core.listOwnedObjects({
+          owner,
+          type: `${this.state.blobTypeOrigin}::blob::Blob`,
+          cursor,
+          limit: 50,
+          include: { content: true },
+        });
+        for (const object of page.objects) mine.push(parseBlobObject(object.content, owner));
+        cursor = page.hasNextPage ? page.cursor : null;
+      } while (cursor);
+    }
     return ownedBlobToReuse(mine, blobId, query, epoch);
   }
 
@@ -274,20 +301,21 @@ export class WalrusBackend implements BlobBackend {
   private async checkFunds(cost: bigint, transactions: number): Promise<void> {
     const { wal, sui } = await this.balances();
     if (wal < cost) throw new PublisherError('INSUFFICIENT_WAL', `wallet ${this.address} holds ${wal} FROST, this blob costs ${cost}`);
-    const gas = GAS_PER_TRANSACTION_MIST * BigInt(transactions);
+    // and one transaction to fund the sub-wallet
+    const gas = GAS_PER_TRANSACTION_MIST * BigInt(transactions + 1);
     if (sui < gas) throw new PublisherError('INSUFFICIENT_GAS', `wallet ${this.address} holds ${sui} MIST, ${transactions} transactions need ${gas}`);
   }
 
-  private async blobObject(objectId: string): Promise<BlobObject> {
+  private async blobObject(objectId: string, owner: string): Promise<BlobObject> {
     const { object } = await this.sui.core.getObject({ objectId, include: { content: true } });
-    return parseBlobObject(object.content, this.address);
+    return parseBlobObject(object.content, owner);
   }
 
   /** walrus shared_blob::new wraps the Blob in a shared SharedBlob anyone can extend. */
-  private async share(objectId: string): Promise<string> {
+  private async share(signer: Signer, objectId: string): Promise<string> {
     const tx = new Transaction();
     tx.moveCall({ target: `${this.state.walrusPackageId}::shared_blob::new`, arguments: [tx.object(objectId)] });
-    const { effects } = await this.execute(tx, 'share the blob');
+    const { effects } = await this.execute(signer, tx, 'share the blob');
     const created = effects.changedObjects.filter((o) => o.idOperation === 'Created').map((o) => o.objectId);
     const { objects } = await this.sui.core.getObjects({ objectIds: created });
     const shared = objects.find((o) => !(o instanceof Error) && o.type.endsWith('::shared_blob::SharedBlob'));
@@ -295,15 +323,15 @@ export class WalrusBackend implements BlobBackend {
     return shared.objectId;
   }
 
-  private async transfer(objectId: string, to: string): Promise<void> {
+  private async transfer(signer: Signer, objectId: string, to: string): Promise<void> {
     const tx = new Transaction();
     tx.transferObjects([tx.object(objectId)], to);
-    await this.execute(tx, `send the blob object to ${to}`);
+    await this.execute(signer, tx, `send the blob object to ${to}`);
   }
 
-  private async execute(tx: Transaction, action: string) {
-    tx.setSenderIfNotSet(this.address);
-    const result = await this.signer.signAndExecuteTransaction({ transaction: tx, client: this.sui });
+  private async execute(signer: Signer, tx: Transaction, action: string) {
+    tx.setSenderIfNotSet(signer.toSuiAddress());
+    const result = await signer.signAndExecuteTransaction({ transaction: tx, client: this.sui });
     if (result.$kind === 'FailedTransaction') throw new Error(`failed to ${action} (${result.FailedTransaction.digest}): ${result.FailedTransaction.status.error?.message}`);
     await this.sui.core.waitForTransaction({ digest: result.Transaction.digest });
     return result.Transaction;
@@ -325,7 +353,7 @@ export class WalrusBackend implements BlobBackend {
       return await work();
     } catch (e) {
       if (e instanceof NotEnoughBlobConfirmationsError) throw new PublisherError('INSUFFICIENT_CONFIRMATIONS', e.message);
-      if (isUnreachable(e)) throw new PublisherError('CHAIN_UNAVAILABLE', (e as Error).message);
+      if (isUnknownOutcome(e)) throw new PublisherError('CHAIN_UNAVAILABLE', (e as Error).message);
       throw e;
     }
   }
@@ -337,11 +365,3 @@ function metadataOf(encoded: EncodedBlob): Uint8Array {
   return encoded.metadataBcs.subarray(32);
 }
 
-/** fetch failures (refused, reset, timed out), and the gRPC-web transport's: @protobuf-ts/grpcweb-transport
- * turns a failed fetch into RpcError INTERNAL 'fetch failed'; a full node that is down or
- * overloaded answers UNAVAILABLE (gRPC status codes, grpc/doc/statuscodes.md). */
-function isUnreachable(e: unknown): boolean {
-  const err = e as { name?: string; message?: string; code?: string };
-  if (err?.name === 'RpcError') return err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED' || (err.code === 'INTERNAL' && err.message === 'fetch failed');
-  return (err?.name === 'TypeError' && err.message === 'fetch failed') || err?.name === 'TimeoutError';
-}

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
+import { bcs } from '@mysten/sui/bcs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { WalrusClient } from '@mysten/walrus';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
@@ -18,6 +19,7 @@ import { openWalrusBackend, type WalrusBackend } from '../../../../src/publisher
 import type { WalrusNetworkConfig } from '../../../../src/publisher/walrus/network-config.js';
 import { startWalrusDouble, type WalrusDouble } from '../../../double/walrus/index.js';
 import { NEEDS_NODE_22 } from '../../../double/walrus/node-version.js';
+import { BlobRegistered, blobIdFromInt } from '../../../double/walrus/sdk.js';
 import { randomBytes } from '../codec/vector-input.js';
 
 let double: WalrusDouble;
@@ -118,6 +120,58 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     });
   });
 
+  it('16 stores sent at once from one wallet all answer newlyCreated, each paid once, on sub-wallets funded from it; no transaction fails', async () => {
+    const { file, key } = await wallet({ sui: 20n * 10n ** 9n, wal: 10n ** 12n });
+    const parallel = await openWalrusBackend({ config: config(file), log: () => {} });
+    const before = await parallel.balances();
+    const since = double.transactions().length;
+    const blobs = await Promise.all(Array.from({ length: 16 }, (_, i) => codec.encode(randomBytes(400 + i, 20_000 + i), double.nShards)));
+    const stored = await Promise.all(blobs.map((encoded) => parallel.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false })));
+    const created = stored.map((r) => (r as { newlyCreated?: { blobObject: { blobId: string }; cost: number } }).newlyCreated);
+    expect(created.map((c) => c?.blobObject.blobId)).toEqual(blobs.map((b) => b.blobIdText));
+
+    // the ledger: one register_blob per blob, every transaction of this run succeeded, and the WAL
+    // the wallet and its sub-wallets lost is the sum of the costs answered
+    const run = double.transactions().slice(since);
+    expect(run.filter((tx) => !tx.success)).toEqual([]);
+    const registered = run.flatMap((tx) => moveCalls(tx.txBytes).filter((c) => c.function === 'register_blob').map(() => tx.digest));
+    expect(registered).toHaveLength(16);
+    const paid = created.reduce((n, c) => n + BigInt(c!.cost), 0n);
+    expect(before.wal - (await parallel.balances()).wal).toBe(paid);
+    // the main wallet only funded: its coins were in no store's transaction
+    const main = key.toSuiAddress();
+    const mainTxs = run.filter((tx) => bcs.TransactionData.parse(tx.txBytes).V1!.sender === main);
+    expect(mainTxs.length).toBeGreaterThan(0);
+    for (const tx of mainTxs) expect(moveCalls(tx.txBytes).map((c) => c.function)).not.toContain('register_blob');
+    expect(new Set(parallel.pool.addresses).size).toBe(parallel.pool.wallets.length);
+  }, 240_000);
+
+  it('a store cut off after paying is completed by a restarted publisher on retry with reuse_resources, without paying again', async () => {
+    const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
+    const first = await openWalrusBackend({ config: config(file), log: () => {} });
+    const encoded = await codec.encode(randomBytes(420, 60_000), double.nShards);
+    const query = { epochs: 2, deletable: false, force: false, share: false, reuseResources: true };
+    // more than f shards' nodes down: the register transaction pays, then no quorum confirms
+    const down = double.nodes.slice(0, 5);
+    await Promise.all(down.map((n) => n.stop()));
+    try {
+      const failure = await first.publish(encoded, query).catch((e: unknown) => e);
+      expect((failure as PublisherError).code).toBe('INSUFFICIENT_CONFIRMATIONS');
+    } finally {
+      await Promise.all(down.map((n) => n.start()));
+    }
+    const registrations = () => double.transactions().filter((tx) => moveCalls(tx.txBytes).some((c) => c.function === 'register_blob' && registersBlob(tx, encoded.blobIdText)));
+    expect(registrations()).toHaveLength(1);
+    // a new process with the same wallet finds the sub-wallet's paid registration and certifies it at no cost
+    const second = await openWalrusBackend({ config: config(file), log: () => {} });
+    const before = await second.balances();
+    const retried = await second.publish(encoded, query);
+    expect(retried).toMatchObject({ newlyCreated: { cost: 0, resourceOperation: { reuseRegistration: { encodedLength: encoded.encodedLength } } } });
+    expect(registrations()).toHaveLength(1);
+    expect((await second.balances()).wal).toBe(before.wal);
+    expect(await walrusClient().getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'permanent', isCertified: true });
+  }, 240_000);
+
   it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {
     const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
     const dead = `http://127.0.0.1:${await closedPort()}`;
@@ -132,6 +186,16 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     expect((failure as PublisherError).httpStatus).toBe(503);
   });
 });
+
+/** The Move calls of a transaction. */
+function moveCalls(txBytes: Uint8Array): { module: string; function: string }[] {
+  return bcs.TransactionData.parse(txBytes).V1!.kind.ProgrammableTransaction!.commands.flatMap((c) => (c.MoveCall ? [c.MoveCall] : []));
+}
+
+/** Whether a register_blob transaction registers `blobId` (its BlobRegistered event says so). */
+function registersBlob(tx: { events: { bcs: Uint8Array; type: string }[] }, blobId: string): boolean {
+  return tx.events.some((e) => e.type.endsWith('::events::BlobRegistered') && blobIdFromInt(BlobRegistered.parse(e.bcs).blob_id) === blobId);
+}
 
 function walrusClient(): WalrusClient {
   return new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiGrpcClient({ network: 'double', baseUrl: double.rpcUrl }) });
