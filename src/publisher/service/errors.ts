@@ -29,6 +29,9 @@ export const PUBLISHER_ERRORS = {
   JWT_TOKEN_ALREADY_USED: [429, 'RESOURCE_EXHAUSTED', 'the JWT token was already used', 'TOKEN_ALREADY_USED'],
   JWT_INVALID_TIMESTAMP: [400, 'FAILED_PRECONDITION', 'one of the timestamps in the JWT token is invalid', 'INVALID_TIMESTAMP'],
   ROUTE_NOT_FOUND: [404, 'NOT_FOUND', 'no such route'],
+  // A known route with another method: the daemon's router (axum) answers 405 with an Allow header
+  // and no body, so no AIP status (upstream pairs none with 405): '' renders bodiless.
+  METHOD_NOT_ALLOWED: [405, '', 'this route does not take this method'],
   // walrus.md §10.4 "Recommended for Tusk": client mistakes are 4xx JSON, checked before encoding.
   INVALID_EPOCHS: [400, 'INVALID_ARGUMENT', 'epochs must be an integer between 1 and the maximum number of epochs ahead'],
   MALFORMED_REQUEST: [400, 'INVALID_ARGUMENT', 'the query string is malformed'],
@@ -95,6 +98,8 @@ export class PublisherError extends Error {
 export interface RenderedError {
   httpStatus: number;
   body: string;
+  /** the Allow header of a 405 */
+  allow?: string;
   /** set for masked internal errors: the id written to the log next to the real error */
   incidentId?: string;
 }
@@ -104,6 +109,7 @@ export function renderError(error: unknown): RenderedError {
   if (error instanceof PublisherError && error.code !== 'INTERNAL_ERROR') {
     const entry: readonly [number, string, string, string?] = PUBLISHER_ERRORS[error.code];
     const [httpStatus, status, , reason = error.code] = entry;
+    if (status === '') return { httpStatus, body: '', allow: error.metadata.allow };
     return { httpStatus, body: errorJson(httpStatus, status, error.message, reason, domainOf(error.code), error.metadata) };
   }
   if (error instanceof LedgerError && error.info.status !== 'INTERNAL') {

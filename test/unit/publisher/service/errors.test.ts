@@ -24,6 +24,8 @@ const UPSTREAM_STATUS_CODES: Record<string, number> = {
 
 describe("every error status/reason pair is one upstream's Status type accepts", () => {
   it.each(Object.entries(PUBLISHER_ERRORS).map(([code, [http, status]]) => [code, http, status] as const))('publisher %s: %d %s', (_code, http, status) => {
+    // a 405 has no body, as axum's: no status to parse
+    if (status === '') return expect(http).toBe(405);
     expect(UPSTREAM_STATUS_CODES[status], `${status} is no upstream status`).toBeDefined();
     expect(http).toBe(UPSTREAM_STATUS_CODES[status]);
   });

@@ -154,6 +154,19 @@ describe('PUT /<key>/v1/blobs (walrus.md §10.3, seed interface B)', () => {
     expect((await fx.get('/v1/ledger/nothing-here')).status).toBe(404);
   });
 
+  it('a known path under another method is 405 with Allow and no body, as the daemon router answers; an unknown one 404 JSON', async () => {
+    fx = await startFixture();
+    const wrong = await fetch(`${fx.url}/v1/blobs/${'A'.repeat(43)}`, { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET,HEAD');
+    expect(await wrong.text()).toBe('');
+    const keyless = await fetch(`${fx.url}/v1/blobs`);
+    expect([keyless.status, keyless.headers.get('allow')]).toEqual([405, 'PUT']);
+    const unknown = await fetch(`${fx.url}/v1/nothing`, { method: 'DELETE' });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.details[0].reason).toBe('ROUTE_NOT_FOUND');
+  });
+
   it('GET /status and /<key>/status answer OK', async () => {
     fx = await startFixture();
     for (const p of ['/status', `/${KEY}/status`]) {
