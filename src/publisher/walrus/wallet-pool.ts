@@ -11,9 +11,9 @@
 //   they register.
 // - The main wallet only funds sub-wallets, one funding transaction at a time.
 // - A sub-wallet whose last transaction may have been sent but its outcome is unknown (the full
-//   node did not answer) is not used for a new transaction until that same signed transaction is
-//   sent again and settles (executing the same bytes twice is idempotent on Sui); a different
-//   transaction on the same coin versions is what locks them.
+//   node did not answer) leaves the pool until that same signed transaction, sent again, settles
+//   (executing the same bytes twice is idempotent on Sui); a different transaction on the same coin
+//   versions is what would lock them.
 
 import { createHash } from 'node:crypto';
 import type { SuiGrpcClient } from '@mysten/sui/grpc';
@@ -23,13 +23,15 @@ import { coinWithBalance, Transaction } from '@mysten/sui/transactions';
 
 export const SUI_TYPE = '0x2::sui::SUI';
 export const DEFAULT_SUB_WALLETS = 8;
+const SETTLE_FIRST_PAUSE_MS = 500;
+const SETTLE_MAX_PAUSE_MS = 30_000;
 
 export interface Funds {
   wal: bigint;
   sui: bigint;
 }
 
-/** A sub-wallet's key that remembers the last transaction it signed, for a replay after an unknown outcome. */
+/** A wallet's key (a sub-wallet's, or the main one as funder) that remembers the last transaction it signed, for a replay after an unknown outcome. */
 export class SubWallet extends Signer {
   lastSigned: { bytes: Uint8Array; signature: string } | undefined;
   /** the last signed transaction's outcome is unknown: replay it before anything else */
@@ -73,6 +75,9 @@ export class WalletPool {
   private readonly idle: SubWallet[];
   private readonly waiting: { prefer: string | undefined; take: (w: SubWallet) => void }[] = [];
   private funding: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  /** the main wallet, as the funding transactions sign with it */
+  private readonly funder: SubWallet;
 
   constructor(
     readonly main: Keypair,
@@ -81,6 +86,7 @@ export class WalletPool {
     private readonly walType: () => string,
   ) {
     this.wallets = Array.from({ length: size }, (_, i) => new SubWallet(i, deriveSubWallet(main, i)));
+    this.funder = new SubWallet(-1, main);
     this.idle = [...this.wallets];
   }
 
@@ -117,16 +123,14 @@ export class WalletPool {
   async withWallet<T>(prefer: string | undefined, need: Funds, work: (wallet: SubWallet) => Promise<T>): Promise<T> {
     const wallet = await this.acquire(prefer);
     try {
-      await this.settle(wallet);
       await this.topUp(wallet, need);
-      try {
-        return await work(wallet);
-      } catch (e) {
-        if (isUnknownOutcome(e)) wallet.unsettled = true;
-        throw e;
-      }
+      return await work(wallet);
+    } catch (e) {
+      if (isUnknownOutcome(e) && wallet.lastSigned) wallet.unsettled = true;
+      throw e;
     } finally {
-      this.release(wallet);
+      if (wallet.unsettled) void this.settleThenRelease(wallet);
+      else this.release(wallet);
     }
   }
 
@@ -143,18 +147,32 @@ export class WalletPool {
     else this.idle.push(wallet);
   }
 
-  /** Sends the last signed transaction again when its outcome is unknown, so no other one spends its coins first. */
-  private async settle(wallet: SubWallet): Promise<void> {
-    if (!wallet.unsettled || !wallet.lastSigned) return;
-    const { bytes, signature } = wallet.lastSigned;
+  /** Keeps a sub-wallet whose last transaction's outcome is unknown out of use, sending that same
+   * signed transaction again (with a growing pause) until the full node settles it. */
+  private async settleThenRelease(wallet: SubWallet): Promise<void> {
+    for (let pause = SETTLE_FIRST_PAUSE_MS; wallet.unsettled && !this.closed; pause = Math.min(pause * 2, SETTLE_MAX_PAUSE_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, pause).unref());
+      await this.resend(wallet).catch(() => undefined);
+    }
+    if (!wallet.unsettled) this.release(wallet);
+  }
+
+  /** Sends a wallet's last signed transaction again; throws while its outcome stays unknown. */
+  private async resend(wallet: SubWallet): Promise<void> {
+    const { bytes, signature } = wallet.lastSigned!;
     try {
       const result = await this.sui.core.executeTransaction({ transaction: bytes, signatures: [signature] });
       await this.sui.core.waitForTransaction({ result });
     } catch (e) {
-      // the full node refused it outright (e.g. its inputs moved on): nothing of it can be pending
+      // refused outright (its inputs moved on, say): it can no more be pending
       if (isUnknownOutcome(e)) throw e;
     }
     wallet.unsettled = false;
+  }
+
+  /** Stops settling (the publisher is closing). */
+  close(): void {
+    this.closed = true;
   }
 
   /** Tops `wallet` up from the main wallet to hold at least `need`, plus a share of the main's funds so most stores need no funding. */
@@ -163,6 +181,8 @@ export class WalletPool {
     const has = await this.balances(address);
     if (has.wal >= need.wal && has.sui >= need.sui) return;
     const run = async () => {
+      const funder = this.funder;
+      if (funder.unsettled) await this.resend(funder);
       const mine = await this.balances(this.main.toSuiAddress());
       const share = (n: bigint) => n / BigInt(2 * this.wallets.length);
       const wal = has.wal >= need.wal ? 0n : need.wal - has.wal + share(mine.wal > need.wal ? mine.wal - need.wal : 0n);
@@ -173,7 +193,13 @@ export class WalletPool {
       if (sui > 0n) coins.push(tx.splitCoins(tx.gas, [sui])[0]!);
       if (wal > 0n) coins.push(coinWithBalance({ type: this.walType(), balance: wal }));
       tx.transferObjects(coins, address);
-      const result = await this.main.signAndExecuteTransaction({ transaction: tx, client: this.sui });
+      let result;
+      try {
+        result = await funder.signAndExecuteTransaction({ transaction: tx, client: this.sui });
+      } catch (e) {
+        if (isUnknownOutcome(e)) funder.unsettled = true;
+        throw e;
+      }
       if (result.$kind === 'FailedTransaction') throw new Error(`funding sub-wallet ${address} failed: ${result.FailedTransaction.status.error?.message}`);
       await this.sui.core.waitForTransaction({ result });
     };

@@ -265,7 +265,9 @@ export class WalrusBackend implements BlobBackend {
     });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.pool.close();
+  }
 
   /** The committee's slivers for each of its nodes, in committee order, from the native encoding. */
   private sliversByNode(encoded: EncodedBlob): SliversForNode[] {

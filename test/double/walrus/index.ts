@@ -29,6 +29,8 @@ export interface WalrusDoubleOptions {
   prices?: { storagePerUnit?: bigint; writePerUnit?: bigint };
   /** the future-accounting ring length (default 53, as on mainnet) */
   maxEpochsAhead?: number;
+  /** how long after a transaction the storage nodes see its events (default 0: at once) */
+  registrationLagMs?: number;
 }
 
 export interface DoubleNode {
@@ -41,6 +43,10 @@ export interface DoubleNode {
   readonly running: boolean;
   /** closes the node's HTTPS listener and its connections (its stored slivers are kept) */
   stop(): Promise<void>;
+  /** answers every request with this HTTP status (429, 503) until called with null */
+  failWith(status: number | null): void;
+  /** HTTP status → answers so far */
+  statuses: ReadonlyMap<number, number>;
   /** listens again on the same port */
   start(): Promise<void>;
   /** test hook: the node's BLS12-381 min_pk signature over `message` (e.g. to forge certificates) */
@@ -100,7 +106,7 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
     maxEpochsAhead: options.maxEpochsAhead ?? 53,
     totalCapacity: 1n << 50n,
   });
-  const view = new WalrusView(chain, world);
+  const view = new WalrusView(chain, world, options.registrationLagMs ?? 0);
   servers.forEach((s, i) => s.attach(world.nodes[i]!, view));
   const rpc = await startSuiGrpc(chain, world);
 
@@ -148,6 +154,10 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
       },
       stop: () => s.stop(),
       start: () => s.start(),
+      failWith: (status: number | null) => {
+        s.failWith = status;
+      },
+      statuses: s.statuses,
       signMessage: (message: Uint8Array) => bls12_381.sign(message, world.nodes[i]!.blsSecretKey),
     })),
     nShards,

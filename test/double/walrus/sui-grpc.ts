@@ -525,7 +525,7 @@ function firstMessage(body: Buffer): Uint8Array {
 
 /** Fault injection: each request first asks `before` (null: answer normally). */
 export interface GrpcFaults {
-  before?: (method: string) => { code: number; message: string } | null | Promise<{ code: number; message: string } | null>;
+  before?: (method: string, request: Plain) => { code: number; message: string } | null | Promise<{ code: number; message: string } | null>;
 }
 
 export interface SuiGrpcServer {
@@ -565,10 +565,10 @@ export async function startSuiGrpc(chain: Chain, world: World): Promise<SuiGrpcS
     const handler = table[method];
     if (!descriptor || !handler) return answerError(res, Status.UNIMPLEMENTED, `test double: ${method} is not doubled`);
     try {
-      const fault = await faults.before?.(method);
-      if (fault) return answerError(res, fault.code, fault.message);
       const requestType = root.lookupType(descriptor.requestType);
       const request = requestType.toObject(requestType.decode(firstMessage(body)), TO_OBJECT);
+      const fault = await faults.before?.(method, request);
+      if (fault) return answerError(res, fault.code, fault.message);
       const answer = await handler(request);
       const responseType = root.lookupType(descriptor.responseType);
       const message = responseType.encode(responseType.fromObject(answer)).finish();

@@ -172,6 +172,46 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     expect(await walrusClient().getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'permanent', isCertified: true });
   }, 240_000);
 
+  it('stores with f shards on nodes that answer 429, 503 or are down, and reads back', async () => {
+    const [busy, failing, down] = double.nodes;
+    busy!.failWith(429);
+    failing!.failWith(503);
+    await down!.stop();
+    try {
+      const data = randomBytes(430, 30_000);
+      const encoded = await codec.encode(data, double.nShards);
+      const stored = await backend.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false });
+      expect(stored).toHaveProperty('newlyCreated.blobObject.certifiedEpoch', double.epoch);
+      expect(Buffer.from(await walrusClient().readBlob({ blobId: encoded.blobIdText })).equals(data)).toBe(true);
+    } finally {
+      busy!.failWith(null);
+      failing!.failWith(null);
+      await down!.start();
+    }
+  }, 120_000);
+
+  it('an execution the full node does not answer: 503 CHAIN_UNAVAILABLE, and the sub-wallet sends that same signed transaction again before any other', async () => {
+    const execute = 'sui.rpc.v2.TransactionExecutionService/ExecuteTransaction';
+    // the first register transaction (not a funding one) is answered UNAVAILABLE, unexecuted
+    let dropped = 0;
+    double.rpcFaults.before = (method, request) =>
+      method === execute && moveCalls(request.transaction.bcs.value).some((c) => c.function === 'register_blob') && dropped++ === 0 ? { code: 14, message: 'injected: the full node is overloaded' } : null;
+    try {
+      const encoded = await codec.encode(randomBytes(432, 10_000), double.nShards);
+      const failure = await backend.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false }).catch((e: unknown) => e);
+      expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
+      // the register transaction it had signed reaches the chain, once, without another store
+      const registered = () => double.transactions().filter((tx) => registersBlob(tx, encoded.blobIdText));
+      for (let i = 0; i < 100 && registered().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(registered()).toHaveLength(1);
+      expect(dropped).toBeGreaterThan(1);
+      // the ledger holds it once: the resent bytes are the same transaction
+      expect(new Set(registered().map((tx) => tx.digest)).size).toBe(1);
+    } finally {
+      double.rpcFaults.before = undefined;
+    }
+  }, 60_000);
+
   it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {
     const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
     const dead = `http://127.0.0.1:${await closedPort()}`;
@@ -185,6 +225,28 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
     expect((failure as PublisherError).httpStatus).toBe(503);
   });
+});
+
+describe.skipIf(NEEDS_NODE_22)(`WalrusBackend with nodes that see registrations late${NEEDS_NODE_22 ? ' (skipped: @mysten/sui 2.x needs Node 22)' : ''}`, () => {
+  it('stores: the slivers the nodes refuse before they see the registration are sent again', async () => {
+    const late = await startWalrusDouble({ nodes: 11, registrationLagMs: 1_500 });
+    try {
+      const key = Ed25519Keypair.generate();
+      await late.fund(key.toSuiAddress(), { sui: 10n ** 10n, wal: 10n ** 12n });
+      const file = path.join(dir, `late-${key.toSuiAddress()}.keystore`);
+      fs.writeFileSync(file, JSON.stringify([key.getSecretKey()]));
+      const onLate = await openWalrusBackend({ config: { kind: 'walrus', name: 'late', ...late.packageConfig, rpcUrl: late.rpcUrl, walletPath: file }, log: () => {} });
+      setGlobalDispatcher(new Agent({ connect: { ca: late.caCert } }));
+      const encoded = await codec.encode(randomBytes(431, 20_000), late.nShards);
+      const stored = await onLate.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false });
+      expect(stored).toHaveProperty('newlyCreated.blobObject.blobId', encoded.blobIdText);
+      // the nodes did refuse first: 400 NOT_REGISTERED before the registration reached them
+      expect(late.nodes.reduce((n, node) => n + (node.statuses.get(400) ?? 0), 0)).toBeGreaterThan(0);
+    } finally {
+      setGlobalDispatcher(new Agent({ connect: { ca: double.caCert } }));
+      await late.close();
+    }
+  }, 120_000);
 });
 
 /** The Move calls of a transaction. */
