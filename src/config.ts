@@ -157,7 +157,7 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --wallet FILE            Walrus networks: the paying Sui wallet, a client.yaml or a sui.keystore
                            (TUSK_WALLET, default ~/.sui/sui_config/client.yaml)
   --wallet-address A       the wallet's address to pay from (TUSK_WALLET_ADDRESS, default its active one)
-  --sui-rpc URL            Walrus networks: the Sui full node (TUSK_SUI_RPC, default the network's)
+  --sui-rpc URL            Walrus networks: the Sui full node's gRPC URL (TUSK_SUI_RPC, default the network's)
   --endpoint-keys K[,K]    endpoint keys (TUSK_ENDPOINT_KEYS; default: one generated on first start)
   Embedded network:
   --n-shards N             shard count (TUSK_N_SHARDS, default 1000 as on Walrus mainnet; at least 4)

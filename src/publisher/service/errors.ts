@@ -29,11 +29,16 @@ export const PUBLISHER_ERRORS = {
   JWT_TOKEN_ALREADY_USED: [429, 'RESOURCE_EXHAUSTED', 'the JWT token was already used', 'TOKEN_ALREADY_USED'],
   JWT_INVALID_TIMESTAMP: [400, 'FAILED_PRECONDITION', 'one of the timestamps in the JWT token is invalid', 'INVALID_TIMESTAMP'],
   ROUTE_NOT_FOUND: [404, 'NOT_FOUND', 'no such route'],
+  // A known route with another method: the daemon's router (axum) answers 405 with an Allow header
+  // and no body, so no AIP status (upstream pairs none with 405): '' renders bodiless.
+  METHOD_NOT_ALLOWED: [405, '', 'this route does not take this method'],
   // walrus.md §10.4 "Recommended for Tusk": client mistakes are 4xx JSON, checked before encoding.
   INVALID_EPOCHS: [400, 'INVALID_ARGUMENT', 'epochs must be an integer between 1 and the maximum number of epochs ahead'],
   MALFORMED_REQUEST: [400, 'INVALID_ARGUMENT', 'the query string is malformed'],
   INVALID_BLOB_PERSISTENCE: [400, 'INVALID_ARGUMENT', 'the blob cannot be defined as both deletable and permanent'],
-  BLOB_TOO_LARGE: [413, 'SIZE_EXCEEDED', 'the blob is larger than this publisher accepts'],
+  // SIZE_EXCEEDED goes with 403 in upstream's status table (walrus-storage-node-client api/errors.rs
+  // status_codes!), whose client refuses any other pairing, so not HTTP's 413.
+  BLOB_TOO_LARGE: [403, 'SIZE_EXCEEDED', 'the blob is larger than this publisher accepts'],
   TOO_MANY_REQUESTS: [429, 'RESOURCE_EXHAUSTED', 'the publisher is receiving too many requests; please try again later'],
   INSUFFICIENT_CONFIRMATIONS: [504, 'DEADLINE_EXCEEDED', 'the service timed-out while waiting for confirmations, please try again'],
   // Aggregator (walrus.md §11).
@@ -51,8 +56,9 @@ export const PUBLISHER_ERRORS = {
   INSUFFICIENT_WAL: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough WAL to pay for this blob', 'INSUFFICIENT_BALANCE'],
   INSUFFICIENT_GAS: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough SUI to pay for the transactions of this blob'],
   CHAIN_UNAVAILABLE: [503, 'UNAVAILABLE', 'the Sui network could not be reached, please try again later'],
-  // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do
-  STORAGE_FULL: [507, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
+  // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do;
+  // upstream's status table pairs RESOURCE_EXHAUSTED ("perhaps the entire file system is out of space") with 429 only
+  STORAGE_FULL: [429, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
   // Upload relay (walrus-upload-relay error.rs: a mismatching id is a 400).
   BLOB_ID_MISMATCH: [400, 'INVALID_ARGUMENT', 'the provided blob ID and the blob ID resulting from the blob encoding do not match'],
   BLOB_NOT_REGISTERED: [400, 'FAILED_PRECONDITION', 'the blob must be registered before its slivers are uploaded'],
@@ -97,6 +103,8 @@ export class PublisherError extends Error {
 export interface RenderedError {
   httpStatus: number;
   body: string;
+  /** the Allow header of a 405 */
+  allow?: string;
   /** set for masked internal errors: the id written to the log next to the real error */
   incidentId?: string;
 }
@@ -106,6 +114,7 @@ export function renderError(error: unknown): RenderedError {
   if (error instanceof PublisherError && error.code !== 'INTERNAL_ERROR') {
     const entry: readonly [number, string, string, string?] = PUBLISHER_ERRORS[error.code];
     const [httpStatus, status, , reason = error.code] = entry;
+    if (status === '') return { httpStatus, body: '', allow: error.metadata.allow };
     return { httpStatus, body: errorJson(httpStatus, status, error.message, reason, domainOf(error.code), error.metadata) };
   }
   if (error instanceof LedgerError && error.info.status !== 'INTERNAL') {

@@ -10,8 +10,8 @@ import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
 import { openLedger } from '../ledger/index.js';
 import { RemoteNodeClient } from '../nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
-import type { NetworkConfig } from '../walrus/network-config.js';
-import { openWalrusBackend, WalrusBackend } from '../walrus/walrus-backend.js';
+import { loadWalrusBackend, type NetworkConfig } from '../walrus/network-config.js';
+import type { WalrusBackend } from '../walrus/walrus-backend.js';
 import type { BlobBackend } from './backend.js';
 import { EmbeddedBackend } from './embedded-backend.js';
 import type { Logger, PublisherRequestObserver } from './context.js';
@@ -167,7 +167,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
 }
 
 async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<BlobBackend> {
-  if (config.network?.kind === 'walrus') return openWalrusBackend({ config: config.network, log });
+  if (config.network?.kind === 'walrus') return (await loadWalrusBackend()).openWalrusBackend({ config: config.network, log });
   const ledger = await openLedger({ path: path.join(config.dataDir, LEDGER_DIR), epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS });
   try {
     const network = config.nodeUrls?.length
@@ -191,7 +191,7 @@ async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<Bl
 }
 
 async function backendStats(backend: BlobBackend, codecQueue: number): Promise<PublisherFaceStats> {
-  if (backend instanceof WalrusBackend) return { ledgerBalance: Number((await backend.balances()).wal), codecQueue, nodesUp: {} };
+  if (!(backend instanceof EmbeddedBackend)) return { ledgerBalance: Number((await (backend as WalrusBackend).balances()).wal), codecQueue, nodesUp: {} };
   const { ledger, network } = backend as EmbeddedBackend;
   return {
     ledgerBalance: Number(ledger.balance()),

@@ -551,6 +551,11 @@ async function answerError(log: Logger, ex: Exchange, error: unknown): Promise<v
     }
     close = remaining === undefined || remaining - ex.received > DRAIN_LIMIT || !(await drainBody(ex, DRAIN_LIMIT).catch(() => false));
   }
-  const headers = rendered.httpStatus === 416 ? [...JSON_HEADERS, ['content-range', `bytes */${(error as PublisherError).metadata?.size ?? '*'}`] as const] : JSON_HEADERS;
+  const headers: ResponseHeaders =
+    rendered.allow !== undefined
+      ? [['allow', rendered.allow]]
+      : rendered.httpStatus === 416
+        ? [...JSON_HEADERS, ['content-range', `bytes */${(error as PublisherError).metadata?.size ?? '*'}`] as const]
+        : JSON_HEADERS;
   answer(ex, rendered.httpStatus, headers, rendered.body, close);
 }

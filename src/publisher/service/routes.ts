@@ -83,7 +83,20 @@ export function classifyPublisherRequest(method: string, rawPath: string, keys: 
   return unkeyed(method, segments, false, jwt);
 }
 
-function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolean): PublisherRoute {
+function routes(method: string, segments: string[], jwt: boolean): boolean {
+  try {
+    unkeyed(method, segments, true, jwt, true);
+    return true;
+  } catch (e) {
+    // a route that exists but refuses (a malformed identifier, say) still exists
+    return !(e instanceof PublisherError && e.code === 'ROUTE_NOT_FOUND');
+  }
+}
+
+/** Methods the daemon's router takes, for a 405's Allow header. */
+const METHODS = ['GET', 'HEAD', 'PUT', 'POST'] as const;
+
+function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolean, probing = false): PublisherRoute {
   const [a, b, c, ...more] = segments;
   // axum's `get` routes answer HEAD as well.
   const read = method === 'GET' || method === 'HEAD';
@@ -120,5 +133,10 @@ function unkeyed(method: string, segments: string[], keyed: boolean, jwt: boolea
     if (more.length === 1 && more[0] === 'stream' && read) return { op: 'streamBlob', blobId: c };
   }
   if (a === 'v1' && b === 'ledger' && read) return { op: 'ledger', rest: segments.slice(2).join('/') };
+  if (!probing) {
+    // a path that names a route under other methods is a 405, as the daemon's router (axum) answers
+    const allow = METHODS.filter((m) => m !== method && routes(m, segments, jwt));
+    if (allow.length > 0) throw new PublisherError('METHOD_NOT_ALLOWED', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`, { allow: allow.join(',') });
+  }
   throw new PublisherError('ROUTE_NOT_FOUND', `${method} ${keyed ? '/<endpoint_key>' : ''}/${segments.join('/')}`);
 }

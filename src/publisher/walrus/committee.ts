@@ -3,7 +3,7 @@
 // and a SliverReader over the nodes' REST API (walrus-service node/server/routes.rs:
 // GET /v1/blobs/{blob_id}/metadata, GET /v1/blobs/{blob_id}/slivers/{pair}/{primary|secondary}).
 
-import type { SuiClient } from '@mysten/sui/client';
+import type { SuiGrpcClient } from '@mysten/sui/grpc';
 import type { WalrusClient } from '@mysten/walrus';
 import { StorageNodeError, unreachable } from '../nodes/errors.js';
 import { SliverReader, type NodeReader } from '../nodes/sliver-reader.js';
@@ -27,14 +27,14 @@ export interface Committee {
 
 const NODE_TIMEOUT_MS = 30_000;
 
-export async function loadCommittee(walrus: WalrusClient, sui: SuiClient): Promise<Committee> {
+export async function loadCommittee(walrus: WalrusClient, sui: SuiGrpcClient): Promise<Committee> {
   const staking = await walrus.stakingState();
   const members = staking.committee[0].contents;
-  const { objects } = await sui.core.getObjects({ objectIds: members.map((m) => m.key) });
+  const { objects } = await sui.core.getObjects({ objectIds: members.map((m) => m.key), include: { content: true } });
   const nodes = await Promise.all(
     objects.map(async (object, i): Promise<CommitteeNode> => {
       if (object instanceof Error) throw new Error(`the StakingPool of committee member ${members[i]!.key} could not be read: ${object.message}`);
-      const { networkAddress } = stakingPoolNetworkAddress(await object.content);
+      const { networkAddress } = stakingPoolNetworkAddress(object.content);
       return { nodeId: members[i]!.key, url: `https://${networkAddress}`, shards: members[i]!.value };
     }),
   );

@@ -57,8 +57,8 @@ function readKeystore(file: string): Keypair[] {
   return entries.map((entry, i) => {
     if (typeof entry !== 'string') throw new Error(`wallet: ${file}: key ${i} is not a string`);
     if (entry.startsWith('suiprivkey')) {
-      const { schema, secretKey } = decodeSuiPrivateKey(entry);
-      return keypairOf(FLAG_OF[schema] ?? -1, secretKey, file, i);
+      const { scheme, secretKey } = decodeSuiPrivateKey(entry);
+      return keypairOf(FLAG_OF[scheme] ?? -1, secretKey, file, i);
     }
     const bytes = Buffer.from(entry, 'base64');
     if (bytes.length !== 33) throw new Error(`wallet: ${file}: key ${i} is not a flag byte and a 32-byte secret`);

@@ -1,12 +1,14 @@
 // Walrus itself as the publisher's network: blobs are paid for and certified on Sui and stored on the
-// committee's storage nodes, through Mysten's SDKs (@mysten/walrus step methods, @mysten/sui
-// transactions) with Tusk's native RS2 encoding instead of the SDK's wasm encoder. The store
+// committee's storage nodes, through Mysten's SDKs (@mysten/walrus 1.x step methods, @mysten/sui 2.x
+// transactions over its gRPC client: Sui full nodes no longer serve JSON-RPC) with Tusk's native RS2
+// encoding instead of the SDK's wasm encoder. @mysten/sui 2.x needs Node 22: the server loads this
+// module with a dynamic import (publisher/service/index.ts) so that Node 20 runs everything else. The store
 // follows the Walrus daemon (walrus-sdk client.rs `reserve_and_store_blobs`): blob status from the
 // nodes → wallet check → register (reserve space, pay) → write metadata and slivers to each node of
 // the committee → certify with the aggregated confirmations → share or send the Blob object.
 
-import { SuiClient } from '@mysten/sui/client';
-import type { Keypair } from '@mysten/sui/cryptography';
+import { SuiGrpcClient } from '@mysten/sui/grpc';
+import type { Keypair, Signer } from '@mysten/sui/cryptography';
 import { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, parseStructTag } from '@mysten/sui/utils';
 import {
@@ -30,8 +32,8 @@ import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
 import type { WalrusNetworkConfig } from './network-config.js';
 import { loadWallet } from './wallet.js';
+import { DEFAULT_SUB_WALLETS, isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
 
-const SUI_TYPE = '0x2::sui::SUI';
 /** Gas the wallet must hold per transaction of a store before it starts (0.05 SUI; a register or certify costs a few thousandths). */
 export const GAS_PER_TRANSACTION_MIST = 50_000_000n;
 /** How long the committee and the system state are trusted before they are read again. */
@@ -45,7 +47,7 @@ export interface WalrusBackendOptions {
 /** Connects to the network, reads its committee and checks the wallet; throws with a clear message when it cannot. */
 export async function openWalrusBackend({ config, log }: WalrusBackendOptions): Promise<WalrusBackend> {
   const signer = loadWallet(config.walletPath, config.walletAddress);
-  const sui = new SuiClient({ url: config.rpcUrl });
+  const sui = new SuiGrpcClient({ network: config.name, baseUrl: config.rpcUrl });
   const walrus = new WalrusClient({ packageConfig: { systemObjectId: config.systemObjectId, stakingPoolId: config.stakingPoolId }, suiClient: sui });
   let state;
   try {
@@ -53,11 +55,11 @@ export async function openWalrusBackend({ config, log }: WalrusBackendOptions): 
   } catch (e) {
     throw new Error(`network ${config.name}: cannot read the Walrus system at ${config.rpcUrl}: ${(e as Error).message}`);
   }
-  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log);
+  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log, DEFAULT_SUB_WALLETS);
   const funds = await backend.balances();
   log(
     `tusk: publisher on Walrus ${config.name} (epoch ${state.committee.epoch}, ${state.committee.nodes.length} storage nodes, ${state.committee.nShards} shards); ` +
-      `wallet ${signer.toSuiAddress()}: ${funds.wal} FROST, ${funds.sui} MIST`,
+      `wallet ${signer.toSuiAddress()}: ${funds.wal} FROST, ${funds.sui} MIST (with its ${backend.pool.wallets.length} sub-wallets)`,
   );
   return backend;
 }
@@ -72,7 +74,7 @@ interface NetworkState {
   loadedAt: number;
 }
 
-async function loadState(walrus: WalrusClient, sui: SuiClient): Promise<NetworkState> {
+async function loadState(walrus: WalrusClient, sui: SuiGrpcClient): Promise<NetworkState> {
   const [committee, system, systemObject, blobType] = await Promise.all([loadCommittee(walrus, sui), walrus.systemState(), walrus.systemObject(), walrus.getBlobType()]);
   return {
     committee,
@@ -86,7 +88,7 @@ async function loadState(walrus: WalrusClient, sui: SuiClient): Promise<NetworkS
 }
 
 /** The WAL coin type, as the SDK finds it: the coin `staking::stake_with_pool` takes. */
-async function walType(sui: SuiClient, packageId: string): Promise<string> {
+async function walType(sui: SuiGrpcClient, packageId: string): Promise<string> {
   const { function: fn } = await sui.core.getMoveFunction({ packageId, moduleName: 'staking', name: 'stake_with_pool' });
   const coin = fn.parameters[1]?.body;
   const inner = coin?.$kind === 'datatype' ? coin.datatype.typeParameters[0] : undefined;
@@ -96,16 +98,20 @@ async function walType(sui: SuiClient, packageId: string): Promise<string> {
 
 export class WalrusBackend implements BlobBackend {
   private readonly address: string;
+  /** the sub-wallets stores run on, funded from the main wallet (wallet-pool.ts) */
+  readonly pool: WalletPool;
 
   constructor(
     readonly name: string,
     private readonly walrus: WalrusClient,
-    private readonly sui: SuiClient,
-    private readonly signer: Keypair,
+    private readonly sui: SuiGrpcClient,
+    signer: Keypair,
     private state: NetworkState,
     private readonly log: Logger,
+    subWallets: number,
   ) {
     this.address = signer.toSuiAddress();
+    this.pool = new WalletPool(signer, subWallets, sui, () => this.state.walType);
   }
 
   get nShards(): number {
@@ -120,13 +126,9 @@ export class WalrusBackend implements BlobBackend {
     return this.state.committee.reader;
   }
 
-  /** WAL (FROST) and SUI (MIST) the wallet holds. */
-  async balances(): Promise<{ wal: bigint; sui: bigint }> {
-    const [wal, sui] = await Promise.all([
-      this.sui.core.getBalance({ address: this.address, coinType: this.state.walType }),
-      this.sui.core.getBalance({ address: this.address, coinType: SUI_TYPE }),
-    ]);
-    return { wal: BigInt(wal.balance.balance), sui: BigInt(sui.balance.balance) };
+  /** WAL (FROST) and SUI (MIST) the wallet and its sub-wallets hold. */
+  balances(): Promise<Funds> {
+    return this.pool.total();
   }
 
   async publish(encoded: EncodedBlob, query: StoreQuery): Promise<StoreResult> {
@@ -151,49 +153,76 @@ export class WalrusBackend implements BlobBackend {
           : 0n;
       const transactions = (owned ? 0 : 1) + (certify ? 1 : 0) + (epochsExtended > 0 ? 1 : 0) + (query.share || query.sendObjectTo ? 1 : 0);
       await this.checkFunds(cost, transactions);
-      const objectId = owned
-        ? owned.id
-        : (
-            await this.walrus.executeRegisterBlobTransaction({
-              signer: this.signer,
-              size: encoded.unencodedLength,
-              epochs: query.epochs,
-              blobId: encoded.blobIdText,
-              rootHash: encoded.rootHash,
-              deletable: query.deletable,
-              owner: this.address,
-            })
-          ).blob.id.id;
-      // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
-      if (certify) {
-        const confirmations = await this.walrus.writeEncodedBlobToNodes({
-          blobId: encoded.blobIdText,
-          metadata: metadataOf(encoded),
-          sliversByNode: this.sliversByNode(encoded),
-          ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
-        });
-        await this.walrus.executeCertifyBlobTransaction({ signer: this.signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
-      }
-      if (epochsExtended > 0) await this.walrus.executeExtendBlobTransaction({ signer: this.signer, blobObjectId: objectId, epochs: epochsExtended });
-      // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
-      const blobObject = await this.blobObject(objectId);
-      let sharedBlobObject: string | undefined;
-      if (query.share) sharedBlobObject = await this.share(objectId);
-      else if (query.sendObjectTo) await this.transfer(objectId, query.sendObjectTo);
-      const resourceOperation = owned && reuseOperation(owned, encoded.encodedLength, epochsExtended);
-      return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
+      const need = { wal: cost, sui: GAS_PER_TRANSACTION_MIST * BigInt(transactions) };
+      const store = (signer: Signer) => this.storeWith(signer, encoded, query, owned, certify, epochsExtended, cost);
+      // a Blob object to reuse is certified and extended by the wallet that owns it
+      if (owned?.owner === this.address) return this.pool.withMain(store);
+      return this.pool.withWallet(owned?.owner, need, store);
     });
   }
 
-  /** With `reuse_resources=true`: the wallet's own Blob object to store with (owned-blob.ts), from the chain. */
+  /** The transactions of a store, all signed by one wallet held alone. No retry: a store that
+   * fails after its register transaction must not register (and pay) again. */
+  private async storeWith(
+    signer: Signer,
+    encoded: EncodedBlob,
+    query: StoreQuery,
+    owned: BlobObject | undefined,
+    certify: boolean,
+    epochsExtended: number,
+    cost: bigint,
+  ): Promise<StoreResult> {
+    const address = signer.toSuiAddress();
+    const objectId = owned
+      ? owned.id
+      : (
+          await this.walrus.executeRegisterBlobTransaction({
+            signer,
+            size: encoded.unencodedLength,
+            epochs: query.epochs,
+            blobId: encoded.blobIdText,
+            rootHash: encoded.rootHash,
+            deletable: query.deletable,
+            owner: address,
+          })
+        ).blob.id;
+    // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
+    if (certify) {
+      const confirmations = await this.walrus.writeEncodedBlobToNodes({
+        blobId: encoded.blobIdText,
+        metadata: metadataOf(encoded),
+        sliversByNode: this.sliversByNode(encoded),
+        ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
+      });
+      await this.walrus.executeCertifyBlobTransaction({ signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
+    }
+    if (epochsExtended > 0) await this.walrus.executeExtendBlobTransaction({ signer, blobObjectId: objectId, epochs: epochsExtended });
+    // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
+    const blobObject = await this.blobObject(objectId, address);
+    let sharedBlobObject: string | undefined;
+    if (query.share) sharedBlobObject = await this.share(signer, objectId);
+    else if (query.sendObjectTo) await this.transfer(signer, objectId, query.sendObjectTo);
+    const resourceOperation = owned && reuseOperation(owned, encoded.encodedLength, epochsExtended);
+    return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
+  }
+
+  /** With `reuse_resources=true`: a Blob object of the wallet or its sub-wallets to store with (owned-blob.ts), from the chain. */
   private async ownedRegistration(blobId: string, query: StoreQuery, epoch: number): Promise<BlobObject | undefined> {
     const mine: BlobObject[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.sui.core.getOwnedObjects({ address: this.address, type: `${this.state.blobTypeOrigin}::blob::Blob`, cursor, limit: 50 });
-      for (const object of page.objects) mine.push(parseBlobObject(await object.content, this.address));
-      cursor = page.hasNextPage ? page.cursor : null;
-    } while (cursor);
+    for (const owner of [this.address, ...this.pool.addresses]) {
+      let cursor: string | null = null;
+      do {
+        const page: { objects: { content: Uint8Array }[]; hasNextPage: boolean; cursor: string | null } = await this.sui.core.listOwnedObjects({
+          owner,
+          type: `${this.state.blobTypeOrigin}::blob::Blob`,
+          cursor,
+          limit: 50,
+          include: { content: true },
+        });
+        for (const object of page.objects) mine.push(parseBlobObject(object.content, owner));
+        cursor = page.hasNextPage ? page.cursor : null;
+      } while (cursor);
+    }
     return ownedBlobToReuse(mine, blobId, query, epoch);
   }
 
@@ -222,11 +251,11 @@ export class WalrusBackend implements BlobBackend {
   async blobIdOfObject(objectId: string): Promise<string> {
     if (!isObjectId(objectId)) throw new PublisherError('INVALID_OBJECT_ID', `got '${objectId.slice(0, 80)}'`);
     return this.onChain(async () => {
-      const { objects } = await this.sui.core.getObjects({ objectIds: [objectId.toLowerCase()] });
+      const { objects } = await this.sui.core.getObjects({ objectIds: [objectId.toLowerCase()], include: { content: true } });
       const object = objects[0];
       if (!object || object instanceof Error) throw new PublisherError('BLOB_NOT_FOUND', `no object ${objectId.toLowerCase()} on ${this.name}`);
       const type = parseStructTag(object.type);
-      const content = await object.content;
+      const { content } = object;
       // Blob's type is defined by the package version that introduced it (the System's type origin,
       // not the latest package_id); SharedBlob came with an upgrade, so its origin is another version.
       if (type.module === 'blob' && type.name === 'Blob' && type.address === this.state.blobTypeOrigin) return parseBlobObject(content, '').blobId;
@@ -236,7 +265,9 @@ export class WalrusBackend implements BlobBackend {
     });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.pool.close();
+  }
 
   /** The committee's slivers for each of its nodes, in committee order, from the native encoding. */
   private sliversByNode(encoded: EncodedBlob): SliversForNode[] {
@@ -272,39 +303,40 @@ export class WalrusBackend implements BlobBackend {
   private async checkFunds(cost: bigint, transactions: number): Promise<void> {
     const { wal, sui } = await this.balances();
     if (wal < cost) throw new PublisherError('INSUFFICIENT_WAL', `wallet ${this.address} holds ${wal} FROST, this blob costs ${cost}`);
-    const gas = GAS_PER_TRANSACTION_MIST * BigInt(transactions);
+    // and one transaction to fund the sub-wallet
+    const gas = GAS_PER_TRANSACTION_MIST * BigInt(transactions + 1);
     if (sui < gas) throw new PublisherError('INSUFFICIENT_GAS', `wallet ${this.address} holds ${sui} MIST, ${transactions} transactions need ${gas}`);
   }
 
-  private async blobObject(objectId: string): Promise<BlobObject> {
-    const { object } = await this.sui.core.getObject({ objectId });
-    return parseBlobObject(await object.content, this.address);
+  private async blobObject(objectId: string, owner: string): Promise<BlobObject> {
+    const { object } = await this.sui.core.getObject({ objectId, include: { content: true } });
+    return parseBlobObject(object.content, owner);
   }
 
   /** walrus shared_blob::new wraps the Blob in a shared SharedBlob anyone can extend. */
-  private async share(objectId: string): Promise<string> {
+  private async share(signer: Signer, objectId: string): Promise<string> {
     const tx = new Transaction();
     tx.moveCall({ target: `${this.state.walrusPackageId}::shared_blob::new`, arguments: [tx.object(objectId)] });
-    const { effects } = await this.execute(tx, 'share the blob');
-    const created = effects.changedObjects.filter((o) => o.idOperation === 'Created').map((o) => o.id);
+    const { effects } = await this.execute(signer, tx, 'share the blob');
+    const created = effects.changedObjects.filter((o) => o.idOperation === 'Created').map((o) => o.objectId);
     const { objects } = await this.sui.core.getObjects({ objectIds: created });
     const shared = objects.find((o) => !(o instanceof Error) && o.type.endsWith('::shared_blob::SharedBlob'));
     if (!shared || shared instanceof Error) throw new Error(`sharing ${objectId} created no SharedBlob`);
-    return shared.id;
+    return shared.objectId;
   }
 
-  private async transfer(objectId: string, to: string): Promise<void> {
+  private async transfer(signer: Signer, objectId: string, to: string): Promise<void> {
     const tx = new Transaction();
     tx.transferObjects([tx.object(objectId)], to);
-    await this.execute(tx, `send the blob object to ${to}`);
+    await this.execute(signer, tx, `send the blob object to ${to}`);
   }
 
-  private async execute(tx: Transaction, action: string) {
-    tx.setSenderIfNotSet(this.address);
-    const result = await this.signer.signAndExecuteTransaction({ transaction: tx, client: this.sui });
-    if (result.effects.status.error) throw new Error(`failed to ${action} (${result.digest}): ${result.effects.status.error}`);
-    await this.sui.core.waitForTransaction({ digest: result.digest });
-    return result;
+  private async execute(signer: Signer, tx: Transaction, action: string) {
+    tx.setSenderIfNotSet(signer.toSuiAddress());
+    const result = await signer.signAndExecuteTransaction({ transaction: tx, client: this.sui });
+    if (result.$kind === 'FailedTransaction') throw new Error(`failed to ${action} (${result.FailedTransaction.digest}): ${result.FailedTransaction.status.error?.message}`);
+    await this.sui.core.waitForTransaction({ digest: result.Transaction.digest });
+    return result.Transaction;
   }
 
   /** Reads the committee and the system state again once they are STATE_TTL_MS old (epochs change). */
@@ -323,7 +355,7 @@ export class WalrusBackend implements BlobBackend {
       return await work();
     } catch (e) {
       if (e instanceof NotEnoughBlobConfirmationsError) throw new PublisherError('INSUFFICIENT_CONFIRMATIONS', e.message);
-      if (isUnreachable(e)) throw new PublisherError('CHAIN_UNAVAILABLE', (e as Error).message);
+      if (isUnknownOutcome(e)) throw new PublisherError('CHAIN_UNAVAILABLE', (e as Error).message);
       throw e;
     }
   }
@@ -335,8 +367,3 @@ function metadataOf(encoded: EncodedBlob): Uint8Array {
   return encoded.metadataBcs.subarray(32);
 }
 
-/** fetch failures (refused, reset, timed out) and the Sui transport's HTTP errors. */
-function isUnreachable(e: unknown): boolean {
-  const err = e as { name?: string; message?: string; cause?: { code?: string } };
-  return err?.name === 'SuiHTTPTransportError' || err?.name === 'SuiHTTPStatusError' || (err?.name === 'TypeError' && err.message === 'fetch failed') || err?.name === 'TimeoutError';
-}

@@ -45,13 +45,17 @@ export interface EventRecord {
 
 export interface TxRecord {
   digest: string;
-  /** BCS SenderSignedData (the rawTransaction of the JSON-RPC) */
-  senderSignedData: Uint8Array;
+  /** BCS TransactionData */
+  txBytes: Uint8Array;
+  /** base64 BCS UserSignatures */
+  signatures: string[];
   effectsBcs: Uint8Array;
-  effectsJson: Record<string, unknown>;
+  /** the ExecutionFailureStatus (BCS shape), its command and text, when the transaction failed */
+  failure: { status: Record<string, unknown>; command: number | null; description: string } | null;
+  /** the Move type of every changed object, by id */
+  objectTypes: Record<string, string>;
   events: EventRecord[];
-  objectChanges: Record<string, unknown>[];
-  balanceChanges: Record<string, unknown>[];
+  balanceChanges: { address: string; coin_type: string; amount: string }[];
   timestampMs: number;
   checkpoint: number;
   success: boolean;

@@ -222,8 +222,9 @@ export function normalizedFunction(w: World, sig: FunctionSig): unknown {
 
 // ---- genesis objects ----
 
-function uid(id: string) {
-  return { id };
+/** A UID: @mysten/walrus 1.x's bindings lay UID (and ID) out as the bare address. */
+function uidOf(id: string) {
+  return id;
 }
 
 export function createGenesis(chain: Chain, o: GenesisOptions): World {
@@ -271,7 +272,7 @@ export function createGenesis(chain: Chain, o: GenesisOptions): World {
   const committeeVecMap = { contents: world.nodes.map((node) => ({ key: node.nodeId, value: node.shards })) };
 
   // System and its SystemStateInnerV1
-  put(world.systemObjectId, types.system, System.serialize({ id: uid(world.systemObjectId), version: SYSTEM_VERSION, package_id: walrusPackage, new_package_id: null }).toBytes(), { Shared: { initialSharedVersion: '1' } }, false);
+  put(world.systemObjectId, types.system, System.serialize({ id: uidOf(world.systemObjectId), version: SYSTEM_VERSION, package_id: walrusPackage, new_package_id: null }).toBytes(), { Shared: { initialSharedVersion: '1' } }, false);
   const L = o.maxEpochsAhead;
   const current = o.epoch % L;
   const ring = Array.from({ length: L }, (_, index) => ({
@@ -292,28 +293,28 @@ export function createGenesis(chain: Chain, o: GenesisOptions): World {
     write_price_per_unit_size: o.writePricePerUnit,
     future_accounting: { current_index: current, length: L, ring_buffer: ring },
     event_blob_certification_state: { latest_certified_blob: null, aggregate_weight_per_blob: { contents: [] } },
-    deny_list_sizes: { id: uid(randomId()) },
+    deny_list_sizes: { id: uidOf(randomId()) },
   };
   const systemFieldId = deriveDynamicFieldID(world.systemObjectId, 'u64', bcs.u64().serialize(SYSTEM_VERSION).toBytes());
   put(systemFieldId, types.systemField, Field(bcs.u64(), SystemStateInnerV1).serialize({ id: systemFieldId, name: SYSTEM_VERSION, value: inner }).toBytes(), { ObjectOwner: world.systemObjectId }, false);
 
   // Staking, its StakingInnerV1 and the staking pools (one per node, in the pools ObjectTable)
-  put(world.stakingObjectId, types.staking, Staking.serialize({ id: uid(world.stakingObjectId), version: STAKING_VERSION, package_id: walrusPackage, new_package_id: null }).toBytes(), { Shared: { initialSharedVersion: '1' } }, false);
+  put(world.stakingObjectId, types.staking, Staking.serialize({ id: uidOf(world.stakingObjectId), version: STAKING_VERSION, package_id: walrusPackage, new_package_id: null }).toBytes(), { Shared: { initialSharedVersion: '1' } }, false);
   const epochDuration = 14n * 24n * 3600n * 1000n;
   const poolsTableId = randomId();
   const stakingInner = {
     n_shards: o.nShards,
     epoch_duration: epochDuration,
     first_epoch_start: BigInt(world.genesisTimeMs) - BigInt(o.epoch) * epochDuration,
-    pools: { id: uid(poolsTableId), size: BigInt(n) },
+    pools: { id: uidOf(poolsTableId), size: BigInt(n) },
     epoch: o.epoch,
-    active_set: { id: uid(randomId()) },
+    active_set: { id: uidOf(randomId()) },
     next_committee: null,
     committee: [committeeVecMap],
     previous_committee: [o.epoch > 0 ? committeeVecMap : { contents: [] }],
     next_epoch_params: null,
     epoch_state: { EpochChangeDone: BigInt(world.genesisTimeMs) },
-    next_epoch_public_keys: { id: uid(randomId()) },
+    next_epoch_public_keys: { id: uidOf(randomId()) },
   };
   const stakingFieldId = deriveDynamicFieldID(world.stakingObjectId, 'u64', bcs.u64().serialize(STAKING_VERSION).toBytes());
   put(stakingFieldId, types.stakingField, Field(bcs.u64(), StakingInnerV1).serialize({ id: stakingFieldId, name: STAKING_VERSION, value: stakingInner }).toBytes(), { ObjectOwner: world.stakingObjectId }, false);
@@ -323,7 +324,7 @@ export function createGenesis(chain: Chain, o: GenesisOptions): World {
     put(wrapperId, types.poolField, Field(bcs.Address, bcs.Address).serialize({ id: wrapperId, name: node.nodeId, value: node.nodeId }).toBytes(), { ObjectOwner: poolsTableId }, false);
     const emptyPending = [{ contents: [] }];
     const pool = {
-      id: uid(node.nodeId),
+      id: uidOf(node.nodeId),
       state: { Active: true },
       voting_params: { storage_price: o.storagePricePerUnit, write_price: o.writePricePerUnit, node_capacity: o.totalCapacity / BigInt(n) },
       node_info: {
@@ -333,7 +334,7 @@ export function createGenesis(chain: Chain, o: GenesisOptions): World {
         public_key: { bytes: [...node.blsPublicKey] },
         next_epoch_public_key: null,
         network_public_key: [...new Ed25519Keypair().getPublicKey().toRawBytes()],
-        metadata: { id: uid(randomId()) },
+        metadata: { id: uidOf(randomId()) },
       },
       activation_epoch: 0,
       latest_epoch: o.epoch,
@@ -343,13 +344,13 @@ export function createGenesis(chain: Chain, o: GenesisOptions): World {
       pre_active_withdrawals: emptyPending,
       pending_commission_rate: emptyPending,
       commission_rate: 0,
-      exchange_rates: { id: uid(randomId()), size: 0n },
+      exchange_rates: { id: uidOf(randomId()), size: 0n },
       pending_stake: emptyPending,
       rewards_pool: { value: 0n },
       commission: { value: 0n },
       commission_receiver: { Address: world.faucet.toSuiAddress() },
       governance_authorized: { Address: world.faucet.toSuiAddress() },
-      extra_fields: { id: uid(randomId()), size: 0n },
+      extra_fields: { id: uidOf(randomId()), size: 0n },
     };
     put(node.nodeId, types.stakingPool, StakingPool.serialize(pool).toBytes(), { ObjectOwner: wrapperId }, true);
   }

@@ -1,17 +1,17 @@
-// The Walrus network test double: a Sui JSON-RPC server over an in-process ledger holding the Walrus
-// system objects, and N storage nodes over HTTPS, all in the calling process, so that the
-// unmodified @mysten/walrus WalrusClient (over @mysten/sui's SuiClient) can write, certify, read
-// and delete blobs against it. See the other files of this directory for the upstream facts each
-// part follows (MystenLabs/walrus contracts and storage-node server, MystenLabs/sui types and
-// JSON-RPC).
+// The Walrus network test double: a Sui full node speaking Sui's gRPC API (gRPC-web, sui-grpc.ts)
+// over an in-process ledger holding the Walrus system objects, and N storage nodes over HTTPS, all
+// in the calling process, so that the unmodified @mysten/walrus 1.x WalrusClient (over @mysten/sui
+// 2.x's SuiGrpcClient) can write, certify, read and delete blobs against it. See the other files of
+// this directory for the upstream facts each part follows (MystenLabs/walrus contracts and
+// storage-node server, MystenLabs/sui types, MystenLabs/sui-apis protos).
 
 import { bls12_381 } from '@noble/curves/bls12-381';
 import { bcs } from '@mysten/sui/bcs';
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
-import { Chain, GAS } from './chain.js';
+import { Chain, GAS, type TxRecord } from './chain.js';
 import { createGenesis } from './genesis.js';
-import { startSuiRpc } from './sui-rpc.js';
+import { startSuiGrpc, type GrpcFaults } from './sui-grpc.js';
 import { StorageNodeDouble, WalrusView } from './storage-nodes.js';
 import { SUI_TYPE } from './sui-formats.js';
 import { makeTls } from './tls.js';
@@ -29,6 +29,8 @@ export interface WalrusDoubleOptions {
   prices?: { storagePerUnit?: bigint; writePerUnit?: bigint };
   /** the future-accounting ring length (default 53, as on mainnet) */
   maxEpochsAhead?: number;
+  /** how long after a transaction the storage nodes see its events (default 0: at once) */
+  registrationLagMs?: number;
 }
 
 export interface DoubleNode {
@@ -41,6 +43,10 @@ export interface DoubleNode {
   readonly running: boolean;
   /** closes the node's HTTPS listener and its connections (its stored slivers are kept) */
   stop(): Promise<void>;
+  /** answers every request with this HTTP status (429, 503) until called with null */
+  failWith(status: number | null): void;
+  /** HTTP status → answers so far */
+  statuses: ReadonlyMap<number, number>;
   /** listens again on the same port */
   start(): Promise<void>;
   /** test hook: the node's BLS12-381 min_pk signature over `message` (e.g. to forge certificates) */
@@ -48,7 +54,14 @@ export interface DoubleNode {
 }
 
 export interface WalrusDouble {
+  /** the Sui full node's gRPC(-web) URL */
   rpcUrl: string;
+  /** fault injection on the full node: return an error status for a method, or null */
+  rpcFaults: GrpcFaults;
+  /** gRPC method → calls so far */
+  rpcCalls: Map<string, number>;
+  /** every executed transaction, in order (the ledger a test checks payments against) */
+  transactions(): TxRecord[];
   packageConfig: { systemObjectId: string; stakingPoolId: string };
   /** the PEM file of the CA that issued the nodes' certificate (for NODE_EXTRA_CA_CERTS) */
   caCertFile: string;
@@ -69,7 +82,7 @@ export interface WalrusDouble {
 function genesisDigest(): string {
   const zero = normalizeSuiAddress('0x0');
   const bytes = bcs.TransactionData.serialize({
-    V1: { kind: { Genesis: true }, sender: zero, gasData: { payment: [], owner: zero, price: 1, budget: 0 }, expiration: { None: true } },
+    V1: { kind: { Genesis: { objects: [] } }, sender: zero, gasData: { payment: [], owner: zero, price: 1, budget: 0 }, expiration: { None: true } },
   }).toBytes();
   return TransactionDataBuilder.getDigestFromBytes(bytes);
 }
@@ -93,9 +106,9 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
     maxEpochsAhead: options.maxEpochsAhead ?? 53,
     totalCapacity: 1n << 50n,
   });
-  const view = new WalrusView(chain, world);
+  const view = new WalrusView(chain, world, options.registrationLagMs ?? 0);
   servers.forEach((s, i) => s.attach(world.nodes[i]!, view));
-  const rpc = await startSuiRpc(chain, world);
+  const rpc = await startSuiGrpc(chain, world);
 
   const faucet = world.faucet.toSuiAddress();
   let queue: Promise<unknown> = Promise.resolve();
@@ -115,7 +128,7 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
       const bytes = await tx.build();
       const { signature } = await world.faucet.signTransaction(bytes);
       const record = await executeTransaction(chain, world, bytes, { dryRun: false, signatures: [signature] });
-      if (!record.success) throw new Error(`funding ${address} failed: ${JSON.stringify(record.effectsJson.status)}`);
+      if (!record.success) throw new Error(`funding ${address} failed: ${record.failure?.description}`);
       return record.digest;
     };
     const result = queue.then(run, run);
@@ -125,6 +138,9 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
 
   return {
     rpcUrl: rpc.url,
+    rpcFaults: rpc.faults,
+    rpcCalls: rpc.calls,
+    transactions: () => [...chain.transactions.values()],
     packageConfig: { systemObjectId: world.systemObjectId, stakingPoolId: world.stakingObjectId },
     caCertFile: tls.caCertFile,
     caCert: tls.caCert,
@@ -138,6 +154,10 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
       },
       stop: () => s.stop(),
       start: () => s.start(),
+      failWith: (status: number | null) => {
+        s.failWith = status;
+      },
+      statuses: s.statuses,
       signMessage: (message: Uint8Array) => bls12_381.sign(message, world.nodes[i]!.blsSecretKey),
     })),
     nShards,

@@ -70,6 +70,8 @@ export class WalrusView {
   constructor(
     readonly chain: Chain,
     readonly world: World,
+    /** how long after a transaction commits the nodes see its events (Walrus nodes follow the chain's checkpoints) */
+    private readonly lagMs = 0,
   ) {
     const P = world.walrusPackage;
     this.types = {
@@ -77,7 +79,7 @@ export class WalrusView {
       certified: canonicalType(`${P}::events::BlobCertified`),
       deleted: canonicalType(`${P}::events::BlobDeleted`),
     };
-    chain.onCommit((tx) => this.index(tx));
+    chain.onCommit((tx) => (this.lagMs > 0 ? setTimeout(() => this.index(tx), this.lagMs).unref() : this.index(tx)));
   }
 
   private index(tx: TxRecord): void {
@@ -253,7 +255,21 @@ export class StorageNodeDouble {
     });
   }
 
+  /** fault injection: an HTTP status (429, 503, …) every request is answered with, as an overloaded or failing node */
+  failWith: number | null = null;
+
+  /** HTTP status → answers so far, for tests */
+  readonly statuses = new Map<number, number>();
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    res.on('finish', () => this.statuses.set(res.statusCode, (this.statuses.get(res.statusCode) ?? 0) + 1));
+    if (this.failWith !== null) {
+      const status = this.failWith === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE';
+      const details = [{ '@type': 'ErrorInfo', reason: status, domain: DOMAIN, metadata: {} }];
+      req.resume();
+      res.on('error', () => undefined);
+      return send(res, this.failWith, 'application/json', JSON.stringify({ error: { code: this.failWith, status, message: 'injected fault', details } }));
+    }
     const chunks: Buffer[] = [];
     req.on('error', () => undefined); // a client that aborts (the SDK cancels what it no longer needs)
     req.on('data', (c: Buffer) => chunks.push(c));

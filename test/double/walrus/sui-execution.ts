@@ -1,8 +1,8 @@
 // Execution of signed programmable transactions against the double's ledger: decode the
 // TransactionData BCS, verify the sender's signature, check inputs and gas, run the commands
 // (SplitCoins, MergeCoins, TransferObjects, and Move calls through the table walrus-calls.ts
-// gives), charge gas in SUI, and produce TransactionEffects V2 (BCS), the JSON effects, events,
-// object changes and balance changes. Facts from MystenLabs/sui:
+// gives), charge gas in SUI, and produce TransactionEffects V2 (BCS), events and balance changes
+// (sui-grpc.ts renders them as the gRPC API's messages). Facts from MystenLabs/sui:
 // - crates/sui-types/src/effects/effects_v2.rs: changed objects sorted by id, input Exist/NotExist,
 //   output ObjectWrite/NotExist, IDOperation, Lamport version = 1 + max input version, the gas
 //   object's index, read-only shared inputs as ReadOnlyRoot; execution_status.rs: the failure
@@ -15,8 +15,8 @@
 // - crates/sui-types/src/gas_model/gas_v2.rs: computation = price × units (min 1000 units), storage
 //   = metered bytes × 100 × 76 per written object, rebate 99 % of the replaced objects' rebates,
 //   and the storage cost net of the rebate must fit in what computation left of the budget.
-// - crates/sui-json-rpc-types: the JSON effects, ObjectChange and BalanceChange shapes; a dry run
-//   without gas payment runs on a mock gas coin holding the budget.
+// - a dry run without gas payment runs on a mock gas coin holding the budget (the gRPC API's
+//   SimulateTransaction without do_gas_selection does the same).
 
 import { bcs, pureBcsSchemaFromTypeName, type BcsType } from '@mysten/sui/bcs';
 import { TransactionDataBuilder } from '@mysten/sui/transactions';
@@ -30,17 +30,15 @@ import {
   coinTypeOf,
   DELETED_DIGEST,
   deriveObjectId,
-  displayType,
   hashTyped,
   objectDigest,
-  ownerJson,
   structTagOf,
   TransactionEvents,
   WRAPPED_DIGEST,
   type Owner,
 } from './sui-formats.js';
 
-/** The transaction is refused before execution (a JSON-RPC error; nothing is written). */
+/** The transaction is refused before execution (a gRPC error status; nothing is written). */
 export class RejectedTransaction extends Error {}
 
 /** An execution failure: the ExecutionFailureStatus (BCS shape) and its text. */
@@ -380,7 +378,7 @@ export async function runTransaction(chain: Chain, world: World, txBytes: Uint8A
 
   const effectsBcs = bcs.TransactionEffects.serialize({
     V2: {
-      status: failure ? { Failed: { error: failure.error.status, command: failure.command } } : { Success: true },
+      status: failure ? { Failure: { error: failure.error.status, command: failure.command } } : { Success: true },
       executedEpoch: chain.suiEpoch,
       gasUsed,
       transactionDigest: digest,
@@ -389,21 +387,19 @@ export async function runTransaction(chain: Chain, world: World, txBytes: Uint8A
       dependencies,
       lamportVersion: lamport,
       changedObjects: sorted.map((c) => [c.id, effectsChange(c)]),
-      unchangedSharedObjects: readOnlyShared.map((o) => [o.id, { ReadOnlyRoot: [o.version, o.digest] }]),
+      unchangedConsensusObjects: readOnlyShared.map((o) => [o.id, { ReadOnlyRoot: [o.version, o.digest] }]),
       auxDataDigest: null,
     },
   } as any).toBytes();
 
-  const statusJson = failure
-    ? { status: 'failure', error: `${failure.error.message}${failure.command !== null ? ` in command ${failure.command}` : ''}` }
-    : { status: 'success' };
   const record: TxRecord = {
     digest,
-    senderSignedData: senderSignedData(txBytes, opts.signatures),
+    txBytes,
+    signatures: opts.signatures,
     effectsBcs,
-    effectsJson: jsonEffects(chain, digest, statusJson, gasUsed, sorted, gasChange, inputObjects, eventsDigest, dependencies, lamport),
+    failure: failure && { status: failure.error.status, command: failure.command, description: `${failure.error.message}${failure.command !== null ? ` in command ${failure.command}` : ''}` },
+    objectTypes: Object.fromEntries(sorted.map((c) => [c.id, c.type])),
     events,
-    objectChanges: objectChanges(sorted, sender, lamport),
     balanceChanges: balanceChanges(changes),
     timestampMs,
     checkpoint: chain.checkpoint + 1,
@@ -655,82 +651,8 @@ function effectsChange(c: Change) {
   };
 }
 
-/** SenderSignedData: one SenderSignedTransaction { IntentMessage(TransactionData), signatures }. */
-function senderSignedData(txBytes: Uint8Array, signatures: string[]): Uint8Array {
-  const sigs = bcs.vector(bcs.byteVector()).serialize(signatures.map((sig) => fromBase64(sig))).toBytes();
-  const out = new Uint8Array(1 + 3 + txBytes.length + sigs.length);
-  out.set([1, 0, 0, 0]);
-  out.set(txBytes, 4);
-  out.set(sigs, 4 + txBytes.length);
-  return out;
-}
-
-function ref(o: SuiObject) {
-  return { objectId: o.id, version: Number(o.version), digest: o.digest };
-}
-
-function jsonEffects(
-  chain: Chain,
-  digest: string,
-  status: Record<string, unknown>,
-  gasUsed: Record<string, bigint>,
-  changes: Change[],
-  gasChange: Change,
-  inputObjects: SuiObject[],
-  eventsDigest: string | null,
-  dependencies: string[],
-  lamport: bigint,
-): Record<string, unknown> {
-  const written = (kind: ChangeKind) => changes.filter((c) => c.kind === kind).map((c) => ({ owner: ownerJson(c.after!.owner), reference: ref(c.after!) }));
-  const removed = (kind: ChangeKind, digestOf: string) => changes.filter((c) => c.kind === kind).map((c) => ({ objectId: c.id, version: Number(lamport), digest: digestOf }));
-  const effects: Record<string, unknown> = {
-    messageVersion: 'v1',
-    status,
-    executedEpoch: String(chain.suiEpoch),
-    gasUsed: Object.fromEntries(Object.entries(gasUsed).map(([k, v]) => [k, String(v)])),
-    modifiedAtVersions: changes.filter((c) => c.before && c.before.version > 0n).map((c) => ({ objectId: c.id, sequenceNumber: String(c.before!.version) })),
-    sharedObjects: inputObjects.filter((o) => 'Shared' in o.owner).map(ref),
-    transactionDigest: digest,
-    created: written('created'),
-    mutated: written('mutated'),
-    unwrapped: written('unwrapped'),
-    deleted: removed('deleted', DELETED_DIGEST),
-    unwrappedThenDeleted: removed('unwrappedThenDeleted', DELETED_DIGEST),
-    wrapped: removed('wrapped', WRAPPED_DIGEST),
-    gasObject: { owner: ownerJson(gasChange.after!.owner), reference: ref(gasChange.after!) },
-    eventsDigest: eventsDigest ?? undefined,
-    dependencies,
-  };
-  for (const key of Object.keys(effects)) {
-    const v = effects[key];
-    if (v === undefined || (Array.isArray(v) && v.length === 0 && key !== 'dependencies')) delete effects[key];
-  }
-  return effects;
-}
-
-function objectChanges(changes: Change[], sender: string, lamport: bigint): Record<string, unknown>[] {
-  return changes.map((c) => {
-    const base = { sender, objectType: displayType(c.type), objectId: c.id };
-    switch (c.kind) {
-      case 'created':
-      case 'unwrapped':
-        return { type: 'created', ...base, owner: ownerJson(c.after!.owner), version: String(c.after!.version), digest: c.after!.digest };
-      case 'mutated': {
-        const a = c.after!;
-        const b = c.before!;
-        if ('AddressOwner' in b.owner && JSON.stringify(a.owner) !== JSON.stringify(b.owner))
-          return { type: 'transferred', sender, recipient: ownerJson(a.owner), objectType: base.objectType, objectId: c.id, version: String(a.version), digest: a.digest };
-        return { type: 'mutated', ...base, owner: ownerJson(a.owner), version: String(a.version), previousVersion: String(b.version), digest: a.digest };
-      }
-      case 'wrapped':
-        return { type: 'wrapped', ...base, version: String(lamport) };
-      default:
-        return { type: 'deleted', ...base, version: String(lamport) };
-    }
-  });
-}
-
-function balanceChanges(changes: Change[]): Record<string, unknown>[] {
+/** BalanceChange (sui.rpc.v2 balance_change.proto): per address and coin type, the net change. */
+function balanceChanges(changes: Change[]): { address: string; coin_type: string; amount: string }[] {
   const deltas = new Map<string, bigint>();
   const add = (o: SuiObject | undefined, sign: bigint) => {
     const coinType = o && coinTypeOf(o.type);
@@ -746,6 +668,6 @@ function balanceChanges(changes: Change[]): Record<string, unknown>[] {
     .filter(([, amount]) => amount !== 0n)
     .map(([key, amount]) => {
       const [owner, coinType] = key.split('|') as [string, string];
-      return { owner: { AddressOwner: owner }, coinType: displayType(coinType), amount: String(amount) };
+      return { address: owner, coin_type: coinType, amount: String(amount) };
     });
 }

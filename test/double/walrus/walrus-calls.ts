@@ -72,7 +72,7 @@ function reserveWithoutPayment(s: Session, inner: any, amount: bigint, start: nu
   }
   const epoch = inner.committee.epoch as number;
   const id = s.fresh();
-  return s.create(s.types.storage, { id: { id }, start_epoch: epoch + start, end_epoch: epoch + end, storage_size: amount }, id);
+  return s.create(s.types.storage, { id, start_epoch: epoch + start, end_epoch: epoch + end, storage_size: amount }, id);
 }
 
 function emitCertified(s: Session, blob: any, isExtension: boolean): void {
@@ -81,7 +81,7 @@ function emitCertified(s: Session, blob: any, isExtension: boolean): void {
     blob_id: blob.blob_id,
     end_epoch: blob.storage.end_epoch,
     deletable: blob.deletable,
-    object_id: blob.id.id,
+    object_id: blob.id,
     is_extension: isExtension,
   };
   s.emit(`${s.world.walrusPackage}::events::BlobCertified`, BlobCertified, value, { ...value, blob_id: String(value.blob_id) });
@@ -90,7 +90,7 @@ function emitCertified(s: Session, blob: any, isExtension: boolean): void {
 function share(s: Session, blob: Live, funds: bigint): void {
   const id = s.fresh();
   blob.state = 'wrapped';
-  const shared = s.create(s.types.sharedBlob, { id: { id }, blob: blob.value, funds: { value: funds } }, id);
+  const shared = s.create(s.types.sharedBlob, { id, blob: blob.value, funds: { value: funds } }, id);
   shared.owner = { Shared: { initialSharedVersion: String(s.lamport) } };
 }
 
@@ -136,7 +136,7 @@ const WALRUS: Record<string, MoveFn> = {
     const registered = { epoch, blob_id: blobId, size, encoding_type: encodingType, end_epoch: st.end_epoch, deletable, object_id: id };
     s.emit(`${s.world.walrusPackage}::events::BlobRegistered`, BlobRegistered, registered, { ...registered, blob_id: String(blobId), size: String(size) });
     storage.state = 'wrapped';
-    const blob = s.create(s.types.blob, { id: { id }, registered_epoch: epoch, blob_id: blobId, size, encoding_type: encodingType, certified_epoch: null, storage: st, deletable }, id);
+    const blob = s.create(s.types.blob, { id, registered_epoch: epoch, blob_id: blobId, size, encoding_type: encodingType, certified_epoch: null, storage: st, deletable }, id);
     // the write payment
     const price = BigInt(inner.write_price_per_unit_size) * storageUnits(encoded);
     balanceSplit(payment, price);
@@ -193,7 +193,7 @@ const WALRUS: Record<string, MoveFn> = {
     const deleted = { epoch, blob_id: b.blob_id, end_epoch: b.storage.end_epoch, object_id: blob.id, was_certified: b.certified_epoch !== null };
     s.emit(`${s.world.walrusPackage}::events::BlobDeleted`, BlobDeleted, deleted, { ...deleted, blob_id: String(deleted.blob_id) });
     // the Storage wrapped in the Blob comes out again
-    const storageId = normalizeSuiAddress(b.storage.id.id);
+    const storageId = normalizeSuiAddress(b.storage.id);
     const storage = s.live.get(storageId);
     if (storage) Object.assign(storage, { value: b.storage, state: 'live', owner: null });
     else s.live.set(storageId, { id: storageId, type: s.types.storage, value: b.storage, owner: null, state: 'live', mutable: true, input: false, written: true });
@@ -267,7 +267,7 @@ const WALRUS: Record<string, MoveFn> = {
     const id = s.fresh();
     const coin = s.create(s.types.walCoin, { id, balance: { value: BigInt(shared.value.funds.value) } }, id);
     shared.value.funds.value = 0n;
-    const inner: Live = { id: shared.value.blob.id.id, type: s.types.blob, value: shared.value.blob, owner: { ObjectOwner: shared.id }, state: 'live', mutable: true, input: false, written: true };
+    const inner: Live = { id: shared.value.blob.id, type: s.types.blob, value: shared.value.blob, owner: { ObjectOwner: shared.id }, state: 'live', mutable: true, input: false, written: true };
     WALRUS['system::extend_blob']!(s, [system, inner, extended, coin], []);
     shared.value.funds.value = BigInt(coin.value.balance.value);
     coin.state = 'deleted';

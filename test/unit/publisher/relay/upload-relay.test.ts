@@ -3,11 +3,13 @@
 // the relay encodes natively, checks the id against @mysten/walrus-wasm's, stores the slivers on the
 // embedded nodes and answers a certificate whose signatures verify; the blob reads back, also with
 // f shards down. The chain's part (registering the blob) is played by Tusk's ledger.
-import { SuiClient } from '@mysten/sui/client';
+import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { WalrusClient } from '@mysten/walrus';
 import { describe, expect, it } from 'vitest';
-// The SDK's own relay HTTP client (what WalrusClient uses inside); not exported by the package, so by path.
-import { UploadRelayClient } from '../../../../node_modules/@mysten/walrus/dist/esm/upload-relay/client.js';
+// The SDK's own relay HTTP client (what WalrusClient uses inside); not exported by the package, so by
+// path, and its declaration file does not declare the class, so it is typed here.
+import * as relayClient from '../../../../node_modules/@mysten/walrus/dist/upload-relay/client.mjs';
+const { UploadRelayClient } = relayClient as unknown as { UploadRelayClient: new (options: { host: string }) => { tipConfig(): Promise<unknown> } };
 import { encodedLength } from '../../../../src/publisher/ledger/index.js';
 import { verifyConfirmation } from '../../../../src/publisher/nodes/confirmation.js';
 import type { BlobType } from '../../../../src/publisher/nodes/types.js';
@@ -20,7 +22,7 @@ let fx: PublisherFixture | undefined;
 
 function walrusClient(host: string): WalrusClient {
   // No Sui call is made on the relay path: the RPC URL points nowhere on purpose. No `sendTip`: this relay asks none.
-  return new WalrusClient({ network: 'testnet', suiClient: new SuiClient({ url: 'http://127.0.0.1:1' }), uploadRelay: { host } });
+  return new WalrusClient({ network: 'testnet', suiClient: new SuiGrpcClient({ network: 'testnet', baseUrl: 'http://127.0.0.1:1' }), uploadRelay: { host } });
 }
 
 async function register(data: Buffer, deletable: boolean): Promise<{ blobId: string; objectId: string }> {

@@ -1,6 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { LedgerError } from '../../../../src/publisher/ledger/index.js';
-import { PublisherError, renderError } from '../../../../src/publisher/service/errors.js';
+import { LEDGER_ERRORS } from '../../../../src/publisher/ledger/errors.js';
+import { PUBLISHER_ERRORS, PublisherError, renderError } from '../../../../src/publisher/service/errors.js';
+
+/** Upstream's StatusCode table (MystenLabs/walrus crates/walrus-storage-node-client/src/api/errors.rs,
+ * status_codes!, commit 3c1cacc1): its Deserialize accepts exactly these (status, HTTP code) pairs and
+ * rejects any other with "error status (…) and code (…) do not correspond". */
+const UPSTREAM_STATUS_CODES: Record<string, number> = {
+  OK: 200,
+  UNAVAILABLE_FOR_LEGAL_REASONS: 451,
+  INVALID_ARGUMENT: 400,
+  NOT_FOUND: 404,
+  FAILED_PRECONDITION: 400,
+  PERMISSION_DENIED: 403,
+  SIZE_EXCEEDED: 403,
+  INTERNAL: 500,
+  DEADLINE_EXCEEDED: 504,
+  UNAUTHENTICATED: 401,
+  RANGE_NOT_SATISFIABLE: 416,
+  RESOURCE_EXHAUSTED: 429,
+  UNAVAILABLE: 503,
+};
+
+describe("every error status/reason pair is one upstream's Status type accepts", () => {
+  it.each(Object.entries(PUBLISHER_ERRORS).map(([code, [http, status]]) => [code, http, status] as const))('publisher %s: %d %s', (_code, http, status) => {
+    // a 405 has no body, as axum's: no status to parse
+    if (status === '') return expect(http).toBe(405);
+    expect(UPSTREAM_STATUS_CODES[status], `${status} is no upstream status`).toBeDefined();
+    expect(http).toBe(UPSTREAM_STATUS_CODES[status]);
+  });
+  it.each(Object.entries(LEDGER_ERRORS).map(([code, e]) => [code, e.httpStatus, e.status] as const))('ledger %s: %d %s', (_code, http, status) => {
+    expect(http).toBe(UPSTREAM_STATUS_CODES[status]);
+  });
+});
 
 describe('publisher error JSON (walrus.md §10.4)', () => {
   it('renders the AIP-193 shape with domain daemon.walrus.space', () => {
@@ -14,9 +46,9 @@ describe('publisher error JSON (walrus.md §10.4)', () => {
 
   it('carries the detail in the message and metadata as strings', () => {
     const { httpStatus, body } = renderError(new PublisherError('BLOB_TOO_LARGE', 'the limit is 5 bytes', { maxBodyBytes: '5' }));
-    expect(httpStatus).toBe(413);
+    expect(httpStatus).toBe(403);
     expect(body).toBe(
-      '{"error":{"code":413,"status":"SIZE_EXCEEDED","message":"the blob is larger than this publisher accepts: the limit is 5 bytes",' +
+      '{"error":{"code":403,"status":"SIZE_EXCEEDED","message":"the blob is larger than this publisher accepts: the limit is 5 bytes",' +
         '"details":[{"@type":"ErrorInfo","reason":"BLOB_TOO_LARGE","domain":"daemon.walrus.space","metadata":{"maxBodyBytes":"5"}}]}}',
     );
   });

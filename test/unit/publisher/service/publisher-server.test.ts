@@ -154,6 +154,19 @@ describe('PUT /<key>/v1/blobs (walrus.md §10.3, seed interface B)', () => {
     expect((await fx.get('/v1/ledger/nothing-here')).status).toBe(404);
   });
 
+  it('a known path under another method is 405 with Allow and no body, as the daemon router answers; an unknown one 404 JSON', async () => {
+    fx = await startFixture();
+    const wrong = await fetch(`${fx.url}/v1/blobs/${'A'.repeat(43)}`, { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET,HEAD');
+    expect(await wrong.text()).toBe('');
+    const keyless = await fetch(`${fx.url}/v1/blobs`);
+    expect([keyless.status, keyless.headers.get('allow')]).toEqual([405, 'PUT']);
+    const unknown = await fetch(`${fx.url}/v1/nothing`, { method: 'DELETE' });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.details[0].reason).toBe('ROUTE_NOT_FOUND');
+  });
+
   it('GET /status and /<key>/status answer OK', async () => {
     fx = await startFixture();
     for (const p of ['/status', `/${KEY}/status`]) {
@@ -190,12 +203,12 @@ describe('bad input is refused before encoding, with no ledger entry and no sliv
     expect((await fx.get('/status')).status).toBe(200);
   });
 
-  it('413 JSON for a declared Content-Length over the limit and for a streamed body that grows past it', async () => {
+  it('403 SIZE_EXCEEDED JSON (upstream pairs SIZE_EXCEEDED with 403) for a declared Content-Length over the limit and for a streamed body that grows past it', async () => {
     fx = await startFixture({ maxBodyBytes: 1000 });
     const before = fx.transactions();
     const declared = await fx.put('', Buffer.alloc(1001, 7));
-    expect(declared.status).toBe(413);
-    expect(declared.json.error).toMatchObject({ code: 413, status: 'SIZE_EXCEEDED', details: [{ reason: 'BLOB_TOO_LARGE', metadata: { maxBodyBytes: '1000' } }] });
+    expect(declared.status).toBe(403);
+    expect(declared.json.error).toMatchObject({ code: 403, status: 'SIZE_EXCEEDED', details: [{ reason: 'BLOB_TOO_LARGE', metadata: { maxBodyBytes: '1000' } }] });
     const chunks = [Buffer.alloc(600, 1), Buffer.alloc(600, 2)];
     const streamed = await fx.put('', new ReadableStream({
       pull(controller) {
@@ -204,7 +217,7 @@ describe('bad input is refused before encoding, with no ledger entry and no sliv
         else controller.close();
       },
     }) as any, { duplex: 'half' } as any);
-    expect(streamed.status).toBe(413);
+    expect(streamed.status).toBe(403);
     expect(streamed.json.error.details[0].reason).toBe('BLOB_TOO_LARGE');
     expect(fx.codec.encodeCalls).toBe(0);
     expect(fx.transactions()).toBe(before);

@@ -9,7 +9,7 @@ import { decodeSuiPrivateKey } from '@mysten/sui/cryptography';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Secp256k1Keypair } from '@mysten/sui/keypairs/secp256k1';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseNetwork } from '../../../../src/publisher/walrus/network-config.js';
+import { loadWalrusBackend, parseNetwork } from '../../../../src/publisher/walrus/network-config.js';
 import { loadWallet } from '../../../../src/publisher/walrus/wallet.js';
 
 const SYSTEM = `0x${'11'.repeat(32)}`;
@@ -82,6 +82,24 @@ describe('--network', () => {
     const noRpc = path.join(d, 'norpc.yaml');
     fs.writeFileSync(noRpc, `system_object: ${SYSTEM}\nstaking_object: ${STAKING}\nwallet_config:\n  path: missing.yaml\n`);
     expect(() => parseNetwork({ network: noRpc })).toThrow(/no rpc_urls/);
+  });
+});
+
+describe('the Walrus backend module', () => {
+  it('is refused on Node before 22, naming Node 22 (the Sui SDK needs it); loads on 22 and later', async () => {
+    await expect(loadWalrusBackend('20.20.2')).rejects.toThrow(/needs Node 22 or later .*this is Node 20\.20\.2/);
+    const loaded = await loadWalrusBackend('22.0.0');
+    expect(typeof loaded.openWalrusBackend).toBe('function');
+  });
+
+  it('holds no Sui JSON-RPC client: the SDK is reached through its gRPC client only', () => {
+    // Sui disabled JSON-RPC on its public full nodes (July 2026) and removed it (October 2026)
+    const dir = path.join(import.meta.dirname, '../../../../src');
+    const sources = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const mysten = sources.flatMap((f) => [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/from '(@mysten\/[^']+)'/g)].map((m) => m[1]!));
+    expect(mysten).toContain('@mysten/sui/grpc');
+    expect(mysten.filter((m) => /jsonRpc|\/client$/.test(m))).toEqual([]);
+    for (const f of sources) expect(fs.readFileSync(path.join(dir, f), 'utf8'), f).not.toMatch(/SuiJsonRpcClient|new SuiClient\(/);
   });
 });
 

@@ -1,4 +1,4 @@
-// WalrusBackend in process against the recorded-protocol double: what the chain says of the network
+// WalrusBackend in process against the gRPC double (Node 22+): what the chain says of the network
 // (shards, epochs ahead), the relay's BLS certificate (the SDK certifies with it on chain) also with
 // f shards' nodes down, and the failures a publisher must turn into clear errors: a chain that does
 // not answer at start-up, and one that stops answering.
@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SuiClient } from '@mysten/sui/client';
+import { SuiGrpcClient } from '@mysten/sui/grpc';
+import { bcs } from '@mysten/sui/bcs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { WalrusClient } from '@mysten/walrus';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
@@ -17,6 +18,8 @@ import { PublisherError } from '../../../../src/publisher/service/errors.js';
 import { openWalrusBackend, type WalrusBackend } from '../../../../src/publisher/walrus/walrus-backend.js';
 import type { WalrusNetworkConfig } from '../../../../src/publisher/walrus/network-config.js';
 import { startWalrusDouble, type WalrusDouble } from '../../../double/walrus/index.js';
+import { NEEDS_NODE_22 } from '../../../double/walrus/node-version.js';
+import { BlobRegistered, blobIdFromInt } from '../../../double/walrus/sdk.js';
 import { randomBytes } from '../codec/vector-input.js';
 
 let double: WalrusDouble;
@@ -25,6 +28,7 @@ let dir: string;
 let previousDispatcher: Dispatcher;
 
 beforeAll(async () => {
+  if (NEEDS_NODE_22) return;
   double = await startWalrusDouble({ nodes: 11, maxEpochsAhead: 20 });
   codec = await openBlobCodec();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tusk-walrus-backend-'));
@@ -34,10 +38,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  setGlobalDispatcher(previousDispatcher);
+  if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
   await codec?.close();
   await double?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function wallet(fund: { sui?: bigint; wal?: bigint }): Promise<{ key: Ed25519Keypair; file: string }> {
@@ -52,7 +56,7 @@ function config(walletPath: string, rpcUrl = double.rpcUrl): WalrusNetworkConfig
   return { kind: 'walrus', name: 'double', ...double.packageConfig, rpcUrl, walletPath };
 }
 
-describe('WalrusBackend', () => {
+describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @mysten/sui 2.x needs Node 22)' : ''}`, () => {
   let backend: WalrusBackend;
   let backendKey: Ed25519Keypair;
   const logs: string[] = [];
@@ -74,12 +78,12 @@ describe('WalrusBackend', () => {
     const down = double.nodes.slice(0, 3); // 6 of 22 shards, f = 7
     await Promise.all(down.map((n) => n.stop()));
     try {
-      const certificate = await backend.relay(encoded, registered.blob.id.id);
+      const certificate = await backend.relay(encoded, registered.blob.id);
       expect(certificate.signers).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
       await client.executeCertifyBlobTransaction({
         signer: user,
         blobId: encoded.blobIdText,
-        blobObjectId: registered.blob.id.id,
+        blobObjectId: registered.blob.id,
         certificate,
         deletable: true,
       });
@@ -97,7 +101,7 @@ describe('WalrusBackend', () => {
     const stored = await backend.publish(encoded, query);
     expect(stored).toMatchObject({
       newlyCreated: {
-        blobObject: { id: registered.blob.id.id, certifiedEpoch: double.epoch, storage: { endEpoch: double.epoch + 3 } },
+        blobObject: { id: registered.blob.id, certifiedEpoch: double.epoch, storage: { endEpoch: double.epoch + 3 } },
         resourceOperation: { reuseRegistration: { encodedLength: encoded.encodedLength } },
         cost: 0,
       },
@@ -109,12 +113,104 @@ describe('WalrusBackend', () => {
     const extended = await backend.publish(encoded, { ...query, epochs: 5 });
     expect(extended).toMatchObject({
       newlyCreated: {
-        blobObject: { id: registered.blob.id.id, storage: { endEpoch: double.epoch + 5 } },
+        blobObject: { id: registered.blob.id, storage: { endEpoch: double.epoch + 5 } },
         resourceOperation: { reuseAndExtend: { encodedLength: encoded.encodedLength, epochsExtended: 2 } },
         cost: Number(storageCost),
       },
     });
   });
+
+  it('16 stores sent at once from one wallet all answer newlyCreated, each paid once, on sub-wallets funded from it; no transaction fails', async () => {
+    const { file, key } = await wallet({ sui: 20n * 10n ** 9n, wal: 10n ** 12n });
+    const parallel = await openWalrusBackend({ config: config(file), log: () => {} });
+    const before = await parallel.balances();
+    const since = double.transactions().length;
+    const blobs = await Promise.all(Array.from({ length: 16 }, (_, i) => codec.encode(randomBytes(400 + i, 20_000 + i), double.nShards)));
+    const stored = await Promise.all(blobs.map((encoded) => parallel.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false })));
+    const created = stored.map((r) => (r as { newlyCreated?: { blobObject: { blobId: string }; cost: number } }).newlyCreated);
+    expect(created.map((c) => c?.blobObject.blobId)).toEqual(blobs.map((b) => b.blobIdText));
+
+    // the ledger: one register_blob per blob, every transaction of this run succeeded, and the WAL
+    // the wallet and its sub-wallets lost is the sum of the costs answered
+    const run = double.transactions().slice(since);
+    expect(run.filter((tx) => !tx.success)).toEqual([]);
+    const registered = run.flatMap((tx) => moveCalls(tx.txBytes).filter((c) => c.function === 'register_blob').map(() => tx.digest));
+    expect(registered).toHaveLength(16);
+    const paid = created.reduce((n, c) => n + BigInt(c!.cost), 0n);
+    expect(before.wal - (await parallel.balances()).wal).toBe(paid);
+    // the main wallet only funded: its coins were in no store's transaction
+    const main = key.toSuiAddress();
+    const mainTxs = run.filter((tx) => bcs.TransactionData.parse(tx.txBytes).V1!.sender === main);
+    expect(mainTxs.length).toBeGreaterThan(0);
+    for (const tx of mainTxs) expect(moveCalls(tx.txBytes).map((c) => c.function)).not.toContain('register_blob');
+    expect(new Set(parallel.pool.addresses).size).toBe(parallel.pool.wallets.length);
+  }, 240_000);
+
+  it('a store cut off after paying is completed by a restarted publisher on retry with reuse_resources, without paying again', async () => {
+    const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
+    const first = await openWalrusBackend({ config: config(file), log: () => {} });
+    const encoded = await codec.encode(randomBytes(420, 60_000), double.nShards);
+    const query = { epochs: 2, deletable: false, force: false, share: false, reuseResources: true };
+    // more than f shards' nodes down: the register transaction pays, then no quorum confirms
+    const down = double.nodes.slice(0, 5);
+    await Promise.all(down.map((n) => n.stop()));
+    try {
+      const failure = await first.publish(encoded, query).catch((e: unknown) => e);
+      expect((failure as PublisherError).code).toBe('INSUFFICIENT_CONFIRMATIONS');
+    } finally {
+      await Promise.all(down.map((n) => n.start()));
+    }
+    const registrations = () => double.transactions().filter((tx) => moveCalls(tx.txBytes).some((c) => c.function === 'register_blob' && registersBlob(tx, encoded.blobIdText)));
+    expect(registrations()).toHaveLength(1);
+    // a new process with the same wallet finds the sub-wallet's paid registration and certifies it at no cost
+    const second = await openWalrusBackend({ config: config(file), log: () => {} });
+    const before = await second.balances();
+    const retried = await second.publish(encoded, query);
+    expect(retried).toMatchObject({ newlyCreated: { cost: 0, resourceOperation: { reuseRegistration: { encodedLength: encoded.encodedLength } } } });
+    expect(registrations()).toHaveLength(1);
+    expect((await second.balances()).wal).toBe(before.wal);
+    expect(await walrusClient().getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'permanent', isCertified: true });
+  }, 240_000);
+
+  it('stores with f shards on nodes that answer 429, 503 or are down, and reads back', async () => {
+    const [busy, failing, down] = double.nodes;
+    busy!.failWith(429);
+    failing!.failWith(503);
+    await down!.stop();
+    try {
+      const data = randomBytes(430, 30_000);
+      const encoded = await codec.encode(data, double.nShards);
+      const stored = await backend.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false });
+      expect(stored).toHaveProperty('newlyCreated.blobObject.certifiedEpoch', double.epoch);
+      expect(Buffer.from(await walrusClient().readBlob({ blobId: encoded.blobIdText })).equals(data)).toBe(true);
+    } finally {
+      busy!.failWith(null);
+      failing!.failWith(null);
+      await down!.start();
+    }
+  }, 120_000);
+
+  it('an execution the full node does not answer: 503 CHAIN_UNAVAILABLE, and the sub-wallet sends that same signed transaction again before any other', async () => {
+    const execute = 'sui.rpc.v2.TransactionExecutionService/ExecuteTransaction';
+    // the first register transaction (not a funding one) is answered UNAVAILABLE, unexecuted
+    let dropped = 0;
+    double.rpcFaults.before = (method, request) =>
+      method === execute && moveCalls(request.transaction.bcs.value).some((c) => c.function === 'register_blob') && dropped++ === 0 ? { code: 14, message: 'injected: the full node is overloaded' } : null;
+    try {
+      const encoded = await codec.encode(randomBytes(432, 10_000), double.nShards);
+      const failure = await backend.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false }).catch((e: unknown) => e);
+      expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
+      // the register transaction it had signed reaches the chain, once, without another store
+      const registered = () => double.transactions().filter((tx) => registersBlob(tx, encoded.blobIdText));
+      for (let i = 0; i < 100 && registered().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(registered()).toHaveLength(1);
+      expect(dropped).toBeGreaterThan(1);
+      // the ledger holds it once: the resent bytes are the same transaction
+      expect(new Set(registered().map((tx) => tx.digest)).size).toBe(1);
+    } finally {
+      double.rpcFaults.before = undefined;
+    }
+  }, 60_000);
 
   it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {
     const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
@@ -131,8 +227,40 @@ describe('WalrusBackend', () => {
   });
 });
 
+describe.skipIf(NEEDS_NODE_22)(`WalrusBackend with nodes that see registrations late${NEEDS_NODE_22 ? ' (skipped: @mysten/sui 2.x needs Node 22)' : ''}`, () => {
+  it('stores: the slivers the nodes refuse before they see the registration are sent again', async () => {
+    const late = await startWalrusDouble({ nodes: 11, registrationLagMs: 1_500 });
+    try {
+      const key = Ed25519Keypair.generate();
+      await late.fund(key.toSuiAddress(), { sui: 10n ** 10n, wal: 10n ** 12n });
+      const file = path.join(dir, `late-${key.toSuiAddress()}.keystore`);
+      fs.writeFileSync(file, JSON.stringify([key.getSecretKey()]));
+      const onLate = await openWalrusBackend({ config: { kind: 'walrus', name: 'late', ...late.packageConfig, rpcUrl: late.rpcUrl, walletPath: file }, log: () => {} });
+      setGlobalDispatcher(new Agent({ connect: { ca: late.caCert } }));
+      const encoded = await codec.encode(randomBytes(431, 20_000), late.nShards);
+      const stored = await onLate.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false });
+      expect(stored).toHaveProperty('newlyCreated.blobObject.blobId', encoded.blobIdText);
+      // the nodes did refuse first: 400 NOT_REGISTERED before the registration reached them
+      expect(late.nodes.reduce((n, node) => n + (node.statuses.get(400) ?? 0), 0)).toBeGreaterThan(0);
+    } finally {
+      setGlobalDispatcher(new Agent({ connect: { ca: double.caCert } }));
+      await late.close();
+    }
+  }, 120_000);
+});
+
+/** The Move calls of a transaction. */
+function moveCalls(txBytes: Uint8Array): { module: string; function: string }[] {
+  return bcs.TransactionData.parse(txBytes).V1!.kind.ProgrammableTransaction!.commands.flatMap((c) => (c.MoveCall ? [c.MoveCall] : []));
+}
+
+/** Whether a register_blob transaction registers `blobId` (its BlobRegistered event says so). */
+function registersBlob(tx: { events: { bcs: Uint8Array; type: string }[] }, blobId: string): boolean {
+  return tx.events.some((e) => e.type.endsWith('::events::BlobRegistered') && blobIdFromInt(BlobRegistered.parse(e.bcs).blob_id) === blobId);
+}
+
 function walrusClient(): WalrusClient {
-  return new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiClient({ url: double.rpcUrl }) });
+  return new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiGrpcClient({ network: 'double', baseUrl: double.rpcUrl }) });
 }
 
 /** Encodes `data` and registers it on chain for `owner`, who signs and pays (the SDK's register step). */
