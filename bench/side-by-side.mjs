@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// Runs the same `tusk bench` scenarios against Tusk, the peer s3rver and a trivial uWS server (the raw ceiling),
-// all on loopback, in one run, alternating the target order per scenario so drift hits every target; prints a
-// Markdown table (and writes it with --out).
+// Runs the same `tusk bench` scenarios against Tusk (on each HTTP engine), the peer s3rver and a trivial uWS
+// server (the raw ceiling), all on loopback, in one run, alternating the target order per scenario so drift hits
+// every target; prints a Markdown table, and the node engine's rate against uWS's (and writes them with --out).
 //
-// usage: node bench/side-by-side.mjs [--targets tusk,tusk-relaxed,s3rver,trivial] [--duration 5s] [--warmup 1s]
+// Targets: tusk-uws and tusk-node (strict durability) on `--http-engine uws` / `node`, tusk-relaxed-uws and
+// tusk-relaxed-node the same without flushes; tusk and tusk-relaxed on `--http-engine auto`.
+//
+// usage: node bench/side-by-side.mjs [--targets tusk-uws,tusk-node,s3rver,trivial] [--duration 5s] [--warmup 1s]
 //          [--scenarios put-4k,get-4k,...] [--out FILE.md] [--json-dir DIR] [--s3rver-module PATH] [--client raw|http]
 // Needs the compiled sources (`npm run build`); s3rver from devDependencies or --s3rver-module.
 import { spawn } from 'node:child_process';
@@ -25,7 +28,7 @@ const { runBench, parseSizeDistribution, markdownTable, fixed, ms, DEFAULTS } = 
 
 const { values: args } = parseArgs({
   options: {
-    targets: { type: 'string', default: 'tusk,s3rver,trivial' },
+    targets: { type: 'string', default: 'tusk-uws,tusk-node,s3rver,trivial' },
     scenarios: { type: 'string' },
     duration: { type: 'string', default: '5s' },
     warmup: { type: 'string', default: '1s' },
@@ -85,14 +88,16 @@ function startChild(name, command, argv, env, pattern) {
 }
 
 async function startTarget(name, dataDir) {
-  // tusk: the default, every acknowledged PUT fdatasync'ed (group commit); tusk-relaxed: no flush, like s3rver
-  if (name === 'tusk' || name === 'tusk-relaxed') {
+  // tusk: the default, every acknowledged PUT fdatasync'ed (group commit); tusk-relaxed: no flush, like s3rver;
+  // -uws / -node: that HTTP engine (a start-up error when uWS has no binary for this Node), else auto
+  const tusk = /^tusk(-relaxed)?(?:-(uws|node))?$/.exec(name);
+  if (tusk) {
     if (!existsSync(join(repo, 'bin/tusk.js'))) throw new Error('bin/tusk.js not found');
     const creds = { accessKeyId: 'tuskbench', secretAccessKey: 'tuskbench-secret-key' };
-    const durability = name === 'tusk' ? 'strict' : 'relaxed';
+    const durability = tusk[1] ? 'relaxed' : 'strict';
     const started = await startChild(name, process.execPath,
       ['bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', durability,
-        '--publisher-listen', 'off', '--threads', process.env.TUSK_BENCH_THREADS ?? '1'],
+        '--publisher-listen', 'off', '--threads', process.env.TUSK_BENCH_THREADS ?? '1', '--http-engine', tusk[2] ?? 'auto'],
       { TUSK_ACCESS_KEY_ID: creds.accessKeyId, TUSK_SECRET_ACCESS_KEY: creds.secretAccessKey },
       /s3 listening on (http:\/\/[^\s"]+)/);
     return { ...started, ...creds };
@@ -228,6 +233,15 @@ for (const scenario of scenarios) {
     ]);
   }
 }
+/** The node engine's obj/s against uWS's, per scenario, for each durability both engines ran with. */
+const engineRows = [];
+for (const scenario of scenarios) {
+  for (const prefix of ['tusk', 'tusk-relaxed']) {
+    const rate = (engine) => results.find((r) => r.scenario === scenario && r.target === `${prefix}-${engine}`)?.result?.total.objPerSec;
+    const [uws, node] = [rate('uws'), rate('node')];
+    if (uws > 0 && node !== undefined) engineRows.push([scenario.title, prefix, fixed(uws, 1), fixed(node, 1), `${(node / uws).toFixed(2)}x`]);
+  }
+}
 const cores = cpus().length;
 const markdown = [
   `# Side-by-side: ${targets.map((t) => t.name).join(', ')}`,
@@ -241,6 +255,10 @@ const markdown = [
     rows,
   ),
   '',
+  ...(engineRows.length
+    ? ['node engine (`--http-engine node`) against uWS, obj/s:', '',
+      markdownTable(['scenario', 'durability', 'uWS obj/s', 'node obj/s', 'node / uWS'], engineRows), '']
+    : []),
   `Generator CPU is the load generator's own use (100% = one core). On ${cores} cores the generator, the server`,
   'and the peer share the machine: numbers are comparable with each other, not with a dedicated server.',
   'trivial = bench/trivial-server.mjs, a uWS server that stores nothing: the ceiling of this generator and HTTP stack.',

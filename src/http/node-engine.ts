@@ -1,7 +1,7 @@
 // The HTTP engine on Node's own node:http (style.md §5: the only file that touches node:http's
 // server): copies each request into a plain RequestHead, streams request bodies with pause/resume,
-// writes each response head in one writeHead call, waits for 'drain' before pulling the next chunk
-// of a streamed body, grants `Expect: 100-continue` only when the handler first reads the body
+// writes each response head in one writeHead call, pulls the next chunk of a streamed body only once
+// the socket took the previous one, grants `Expect: 100-continue` only when the handler first reads the body
 // (after authentication and authorization), and answers what Node's parser refuses in the face's
 // own error shape before it closes the connection.
 
@@ -22,6 +22,8 @@ import { joinHeaders, type RequestHead } from './request-head.js';
 
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
+/** Largest request body chunk made of several queued ones. */
+const COALESCE = 512 << 10;
 /** Largest piece of a streamed response body asked of its source at once. */
 const STREAM_CHUNK = 1 << 20;
 /**
@@ -124,7 +126,7 @@ export class NodeExchange implements Exchange {
   private bodyReceived = 0;
   /** `Expect: 100-continue` not granted yet: the client waits before it sends the body */
   private continuePending: boolean;
-  /** `stream` waits for the socket to drain */
+  /** `stream` waits for the socket to take a chunk */
   private drainWait: (() => void) | undefined;
   private abortNoticed = false;
   private readonly abortListeners: Array<() => void> = [];
@@ -138,9 +140,6 @@ export class NodeExchange implements Exchange {
     this.head = head;
     this.ended = !announcesBody(head);
     this.continuePending = expectsContinue && !this.ended;
-    res.once('close', () => {
-      if (!res.writableFinished) this.abort();
-    });
     if (!this.ended) {
       req.on('data', (chunk: Buffer) => {
         this.queue.push(chunk);
@@ -184,6 +183,16 @@ export class NodeExchange implements Exchange {
     return this.wake !== undefined || this.drainWait !== undefined;
   }
 
+  /** The connection closed: the client went away unless the whole response was written. */
+  connectionClosed(): void {
+    if (!this.res.writableFinished) this.abort();
+  }
+
+  /** The response went out whole (or the connection closed): nothing more to say on this exchange. */
+  get over(): boolean {
+    return this.res.writableFinished || this.abortNoticed;
+  }
+
   private abort(): void {
     this.aborted = true;
     this.ended = true;
@@ -224,9 +233,8 @@ export class NodeExchange implements Exchange {
     }
     for (;;) {
       if (this.aborted) throw new AbortedError();
-      const chunk = this.queue.shift();
+      const chunk = this.takeQueued();
       if (chunk) {
-        this.queued -= chunk.length;
         if (this.paused && this.queued < BODY_HIGH_WATER / 2) {
           this.paused = false;
           this.req.resume();
@@ -238,13 +246,31 @@ export class NodeExchange implements Exchange {
     }
   }
 
+  /**
+   * The queued body bytes, up to COALESCE in one buffer: Node reads a socket 64 KiB at a time, and
+   * every chunk costs the PUT pipeline a digest job and a write (one copy here, as uWS's path has).
+   */
+  private takeQueued(): Buffer | undefined {
+    const first = this.queue.shift();
+    if (!first) return undefined;
+    let chunk = first;
+    let n = 0;
+    let size = first.length;
+    while (n < this.queue.length && size + this.queue[n]!.length <= COALESCE) size += this.queue[n++]!.length;
+    if (n > 0) chunk = Buffer.concat([first, ...this.queue.splice(0, n)], size);
+    this.queued -= chunk.length;
+    return chunk;
+  }
+
   /** Sends a complete response. `body` undefined → empty body with Content-Length: 0 (unless status is 204/304). */
   send(status: number, headers: ResponseHeaders, body?: Buffer | string, close = false): void {
     if (!this.start(status)) return;
     const length = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     this.bytesSent = length;
     writeHead(this.res, status, this.fields(status, headers, length, close));
-    this.res.end(body);
+    // the caller may reuse a buffer once this returns (a reader's pooled block, as uWS copies what
+    // the socket does not take at once): Node would write it later, from its reference
+    this.res.end(typeof body === 'string' || body === undefined || body.length === 0 ? body : Buffer.from(body));
     this.finished = true;
   }
 
@@ -279,25 +305,27 @@ export class NodeExchange implements Exchange {
       }
       sent += chunk.length;
       this.bytesSent = sent;
-      if (sent >= total) {
-        this.finished = true;
-        this.res.end(chunk);
-        return;
-      }
-      if (!this.res.write(chunk) && !(await this.drained())) return;
+      const last = sent >= total;
+      if (!(await this.flushed(chunk, last)) || last) return;
     }
   }
 
-  /** Resolves once the socket took what was written (true), or the client went away (false). */
-  private drained(): Promise<boolean> {
+  /**
+   * Writes `chunk` (and ends the response after it when `last`); resolves once the socket took it
+   * all (true), or the client went away (false). Node keeps a reference to what the socket has not
+   * taken yet, and the reader that gave the chunk reuses its buffer on its next read or once closed.
+   */
+  private flushed(chunk: Buffer, last: boolean): Promise<boolean> {
     return new Promise((resolve) => {
       const done = (): void => {
-        this.res.off('drain', done);
         this.drainWait = undefined;
         resolve(!this.aborted);
       };
       this.drainWait = done;
-      this.res.on('drain', done);
+      if (last) {
+        this.finished = true;
+        this.res.end(chunk, done);
+      } else this.res.write(chunk, done);
     });
   }
 
@@ -478,8 +506,10 @@ export function listen(
   // the head's size is bounded by maxHeaderSize; a count limit would drop fields silently
   server.maxHeadersCount = 0;
   server.timeout = IDLE_TIMEOUT_MS;
-  /** the exchange each connection is answering */
+  /** the exchange each connection answers, or answered last */
   const current = new WeakMap<Socket, NodeExchange>();
+  // one listener per connection rather than one per response: abort detection
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => socket.once('close', () => current.get(socket)?.connectionClosed()));
 
   const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue = false): void => {
     const head = headOf(req, secure);
@@ -489,11 +519,7 @@ export function listen(
       return;
     }
     const ex = new NodeExchange(req, res, head, expectsContinue);
-    const socket = req.socket;
-    current.set(socket, ex);
-    res.once('finish', () => {
-      if (current.get(socket) === ex) current.delete(socket);
-    });
+    current.set(req.socket, ex);
     inFlight.track(handler(ex));
   };
   server.on('request', onRequest);
@@ -517,7 +543,8 @@ export function listen(
       if (socket.writable) socket.end(refusalBytes(refuse(refusal)), () => socket.destroy());
       else socket.destroy();
     };
-    const ex = current.get(socket as Socket);
+    const last = current.get(socket as Socket);
+    const ex = last?.over ? undefined : last;
     if (!ex) answer();
     // the refused bytes follow a request being answered (pipelined): its answer goes first
     else if (ex.requestComplete || ex.complete) ex.afterResponse(answer);
@@ -528,7 +555,7 @@ export function listen(
   server.on('timeout', (socket: Socket) => {
     const ex = current.get(socket);
     // a handler still working (a long copy, a slow disk) keeps its connection
-    if (!ex || ex.waitsOnClient) socket.destroy();
+    if (!ex || ex.over || ex.waitsOnClient) socket.destroy();
   });
 
   return new Promise((resolve, reject) => {

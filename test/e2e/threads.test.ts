@@ -44,6 +44,12 @@ function threadTicks(pid: number): Map<string, number> {
 
 describe(`--threads ${THREADS}`, () => {
   it('listens once per thread and says so', () => {
+    // the node engine before Node 22.12 cannot share a port between threads (README Known limits)
+    if (server.output().includes('serving on one thread')) {
+      expect(server.output()).toContain(`--threads ${THREADS}: the node engine shares a port between threads from Node 22.12 on`);
+      expect(listeningSockets(server.pid, server.port)).toBe(1);
+      return;
+    }
     expect(listeningSockets(server.pid, server.port)).toBe(THREADS);
     expect(server.output()).toContain(`with ${THREADS} threads`);
   });
