@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { cStdoutToStderr } from '../native.js';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import { asksToClose, framingProblem } from './framing.js';
 import {
@@ -93,27 +94,36 @@ function loadFailure(build: string, e: Error): string {
   return `the ${build} binary for ${nodeName()} does not load: ${e.message.split('\n')[0]}`;
 }
 
+/** The binary of each build for the running Node, in the order they are tried, or why a build has none. */
+export function uwsBinaries(): Array<{ version: string; binary: string } | { reason: string }> {
+  const require = createRequire(import.meta.url);
+  const abi = process.versions.modules;
+  return UWS_BUILDS.filter((build) => (build.abis as readonly string[]).includes(abi)).map((build) => {
+    // the package's directory, found as Node would find the package (its exports hide package.json)
+    const dir = require.resolve.paths(build.pkg)?.map((p) => join(p, build.pkg)).find((d) => existsSync(join(d, 'package.json')));
+    if (!dir) return { reason: `${build.pkg} is not installed` };
+    const binary = join(dir, build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
+    if (!existsSync(binary)) return { reason: `no ${build.version} binary for ${process.platform}-${process.arch}` };
+    return { version: build.version, binary };
+  });
+}
+
 /** Finds and loads the uWS binary for the running Node, once per thread. */
 export function uwsAvailability(): UwsAvailability {
   if (availability) return availability;
   const require = createRequire(import.meta.url);
   const reasons: string[] = [];
-  const abi = process.versions.modules;
-  for (const build of UWS_BUILDS) {
-    if (!(build.abis as readonly string[]).includes(abi)) continue;
-    // the package's directory, found as Node would find the package (its exports hide package.json)
-    const dir = require.resolve.paths(build.pkg)?.map((p) => join(p, build.pkg)).find((d) => existsSync(join(d, 'package.json')));
-    if (!dir) {
-      reasons.push(`${build.pkg} is not installed`);
-      continue;
-    }
-    const binary = join(dir, build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
-    if (!existsSync(binary)) {
-      reasons.push(`no ${build.version} binary for ${process.platform}-${process.arch}`);
+  // Both builds print to the C library's stdout and std::cout ("finding <name>", "Browsed to SNI:
+  // <name>" from their domain(), for each TLS server name), which write to fd 1, the JSON log's:
+  // both are pointed at stderr before a binary loads (native/src/stdio_binding.rs).
+  cStdoutToStderr();
+  for (const build of uwsBinaries()) {
+    if ('reason' in build) {
+      reasons.push(build.reason);
       continue;
     }
     try {
-      const mod = require(binary) as UwsModule;
+      const mod = require(build.binary) as UwsModule;
       if (typeof mod.App !== 'function' || !String(mod.App).includes('[native code]')) {
         reasons.push(`the ${build.version} binary is not native code`);
         continue;
@@ -552,7 +562,8 @@ export function listen(
   // cannot swap listeners: each server name a client asks for (SNI) gets its own context, loaded
   // on first sight, and a reload replaces those. Clients that send no SNI (those that connect to
   // an IP address) keep the start-up certificate until a restart. A server name has its own uWS
-  // router, which gets the same route. (uWS prints a line to stdout when it switches routers.)
+  // router, which gets the same route. (uWS prints two lines when it switches routers: they go to
+  // stderr, see loadUws.)
   // A name first seen long after a reload still loads the files of that reload: they are the
   // checked copies of tls-snapshots.ts, never the operator's files as they are then.
   const serverNames = new Set<string>();
