@@ -4,9 +4,12 @@
 // connection (§9.6): whatever it thinks the framing is, the hidden request must never run. The
 // table is engine-neutral: run it against any Tusk listener (smugglingSuite below).
 
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { s3Request } from './clients.js';
+import { bucketName } from './fixtures.js';
 import { rawConversation, type RawConversation } from './raw-http.js';
-import type { HeaderList } from './sigv4.js';
+import type { TuskServer } from './server.js';
+import { objectPath, signHeaders, UNSIGNED_PAYLOAD, type HeaderList } from './sigv4.js';
 import { expectS3Error, parseError } from './xml.js';
 
 export interface SmugglingShape {
@@ -124,4 +127,42 @@ export function smugglingSuite(label: string, target: () => SmugglingTarget): vo
       }
     });
   });
+}
+
+/**
+ * The table against a Tusk server (`server()`, started by the caller's useTusk): the outer
+ * request goes to a public-read-write bucket, the hidden PUT too when unsigned, and to a private
+ * bucket signed with the root key. `unanswered`: the shapes the engine's own parser refuses.
+ */
+export function tuskSmugglingSuite(label: string, server: () => TuskServer, unanswered: ReadonlySet<string>, closeWithinMs: number): void {
+  const open = bucketName('pubw');
+  const closed = bucketName('private');
+  beforeAll(async () => {
+    expect((await s3Request(server(), { method: 'PUT', bucket: open, headers: { 'x-amz-acl': 'public-read-write' } })).status).toBe(200);
+    expect((await s3Request(server(), { method: 'PUT', bucket: closed })).status).toBe(200);
+  });
+  const host = () => `127.0.0.1:${server().port}`;
+  smugglingSuite(label, () => ({
+    port: () => server().port,
+    outerPath: objectPath(open, 'outer'),
+    hidden(key, signed) {
+      if (!signed) return hiddenPut(objectPath(open, key), [['Host', host()], ['Content-Length', '5']]);
+      const path = objectPath(closed, key);
+      const { headers } = signHeaders({
+        method: 'PUT',
+        path,
+        headers: [['host', host()], ['content-length', '5']],
+        credentials: server().root,
+        payloadHash: UNSIGNED_PAYLOAD,
+      });
+      return hiddenPut(path, headers);
+    },
+    async stored(key, signed) {
+      const res = await s3Request(server(), { method: 'HEAD', bucket: signed ? closed : open, key });
+      expect([200, 404], `HEAD ${key}`).toContain(res.status);
+      return res.status === 200;
+    },
+    unanswered,
+    closeWithinMs,
+  }));
 }
