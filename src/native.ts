@@ -72,6 +72,8 @@ interface Binding {
   keepLargeAllocations?(mmapThreshold: number, trimThreshold: number, topPad: number): boolean;
   /** glibc only (native/src/alloc_binding.rs) */
   trimFreeMemoryEvery?(intervalMs: number): boolean;
+  /** glibc only (native/src/stdio_binding.rs) */
+  cStdoutToStderr?(): boolean;
 }
 
 /** Same naming as `napi build --platform` (see scripts/build-native.mjs). */
@@ -448,6 +450,15 @@ export const MEMORY_TRIM_INTERVAL_MS = 10_000;
  */
 export function trimFreeMemoryEvery(intervalMs: number): boolean | undefined {
   return binding().trimFreeMemoryEvery?.(intervalMs);
+}
+
+/**
+ * Sends what native code prints with printf or std::cout to stderr, leaving fd 1 (process.stdout,
+ * the JSON log) alone (native/src/stdio_binding.rs). Call before loading a library that prints:
+ * uWS does (src/http/uws.ts). True once applied; undefined where the C library is not glibc.
+ */
+export function cStdoutToStderr(): boolean | undefined {
+  return binding().cStdoutToStderr?.();
 }
 
 /** Big-endian bytes of a CRC value: base64 of these is S3's x-amz-checksum-crc32/crc32c/crc64nvme. */

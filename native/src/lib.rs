@@ -20,6 +20,8 @@ mod digest_binding;
 mod lock_binding;
 #[cfg(not(test))]
 mod rs2_binding;
+#[cfg(all(not(test), target_os = "linux", target_env = "gnu"))]
+mod stdio_binding;
 
 /// # Safety
 /// Called by Node-API with a valid `env` and `exports` object, once per JS environment, on its
@@ -42,7 +44,9 @@ fn register(env: napi::Env<'_>, exports: napi::napi_value) -> napi::napi_value {
     #[cfg(target_os = "linux")]
     let registered = registered.and_then(|()| lock_binding::register(env, exports));
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    let registered = registered.and_then(|()| alloc_binding::register(env, exports));
+    let registered = registered
+        .and_then(|()| alloc_binding::register(env, exports))
+        .and_then(|()| stdio_binding::register(env, exports));
     match registered {
         Ok(()) => exports,
         Err(e) => {

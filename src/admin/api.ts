@@ -162,7 +162,9 @@ export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> 
         lookupKey: (ak) => (ak === s.accounts.root.accessKeyId ? { secretKey: s.accounts.root.secretAccessKey } : undefined),
       });
       if (auth.kind !== 'signed' || auth.presigned) throw new AdminError(403, 'AccessDenied', 'sign admin requests with the root key (SigV4 Authorization header)');
-      const path = head.rawPath.slice(ADMIN_API_PREFIX.length);
+      // opsRoutes hands over everything under /tusk/admin/; only this version's paths route, whole
+      // (every pattern is anchored, and none matches the empty path)
+      const path = head.rawPath.startsWith(ADMIN_API_PREFIX) ? head.rawPath.slice(ADMIN_API_PREFIX.length) : '';
       for (const [method, pattern, route] of ROUTES) {
         const m = pattern.exec(path);
         if (!m) continue;

@@ -13,6 +13,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import { FRAMING_REASONS } from './framing.js';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import {
   InFlight, MAX_HEAD_BYTES, portTaken, statusLine,
@@ -408,6 +409,11 @@ const WELL_FORMED_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) \S+ HTTP\/1\.[01]\r?\n
 
 type ParserError = Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number };
 
+/** llhttp refused Content-Length beside Transfer-Encoding ("Content-Length can't be present with Transfer-Encoding"). */
+function besideTransferEncoding(err: ParserError): boolean {
+  return /Content-Length/i.test(err.reason ?? '') && /Transfer-Encoding/i.test(err.reason ?? '');
+}
+
 /**
  * What Node's parser (llhttp, strict: `insecureHTTPParser` off) refused, as a refusal the face
  * answers; undefined for a connection error (reset, broken pipe), which has nobody to answer.
@@ -421,11 +427,15 @@ export function refusalOf(err: ParserError): RequestRefusal | undefined {
       return { kind: 'timeout' };
     // a negative or non-decimal Content-Length, or two (RFC 9112 §6.3: unrecoverable framing)
     case 'HPE_INVALID_CONTENT_LENGTH':
-    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: rawHeaderValue(raw, 'content-length') } };
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH': {
+      const reason = besideTransferEncoding(err) ? FRAMING_REASONS.bothHeaders : FRAMING_REASONS.notDecimal;
+      return { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: rawHeaderValue(raw, 'content-length'), reason } };
+    }
     // a coding not ending in chunked, chunked twice, or Transfer-Encoding beside Content-Length (§6.1)
-    case 'HPE_INVALID_TRANSFER_ENCODING':
-      return { kind: 'framing', problem: { status: 400, header: 'Transfer-Encoding', value: rawHeaderValue(raw, 'transfer-encoding') } };
+    case 'HPE_INVALID_TRANSFER_ENCODING': {
+      const reason = besideTransferEncoding(err) ? FRAMING_REASONS.bothHeaders : FRAMING_REASONS.notChunked;
+      return { kind: 'framing', problem: { status: 400, header: 'Transfer-Encoding', value: rawHeaderValue(raw, 'transfer-encoding'), reason } };
+    }
     case 'HPE_INVALID_METHOD': {
       // the method of a request that opens the packet, the parser stopping inside it; anything
       // else (bytes after a body, binary noise) is just malformed

@@ -7,7 +7,9 @@ import { existsSync } from 'node:fs';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { cStdoutToStderr } from '../native.js';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import { asksToClose, framingProblem } from './framing.js';
 import {
   InFlight, MAX_HEAD_BYTES, portTaken, statusLine, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles,
 } from './listener.js';
@@ -92,27 +94,36 @@ function loadFailure(build: string, e: Error): string {
   return `the ${build} binary for ${nodeName()} does not load: ${e.message.split('\n')[0]}`;
 }
 
+/** The binary of each build for the running Node, in the order they are tried, or why a build has none. */
+export function uwsBinaries(): Array<{ version: string; binary: string } | { reason: string }> {
+  const require = createRequire(import.meta.url);
+  const abi = process.versions.modules;
+  return UWS_BUILDS.filter((build) => (build.abis as readonly string[]).includes(abi)).map((build) => {
+    // the package's directory, found as Node would find the package (its exports hide package.json)
+    const dir = require.resolve.paths(build.pkg)?.map((p) => join(p, build.pkg)).find((d) => existsSync(join(d, 'package.json')));
+    if (!dir) return { reason: `${build.pkg} is not installed` };
+    const binary = join(dir, build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
+    if (!existsSync(binary)) return { reason: `no ${build.version} binary for ${process.platform}-${process.arch}` };
+    return { version: build.version, binary };
+  });
+}
+
 /** Finds and loads the uWS binary for the running Node, once per thread. */
 export function uwsAvailability(): UwsAvailability {
   if (availability) return availability;
   const require = createRequire(import.meta.url);
   const reasons: string[] = [];
-  const abi = process.versions.modules;
-  for (const build of UWS_BUILDS) {
-    if (!(build.abis as readonly string[]).includes(abi)) continue;
-    // the package's directory, found as Node would find the package (its exports hide package.json)
-    const dir = require.resolve.paths(build.pkg)?.map((p) => join(p, build.pkg)).find((d) => existsSync(join(d, 'package.json')));
-    if (!dir) {
-      reasons.push(`${build.pkg} is not installed`);
-      continue;
-    }
-    const binary = join(dir, build.dir, `uws_${process.platform}_${process.arch}_${abi}.node`);
-    if (!existsSync(binary)) {
-      reasons.push(`no ${build.version} binary for ${process.platform}-${process.arch}`);
+  // Both builds print to the C library's stdout and std::cout ("finding <name>", "Browsed to SNI:
+  // <name>" from their domain(), for each TLS server name), which write to fd 1, the JSON log's:
+  // both are pointed at stderr before a binary loads (native/src/stdio_binding.rs).
+  cStdoutToStderr();
+  for (const build of uwsBinaries()) {
+    if ('reason' in build) {
+      reasons.push(build.reason);
       continue;
     }
     try {
-      const mod = require(binary) as UwsModule;
+      const mod = require(build.binary) as UwsModule;
       if (typeof mod.App !== 'function' || !String(mod.App).includes('[native code]')) {
         reasons.push(`the ${build.version} binary is not native code`);
         continue;
@@ -139,6 +150,43 @@ const STREAM_CHUNK = 1 << 20;
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
 
+/*
+ * uWS (v20.30) parses every request of one read before it returns to the event loop. A response
+ * completed meanwhile (in the route callback, or in the microtasks run right after it) lets it
+ * dispatch the next request of that read even when the response said Connection: close: it
+ * resets the connection's state for each request and never closes it. The bytes after a
+ * request whose framing was refused would run as a request of their own (request smuggling, RFC
+ * 9112 §11.2), and a request sent after `Connection: close` would be processed (§9.6 forbids
+ * it). So an answer that closes the connection is written only once uWS is done with the read
+ * that carried its request, and a request that will close its connection is handled only then:
+ * a request that arrives while the previous one is unanswered makes uWS close the connection
+ * without dispatching it. Both behaviours of the binary are pinned in
+ * test/unit/http/uws-pipelining.test.ts. A read is done by the check phase (setImmediate) that
+ * follows the poll phase in which uWS ran.
+ */
+
+/** Counts the turns of the event loop in which uWS dispatched requests. */
+let readTurn = 0;
+let turnEnding = false;
+let afterTurn: Array<() => void> = [];
+
+/** This turn's number; its end (setImmediate) runs what waits for it. */
+function currentTurn(): number {
+  if (!turnEnding) {
+    turnEnding = true;
+    setImmediate(endTurn);
+  }
+  return readTurn;
+}
+
+function endTurn(): void {
+  readTurn++;
+  turnEnding = false;
+  const due = afterTurn;
+  afterTurn = [];
+  for (const run of due) run();
+}
+
 /** One request and its response on a uWS socket. Everything is safe to call after `aborted` became true (it is a no-op then). */
 export class UwsExchange implements Exchange {
   readonly head: RequestHead;
@@ -162,10 +210,18 @@ export class UwsExchange implements Exchange {
   private pendingWrite: { chunk: Buffer; start: number; total: number; settle: (more: boolean) => void } | undefined;
   private writableHandled = false;
   private readonly abortListeners: Array<() => void> = [];
+  /** the turn of the read that carried the request (see readTurn) */
+  private readonly turn = currentTurn();
+  /** the request's framing is refused (framing.ts): its only answer closes the connection */
+  readonly refused: boolean;
+  /** the connection closes after this exchange: refused framing or `Connection: close` */
+  readonly closes: boolean;
 
   constructor(res: UwsResponse, head: RequestHead) {
     this.res = res;
     this.head = head;
+    this.refused = framingProblem(head) !== undefined;
+    this.closes = this.refused || asksToClose(head);
     const length = head.headers['content-length'];
     if (head.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) this.ended = true;
     res.onAborted(() => {
@@ -198,6 +254,23 @@ export class UwsExchange implements Exchange {
 
   onAbort(listener: () => void): void {
     this.abortListeners.push(listener);
+  }
+
+  /** Runs `run` once uWS is done with the read that carried this request (see readTurn). */
+  afterRead(run: () => void): void {
+    if (this.turn !== readTurn) run();
+    else afterTurn.push(run);
+  }
+
+  /** Writes an answer now, or, when it closes the connection, once the read is done (see readTurn). */
+  private finish(close: boolean, write: () => void): void {
+    const run = () => {
+      if (this.aborted) return;
+      this.res.cork(write);
+      this.finished = true;
+    };
+    if (close) this.afterRead(run);
+    else run();
   }
 
   private wakeReader(): void {
@@ -245,25 +318,28 @@ export class UwsExchange implements Exchange {
   send(status: number, headers: ResponseHeaders, body?: Buffer | string, close = false): void {
     if (this.aborted || this.responded) return;
     this.responded = true;
-    this.res.cork(() => {
+    this.status = status;
+    const closing = close || this.closes;
+    if (status !== 204 && status !== 304) {
+      this.bytesSent += body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    }
+    this.finish(closing, () => {
       this.writeHead(status, headers);
       if (status === 204 || status === 304) this.endNoContent();
-      else {
-        this.bytesSent += body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-        this.res.end(body ?? '', close);
-      }
+      else this.res.end(body ?? '', closing);
     });
-    this.finished = true;
   }
 
   /** Headers only, reporting `contentLength` (HEAD, s3.md §1.7). */
   sendHead(status: number, headers: ResponseHeaders, contentLength: number | undefined, close = false): void {
     if (this.aborted || this.responded) return;
     this.responded = true;
-    this.res.cork(() => {
+    this.status = status;
+    const closing = close || this.closes;
+    this.finish(closing, () => {
       this.writeHead(status, headers);
       if (status === 204 || status === 304) this.endNoContent();
-      else if (close) this.res.endWithoutBody(contentLength ?? 0, true);
+      else if (closing) this.res.endWithoutBody(contentLength ?? 0, true);
       else {
         // endWithoutBody(n) of the v20.30 binding silently drops keep-alive; a written
         // Content-Length with the argument-less form keeps the connection open
@@ -271,7 +347,6 @@ export class UwsExchange implements Exchange {
         this.res.endWithoutBody();
       }
     });
-    this.finished = true;
   }
 
   /**
@@ -285,6 +360,8 @@ export class UwsExchange implements Exchange {
     read: (maxBytes: number) => Promise<Buffer | null>,
   ): Promise<void> {
     if (this.aborted || this.responded) return;
+    // a refused request is answered with send(): nothing else would close the connection after it
+    if (this.refused) return this.close();
     this.responded = true;
     if (total === 0) {
       this.res.cork(() => {
@@ -360,6 +437,7 @@ export class UwsExchange implements Exchange {
    * result): writes are buffered by uWS without back-pressure.
    */
   beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+    if (this.refused) this.close();
     // a second response on one exchange would corrupt the first: only the one that started writes
     const mine = !this.aborted && !this.responded;
     const live = (): boolean => mine && !this.aborted && !this.finished;
@@ -475,14 +553,17 @@ export function listen(
       secure,
     };
     ex = new UwsExchange(res, head);
-    inFlight.track(handler(ex));
+    // a request after which the connection closes is handled once uWS is done with its read
+    // (see readTurn): a request behind it in that read then closes the connection unanswered
+    inFlight.track(ex.closes ? new Promise<void>((done) => ex.afterRead(() => done(handler(ex)))) : handler(ex));
   };
   app.any('/*', route);
   // This uWS build cannot bind a second listener to a port with open connections, so a TLS reload
   // cannot swap listeners: each server name a client asks for (SNI) gets its own context, loaded
   // on first sight, and a reload replaces those. Clients that send no SNI (those that connect to
   // an IP address) keep the start-up certificate until a restart. A server name has its own uWS
-  // router, which gets the same route. (uWS prints a line to stdout when it switches routers.)
+  // router, which gets the same route. (uWS prints two lines when it switches routers: they go to
+  // stderr, see loadUws.)
   // A name first seen long after a reload still loads the files of that reload: they are the
   // checked copies of tls-snapshots.ts, never the operator's files as they are then.
   const serverNames = new Set<string>();

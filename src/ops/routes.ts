@@ -3,6 +3,7 @@
 // API (root SigV4, src/admin). The bucket name `tusk` is reserved for them (see CreateBucket).
 
 import { timingSafeEqual } from 'node:crypto';
+import { framingProblem } from '../http/framing.js';
 import type { Exchange, ResponseHeaders } from '../http/exchange.js';
 import type { Health } from './health.js';
 import type { Metrics } from './metrics.js';
@@ -41,7 +42,8 @@ export function opsRoutes(options: OpsRouteOptions): OpsHandler {
   };
   return (ex) => {
     const path = ex.head.rawPath;
-    if (!path.startsWith('/tusk/') || options.isBucketHost?.(ex)) return undefined;
+    // a request with broken framing gets the S3 face's refusal, before anything reads its body
+    if (!path.startsWith('/tusk/') || options.isBucketHost?.(ex) || framingProblem(ex.head)) return undefined;
     switch (path) {
       case HEALTH_LIVE_PATH:
         if (getOnly(ex)) json(ex, 200, { status: 'live', uptimeSeconds: Math.round((Date.now() - options.health.startedAt) / 1000) });

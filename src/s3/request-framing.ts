@@ -9,17 +9,12 @@ import { MAX_HEAD_BYTES, type RequestRefusal } from '../http/listener.js';
 import type { RequestHead } from '../http/request-head.js';
 import { S3Error } from './errors.js';
 
-const MALFORMED: Record<'Transfer-Encoding' | 'Content-Length', string> = {
-  'Transfer-Encoding': 'Transfer-Encoding must be chunked',
-  'Content-Length': 'Content-Length must be a non-negative decimal number of bytes',
-};
-
 function framingError(problem: FramingProblem): S3Error {
   if (problem.status === 501) return new S3Error('NotImplemented', { Header: problem.header }, { close: true });
   return new S3Error(
     'InvalidArgument',
     { ArgumentName: problem.header, ArgumentValue: problem.value },
-    { message: MALFORMED[problem.header], close: true },
+    { message: problem.reason, close: true },
   );
 }
 

@@ -25,12 +25,16 @@ import { s3ErrorOf } from './store-errors.js';
 export type RequestLogger = (line: string) => void;
 
 /**
- * A body up to this size is read and dropped before an error answer given early, so that the
- * answer is not lost to a reset; the connection still closes after it, and a larger body is never
- * read to be discarded (s3.md §1.7).
+ * A body up to this size is read and dropped before an error answer given early (a full disk
+ * refuses a part before its first byte), so that the answer is not lost to a reset: uWS closes
+ * the socket right after an answer that closes, and unread bytes turn the close into a reset the
+ * client sees instead of the answer (its write fails with EPIPE). Large enough for the part sizes
+ * clients use (5 MiB SDKs and rclone, 8 MiB aws-cli, 15 MiB s3cmd, 50 MiB s5cmd); the connection
+ * still closes after the answer, and a larger body is never read to be discarded (s3.md §1.7).
+ * uWS offers no way to answer first and read on: the response's handle is gone once it ended.
  */
-const DRAIN_BEFORE_ERROR = 4 << 20;
-const DRAIN_TIMEOUT_MS = 2_000;
+const DRAIN_BEFORE_ERROR = 64 << 20;
+const DRAIN_TIMEOUT_MS = 10_000;
 
 function hasUnreadBody(ex: Exchange): boolean {
   const h = ex.head.headers;

@@ -159,4 +159,14 @@ describe('tusk admin', () => {
     expect(other.status).toBe(403);
     expect((await admin(server, ['nonsense'])).stderr).toMatch(/unknown command/);
   });
+
+  it('routes only exact paths under /tusk/admin/v1/ (issue 30: /tusk/admin/<two characters>/info answered info)', async () => {
+    const ok = await s3Request(server, { method: 'GET', path: '/tusk/admin/v1/info' });
+    expect(ok.status, 'the check can pass').toBe(200);
+    for (const path of ['/tusk/admin/xx/info', '/tusk/admin/v2/info', '/tusk/admin/..info', '/tusk/admin/v1/info/', '/tusk/admin/v1//info', '/tusk/admin/info']) {
+      const res = await s3Request(server, { method: 'GET', path });
+      expect(res.status, path).toBe(404);
+      expect(JSON.parse(res.text()).error, path).toBe('NoSuchRoute');
+    }
+  });
 });

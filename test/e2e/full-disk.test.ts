@@ -3,7 +3,15 @@
 // and the server keeps serving what it holds. A DELETE on a full disk used to end the process (an
 // index commit failing with ENOSPC left lmdb-js rejections unhandled).
 
-import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3ServiceException,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client, s3Request } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
@@ -41,6 +49,7 @@ describe('a full disk', () => {
     const client = s3Client(server, { maxAttempts: 1 });
     const bucket = bucketName('full');
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'parts' }));
     for (let i = 0; i < EARLY_OBJECTS; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, (_, j) => client.send(new PutObjectCommand({ Bucket: bucket, Key: `early/${i + j}`, Body: earlyBody(i + j) }))),
@@ -77,6 +86,16 @@ describe('a full disk', () => {
     // the error is S3's XML, with a RequestId
     const raw = await s3Request(server, { method: 'PUT', bucket, key: 'one-more', body: Buffer.alloc(64 << 10, 1) });
     expectS3Error(raw, 507, 'XTuskStorageFull', 'PUT');
+    // a 5 MiB part is refused before its first byte is used; its client, still sending, gets the
+    // 507 all the same (issue 30: the connection closed under it, and the SDK saw a reset)
+    const part = () => client.send(new UploadPartCommand({ Bucket: bucket, Key: 'parts', UploadId, PartNumber: 1, Body: Buffer.alloc(5 << 20, 3) }));
+    for (let i = 0; i < 3; i++) expect(await statusOf(part()), `UploadPart ${i}`).toEqual({ status: 507, code: 'XTuskStorageFull' });
+    expectS3Error(
+      await s3Request(server, { method: 'PUT', bucket, key: 'parts', query: { partNumber: '1', uploadId: UploadId! }, body: Buffer.alloc(5 << 20, 3) }),
+      507,
+      'XTuskStorageFull',
+      'PUT',
+    );
 
     // everything not deleted still reads back
     for (let i = 0; i < EARLY_OBJECTS; i++) {

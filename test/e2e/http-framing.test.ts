@@ -63,3 +63,20 @@ describe('Content-Length', () => {
     await absent('cl-empty');
   });
 });
+
+describe('operator paths', () => {
+  it('a refused framing on /tusk/admin/ gets the S3 refusal before the admin API reads a byte', async () => {
+    const path = '/tusk/admin/v1/accounts';
+    const signed = signHeaders({
+      method: 'POST',
+      path,
+      headers: [['host', `127.0.0.1:${ctx.server.port}`], ['transfer-encoding', 'identity']],
+      credentials: ctx.server.root,
+      payloadHash: UNSIGNED_PAYLOAD,
+    });
+    const res = await rawRequest({ port: ctx.server.port, method: 'POST', target: path, headers: signed.headers, body: '0\r\n\r\n', timeoutMs: 5_000 });
+    const err = expectS3Error(res, 400, 'InvalidArgument', 'POST');
+    expect(xmlText(err.xml, 'ArgumentName')).toBe('Transfer-Encoding');
+    expect(res.headers['connection']).toBe('close');
+  });
+});

@@ -157,4 +157,22 @@ describe('TLS', () => {
     expect(statSync(join(server.dataDir, 'tls')).mode & 0o777).toBe(0o700);
     for (const f of readdirSync(join(server.dataDir, 'tls'))) expect(statSync(join(server.dataDir, 'tls', f)).mode & 0o777).toBe(0o600);
   });
+
+  // issue 30: uWS printed "finding <name>" and "Browsed to SNI: <name>" into the JSON log for each
+  // server name a client sent, and for every known one again at each reload
+  it('keeps stdout pure JSON lines while clients name servers (SNI) and the certificate reloads', async () => {
+    for (const name of ['sni-a.example', 'sni-b.example', 'localhost']) await presentedFingerprint(server.port, name);
+    const reloads = server.output().split('TLS certificate and key reloaded').length;
+    execFileSync('cp', [first.cert, join(dir.path, 'live.crt')]);
+    execFileSync('cp', [first.key, join(dir.path, 'live.key')]);
+    process.kill(server.pid, 'SIGHUP');
+    const deadline = Date.now() + 10_000;
+    while (server.output().split('TLS certificate and key reloaded').length === reloads && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await presentedFingerprint(server.port, 'sni-a.example')).toBe(fingerprintOf(first.cert));
+    // uWS's lines go to stderr: the check can fail
+    expect(server.output()).toContain('Browsed to SNI: sni-a.example');
+    const lines = server.stdout().split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { framingProblem } from '../../src/http/framing.js';
+import { asksToClose, framingProblem } from '../../src/http/framing.js';
 import { joinHeaders } from '../../src/http/request-head.js';
 
 const head = (headers: Array<[string, string]>) => ({ method: 'PUT', rawPath: '/b/k', rawQuery: '', headerList: headers, headers: joinHeaders(headers) });
@@ -24,6 +24,36 @@ describe('request framing (RFC 9112 §6)', () => {
 
   it('400 for an empty, negative or non-decimal Content-Length', () => {
     for (const v of ['', ' ', '-1', '1.5', 'abc', '1,1', '0x10']) expect(status('content-length', v), v).toBe(400);
-    expect(framingProblem(head([['content-length', '']]))).toEqual({ status: 400, header: 'Content-Length', value: '' });
+    expect(framingProblem(head([['content-length', '']]))).toEqual({
+      status: 400, header: 'Content-Length', value: '', reason: 'Content-Length must be a non-negative decimal number of bytes',
+    });
+  });
+
+  it('400 for repeated Content-Length fields, equal or not, and a list in one field (RFC 9110 §8.6 allows refusing)', () => {
+    for (const fields of [[['content-length', '0'], ['content-length', '70']], [['content-length', '5'], ['content-length', '5']], [['content-length', '5, 5']]]) {
+      expect(framingProblem(head(fields as Array<[string, string]>))?.status, JSON.stringify(fields)).toBe(400);
+    }
+  });
+
+  it('400 for two Transfer-Encoding fields that do not end in one chunked', () => {
+    for (const second of ['identity', 'chunked']) {
+      expect(framingProblem(head([['transfer-encoding', 'chunked'], ['transfer-encoding', second]]))?.status, second).toBe(400);
+    }
+  });
+
+  it('400 for Content-Length beside Transfer-Encoding: chunked (RFC 9112 §6.1), naming Content-Length', () => {
+    expect(framingProblem(head([['content-length', '5'], ['transfer-encoding', 'chunked']]))).toEqual({
+      status: 400, header: 'Content-Length', value: '5', reason: 'Content-Length and Transfer-Encoding must not be sent together',
+    });
+    // a bad coding is named first
+    expect(framingProblem(head([['content-length', '5'], ['transfer-encoding', 'identity']]))?.header).toBe('Transfer-Encoding');
+  });
+});
+
+describe('Connection: close (RFC 9112 §9.6)', () => {
+  it('is an option among others, in any case', () => {
+    for (const v of ['close', 'Close', 'keep-alive, close', ' CLOSE ']) expect(asksToClose(head([['connection', v]])), v).toBe(true);
+    for (const v of ['keep-alive', 'closed', 'x-close']) expect(asksToClose(head([['connection', v]])), v).toBe(false);
+    expect(asksToClose(head([]))).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { crc32c as awsCrc32c } from '@aws-crypto/crc32c';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +12,12 @@ import {
   digestSync,
   hmacSha256Hex,
   keepLargeAllocations,
+  nativeBinaryPath,
   selfTest,
   simdPaths,
   type Digests,
 } from '../../src/native.js';
+import { uwsBinaries } from '../../src/http/uws.js';
 import { mulberry32, reference } from './digest-reference.js';
 
 const SIZES = [0, 1, 7, 8, 63, 64, 65, 4095, 4096, (1 << 20) + 3];
@@ -203,5 +206,34 @@ describe('allocator tuning', () => {
     // memory still comes and goes as before
     const big = Buffer.alloc(64 << 20, 1);
     expect(big[big.length - 1]).toBe(1);
+  });
+});
+
+describe('cStdoutToStderr (native/src/stdio_binding.rs)', () => {
+  /**
+   * What a fresh Node prints when a uWS binary's domain() writes "Cannot browse to SNI" with
+   * std::cout; undefined when the binary does not load here (another Node ABI or C library).
+   */
+  function uwsPrints(binary: string, redirect: boolean): { stdout: string; stderr: string } | undefined {
+    const script = [
+      `const load = (path) => require('node:module').createRequire(path)(path);`,
+      redirect ? `if (load(${JSON.stringify(nativeBinaryPath())}).cStdoutToStderr() !== true) process.exit(3);` : '',
+      `let uws; try { uws = load(${JSON.stringify(binary)}); } catch { process.exit(4); }`,
+      `uws.App().domain('x.example');`,
+      `process.stdout.write('{"json":true}\\n');`,
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    if (r.status === 4) return undefined;
+    expect(r.status, r.stderr).toBe(0);
+    return { stdout: r.stdout, stderr: r.stderr };
+  }
+
+  const binaries = uwsBinaries().flatMap((b) => ('binary' in b ? [b] : []));
+  it.skipIf(binaries.length === 0).each(binaries)('sends what uWS $version prints to stderr and leaves process.stdout (fd 1) alone', ({ binary }) => {
+    const redirected = uwsPrints(binary, true);
+    if (!redirected) return;
+    expect(redirected).toEqual({ stdout: '{"json":true}\n', stderr: 'Cannot browse to SNI: x.example\n' });
+    // the check can fail: without it the line lands in stdout
+    expect(uwsPrints(binary, false)?.stdout).toBe('Cannot browse to SNI: x.example\n{"json":true}\n');
   });
 });

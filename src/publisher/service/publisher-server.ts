@@ -4,6 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { listen, listenForThreads } from '../../http/engine.js';
+import { framingProblem } from '../../http/framing.js';
 import { AbortedError, type Exchange, type ResponseHeaders } from '../../http/exchange.js';
 import { REFUSAL_REASONS, refusalSummary, type RefusalAnswer, type RequestRefusal, type TlsFiles } from '../../http/listener.js';
 import type { BlobCodec } from '../codec-types.js';
@@ -177,6 +178,8 @@ export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Pr
   const h = readHandler(o.endpointKeys, o.jwt, o.reads, o.log);
   const observer = o.observer;
   return (ex) => {
+    // broken framing is refused by the thread that serves the whole face
+    if (framingProblem(ex.head)) return undefined;
     let route: PublisherRoute;
     try {
       route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwtRoutes);
@@ -237,6 +240,9 @@ async function observed(ex: Exchange, observer: PublisherRequestObserver, run: (
 
 async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promise<void> {
   try {
+    // where the body ends is unknown (http/framing.ts): refused before anything reads it
+    const framing = framingProblem(ex.head);
+    if (framing) throw new PublisherError('MALFORMED_REQUEST', `${framing.header}: ${framing.reason}`);
     const route = classifyPublisherRequest(ex.head.method, ex.head.rawPath, h.keys, h.jwtRoutes);
     if (routed) routed.op = route.op;
     if (READ_OPS.has(route.op)) return await serveRead(h, ex, route);

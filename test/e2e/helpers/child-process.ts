@@ -21,6 +21,8 @@ export interface TestChild {
   match: RegExpExecArray;
   /** everything the process printed so far */
   output(): string;
+  /** what it printed on stdout alone (the JSON log) */
+  stdout(): string;
   /** true while the child has not exited */
   alive(): boolean;
   /** SIGTERM, wait for exit; SIGKILL after a timeout. Resolves to the exit code (null if killed). */
@@ -54,10 +56,16 @@ export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOp
   const child = spawn(options.command ?? process.execPath, args, { cwd: REPO_ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
+  let stdout = '';
   const append = (chunk: Buffer) => {
     log += chunk.toString('utf8');
     if (log.length > 200_000) log = log.slice(-100_000);
   };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    // whole lines are kept: a test parses each one
+    if (stdout.length > 200_000) stdout = stdout.slice(stdout.indexOf('\n', stdout.length - 100_000) + 1);
+  });
   child.stdout!.on('data', append);
   child.stderr!.on('data', append);
   let hasExited = false;
@@ -99,6 +107,7 @@ export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOp
     pid: child.pid!,
     match,
     output: () => log,
+    stdout: () => stdout,
     alive: () => !hasExited,
     stop: (timeoutMs = STOP_TIMEOUT_MS) => stopWith('SIGTERM', timeoutMs),
     kill9: async () => void (await stopWith('SIGKILL', STOP_TIMEOUT_MS)),

@@ -188,3 +188,70 @@ export async function abortedUpload(req: RawRequest & { body: Buffer; sendBytes:
   socket.destroy();
   await new Promise((r) => setTimeout(r, 50));
 }
+
+export interface RawConversation {
+  /** every complete response, in order */
+  responses: RawResponse[];
+  /** the server closed the connection (false: still open when `closeWithinMs` ran out) */
+  closed: boolean;
+  /** bytes after the last complete response */
+  leftover: Buffer;
+}
+
+/**
+ * Writes `parts` on one connection as they are, byte for byte (a part waits for `gapMs` after the
+ * previous one, or for a first response if that comes sooner), then collects every response until
+ * the server closes the connection or `closeWithinMs` passes. For request smuggling tests: what
+ * the server answered, and whether it kept the connection.
+ */
+export function rawConversation(
+  port: number,
+  parts: Array<Buffer | string>,
+  { gapMs = 0, closeWithinMs = 5_000 }: { gapMs?: number; closeWithinMs?: number } = {},
+): Promise<RawConversation> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setNoDelay(true);
+    let buf = Buffer.alloc(0);
+    let answered: (() => void) | undefined;
+    const responses: RawResponse[] = [];
+    const parse = (atEof: boolean) => {
+      for (let parsed = parseResponse(buf, 'PUT', atEof, []); parsed; parsed = parseResponse(buf, 'PUT', atEof, [])) {
+        responses.push(parsed.response);
+        buf = buf.subarray(parsed.consumed);
+        answered?.();
+        if (buf.length === 0) break;
+      }
+    };
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ responses, closed, leftover: buf });
+    };
+    const timer = setTimeout(() => done(false), closeWithinMs);
+    socket.on('data', (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      parse(false);
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      parse(true);
+      done(true);
+    });
+    void (async () => {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0 && gapMs > 0) {
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, gapMs);
+            answered = () => {
+              clearTimeout(t);
+              r();
+            };
+            if (responses.length > 0) answered();
+          });
+        }
+        await writeAll(socket, Buffer.from(part), () => socket.destroyed);
+      }
+    })();
+  });
+}

@@ -53,6 +53,8 @@ export interface TuskServer {
   readonly extraAccounts: ExtraAccount[];
   /** Everything the process printed so far (for failure messages). */
   output(): string;
+  /** What it printed on stdout alone: the JSON log. */
+  stdout(): string;
   /** True while the child has not exited. */
   alive(): boolean;
   /** SIGTERM, wait for exit; SIGKILL after a timeout. Resolves to the exit code (null if killed). */
@@ -120,6 +122,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
     root,
     extraAccounts,
     output: child.output,
+    stdout: child.stdout,
     alive: child.alive,
     stop: child.stop,
     kill9: child.kill9,

@@ -4,6 +4,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PublisherError } from '../../../../src/publisher/service/errors.js';
 import { classifyPublisherRequest, EndpointKeys, PUBLISHER_OPS } from '../../../../src/publisher/service/routes.js';
+import { rawConversation } from '../../../e2e/helpers/raw-http.js';
 import { KEY, startFixture, type PublisherFixture } from './publisher-fixture.js';
 
 let fx: PublisherFixture | undefined;
@@ -184,3 +185,30 @@ const SAMPLES: Record<string, string> = {
   quilt_patch_id: 'DJHLsgUoKQKEPcw3uehNQwuJjMu5a2sRdn8r-f7iWSAAC8Pw',
   identifier: 'my-file.txt',
 };
+
+describe('request framing (RFC 9112 §6.3, http/framing.ts)', () => {
+  it('refuses a store whose body framing is ambiguous, closes, and stores nothing, hidden stores included', async () => {
+    fx = await startFixture();
+    const before = fx.transactions();
+    const port = Number(new URL(fx.url).port);
+    const hidden = `PUT /${KEY}/v1/blobs HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello`;
+    for (const [framing, body] of [
+      ['Transfer-Encoding: identity\r\n', `0\r\n\r\n${hidden}`],
+      [`Content-Length: 0\r\nContent-Length: ${hidden.length}\r\n`, hidden],
+    ]) {
+      const talk = await rawConversation(port, [`PUT /${KEY}/v1/blobs HTTP/1.1\r\nHost: t\r\n${framing}\r\n${body}`], { closeWithinMs: 2_000 });
+      expect(talk.closed, framing).toBe(true);
+      expect(talk.responses.length, framing).toBe(0);
+      // alone, it is answered
+      const alone = await rawConversation(port, [`PUT /${KEY}/v1/blobs HTTP/1.1\r\nHost: t\r\n${framing}\r\n`], { closeWithinMs: 2_000 });
+      expect(alone.responses.map((r) => r.status), framing).toEqual([400]);
+      expect(JSON.parse(alone.responses[0]!.text()).error.details[0].reason).toBe('MALFORMED_REQUEST');
+      expect(alone.responses[0]!.headers['connection']).toBe('close');
+      expect(alone.closed).toBe(true);
+    }
+    expect(fx.transactions()).toBe(before);
+    // the check can pass: the hidden store alone is a store
+    expect((await fx.put('', 'hello')).status).toBe(200);
+    expect(fx.transactions()).toBeGreaterThan(before);
+  });
+});
