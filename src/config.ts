@@ -71,6 +71,8 @@ export interface LifecycleConfig {
 
 export interface OpsConfig {
   logLevel: LogLevel;
+  /** one info line per request; off keeps the other lines at their levels */
+  accessLog: boolean;
   /** /tusk/metrics and the per-request metrics; off saves their cost */
   metrics: boolean;
   /** bearer token /tusk/metrics requires */
@@ -145,8 +147,9 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
 
   Operations:
-  --log-level LEVEL        trace, debug, info (default; one access-log line per request), warn, error,
-                           fatal or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
+  --log-level LEVEL        trace, debug, info (default), warn (warnings and errors only), error, fatal
+                           or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
+  --access-log on|off      one info line per request (TUSK_ACCESS_LOG, default on; needs level info)
   --metrics on|off         Prometheus metrics at /tusk/metrics (TUSK_METRICS, default on)
   --metrics-token TOKEN    bearer token /tusk/metrics requires (TUSK_METRICS_TOKEN, default none)
 
@@ -216,6 +219,7 @@ const SERVE_OPTIONS = {
   'epoch-length': { type: 'string' },
   'max-blob-size': { type: 'string' },
   'log-level': { type: 'string' },
+  'access-log': { type: 'string' },
   'disk-reserve': { type: 'string' },
   'read-cache': { type: 'string' },
   metrics: { type: 'string' },
@@ -328,6 +332,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     ops: {
       logLevel: parseLogLevel(str('log-level', 'info')),
+      accessLog: parseOnOff(str('access-log', 'on'), 'access-log'),
       metrics: parseOnOff(str('metrics', 'on'), 'metrics'),
       metricsToken: optional('metrics-token'),
     },

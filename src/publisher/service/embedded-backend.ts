@@ -190,13 +190,13 @@ export class EmbeddedBackend implements BlobBackend {
     } catch (e) {
       // Thrown once every node's upload ended.
       if (!(e instanceof InsufficientConfirmationsError)) throw e;
-      this.log(`publisher: blob ${encoded.blobIdText}: ${e.message}`);
+      this.log(`publisher: blob ${encoded.blobIdText}: ${e.message}`, 'warn');
       throw insufficientConfirmations(e.confirmedShards, e.neededShards);
     }
     uploads.push(stored.settled);
     if (!isQuorum(stored.confirmedShards, this.nShards)) throw insufficientConfirmations(stored.confirmedShards, this.network.quorumShards);
     for (const failure of stored.failures) {
-      this.log(`publisher: blob ${encoded.blobIdText}: ${failure.nodeId} (${failure.shards.length} shards) failed: ${failure.error.message}`);
+      this.log(`publisher: blob ${encoded.blobIdText}: ${failure.nodeId} (${failure.shards.length} shards) failed: ${failure.error.message}`, 'warn');
     }
     return stored;
   }

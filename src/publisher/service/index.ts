@@ -110,7 +110,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
   }
   const closers: Array<() => Promise<void>> = [];
   const closeAll = async () => {
-    for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`));
+    for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`, 'error'));
   };
   try {
     const backend = await openBackend(config, log);
