@@ -45,6 +45,8 @@ export interface Config {
   threads: number;
   /** the HTTP engine of every listener (src/http/engine.ts) */
   httpEngine: HttpEngineMode;
+  /** on SIGTERM/SIGINT, how long in-flight requests may run before their connections are closed */
+  shutdownGraceMs: number;
 }
 
 export interface StorageConfig {
@@ -134,6 +136,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            (TUSK_THREADS, default: the number of cores)
   --http-engine E          auto (default: uWebSockets.js where a binary of it loads for this Node and
                            C library, else node), uws or node (Node's own node:http) (TUSK_HTTP_ENGINE)
+  --shutdown-grace D       on SIGTERM, how long in-flight requests may still run before their
+                           connections close, e.g. 30s, or 0 (TUSK_SHUTDOWN_GRACE, default 10s)
 
   Storage:
   --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
@@ -198,6 +202,7 @@ const SERVE_OPTIONS = {
   'max-buckets': { type: 'string' },
   threads: { type: 'string' },
   'http-engine': { type: 'string' },
+  'shutdown-grace': { type: 'string' },
   'segment-size': { type: 'string' },
   'compaction-interval': { type: 'string' },
   'compaction-dead': { type: 'string' },
@@ -303,6 +308,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
     threads: parseThreads(optional('threads')),
     httpEngine: parseHttpEngineMode(str('http-engine', 'auto')),
+    shutdownGraceMs: parseDurationOrZero(str('shutdown-grace', '10s'), 'shutdown-grace'),
     storage: {
       diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),
@@ -415,6 +421,11 @@ export function parseSize(value: string, what: string): number {
   const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? '']! : NaN;
   if (!(bytes >= 1) || !Number.isSafeInteger(bytes)) throw new Error(`${what}: expected a size like 10MiB, got '${value}'`);
   return bytes;
+}
+
+/** A duration where 0 means none. */
+function parseDurationOrZero(value: string, what: string): number {
+  return value.trim() === '0' ? 0 : parseDuration(value, what);
 }
 
 /** A size where 0 means none. */
