@@ -140,7 +140,7 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            connections close, e.g. 30s, or 0 (TUSK_SHUTDOWN_GRACE, default 10s)
 
   Storage:
-  --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
+  --disk-reserve SIZE      writes stop (S3 507, publisher 429) and readiness fails before less than this is free
                            (TUSK_DISK_RESERVE, default 256MiB)
   --segment-size SIZE      segment file size (TUSK_SEGMENT_SIZE, default 1GiB)
   --compaction-interval D  background compaction period, e.g. 60s, or 'off' (TUSK_COMPACTION_INTERVAL, default 60s)

@@ -51,8 +51,11 @@ export const PUBLISHER_ERRORS = {
   INSUFFICIENT_WAL: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough WAL to pay for this blob', 'INSUFFICIENT_BALANCE'],
   INSUFFICIENT_GAS: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough SUI to pay for the transactions of this blob'],
   CHAIN_UNAVAILABLE: [503, 'UNAVAILABLE', 'the Sui network could not be reached, please try again later'],
-  // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do
-  STORAGE_FULL: [507, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
+  // A full disk is the server's condition, not a client mistake, but unlike other internal errors it
+  // says what is wrong. RESOURCE_EXHAUSTED ("perhaps the entire file system is out of space",
+  // walrus-storage-node-client api/errors.rs) is 429 there: Walrus clients refuse a pair not in that
+  // table ("error status and code do not correspond").
+  STORAGE_FULL: [429, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
   // Upload relay (walrus-upload-relay error.rs: a mismatching id is a 400).
   BLOB_ID_MISMATCH: [400, 'INVALID_ARGUMENT', 'the provided blob ID and the blob ID resulting from the blob encoding do not match'],
   BLOB_NOT_REGISTERED: [400, 'FAILED_PRECONDITION', 'the blob must be registered before its slivers are uploaded'],
