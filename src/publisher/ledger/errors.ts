@@ -22,7 +22,7 @@ export type LedgerErrorCode =
   | 'LedgerNotFound'
   | 'LedgerCorrupt';
 
-export type AipStatus = 'INVALID_ARGUMENT' | 'FAILED_PRECONDITION' | 'NOT_FOUND' | 'UNAVAILABLE' | 'INTERNAL';
+export type AipStatus = 'INVALID_ARGUMENT' | 'FAILED_PRECONDITION' | 'NOT_FOUND' | 'UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'INTERNAL';
 
 export interface LedgerErrorInfo {
   httpStatus: number;
@@ -51,7 +51,7 @@ export const LEDGER_ERRORS: Record<LedgerErrorCode, LedgerErrorInfo> = {
   BlobNotReclaimable: { httpStatus: 400, status: 'FAILED_PRECONDITION', reason: 'BLOB_NOT_RECLAIMABLE', message: 'the blob is neither expired nor deleted, or was already reclaimed' },
   InvalidCertificate: { httpStatus: 400, status: 'INVALID_ARGUMENT', reason: 'INVALID_CERTIFICATE', message: 'the certificate is malformed or for another epoch' },
   // walrus.md §9.3: certification needs 3·weight ≥ 2n + 1.
-  QuorumNotReached: { httpStatus: 504, status: 'UNAVAILABLE', reason: 'INSUFFICIENT_CONFIRMATIONS', message: 'the certificate is not signed by a quorum of shards' },
+  QuorumNotReached: { httpStatus: 504, status: 'DEADLINE_EXCEEDED', reason: 'INSUFFICIENT_CONFIRMATIONS', message: 'the certificate is not signed by a quorum of shards' },
   LedgerNotFound: { httpStatus: 500, status: 'INTERNAL', reason: 'LEDGER_NOT_FOUND', message: 'no ledger exists at this path' },
   LedgerCorrupt: { httpStatus: 500, status: 'INTERNAL', reason: 'LEDGER_CORRUPT', message: 'the ledger failed an integrity check' },
 };

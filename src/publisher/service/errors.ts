@@ -23,6 +23,7 @@ export const PUBLISHER_ERRORS = {
   JWT_INVALID_SIZE: [400, 'FAILED_PRECONDITION', 'the size of the request does not match the size specified in the token', 'INVALID_SIZE'],
   JWT_INVALID_SEND_OBJECT_TO: [400, 'FAILED_PRECONDITION', 'the send_object_to field in the query does not match the token, or is missing', 'INVALID_SEND_OBJECT_TO'],
   JWT_INCONSISTENT_TOKEN: [400, 'FAILED_PRECONDITION', 'the token is inconsistent', 'INCONSISTENT_TOKEN'],
+  // 504, as the daemon answers (auth.rs ExpiredSignature: ApiStatusCode::DeadlineExceeded)
   JWT_EXPIRED_SIGNATURE: [504, 'DEADLINE_EXCEEDED', 'the signature on the token has expired', 'EXPIRED_SIGNATURE'],
   JWT_INVALID_SIGNATURE: [401, 'UNAUTHENTICATED', 'the signature on the token is invalid', 'INVALID_SIGNATURE'],
   JWT_INVALID_TOKEN: [400, 'FAILED_PRECONDITION', 'the JWT token is invalid', 'INVALID_TOKEN'],

@@ -1,6 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { LedgerError } from '../../../../src/publisher/ledger/index.js';
-import { PublisherError, renderError } from '../../../../src/publisher/service/errors.js';
+import { LEDGER_ERRORS } from '../../../../src/publisher/ledger/errors.js';
+import { PUBLISHER_ERRORS, PublisherError, renderError } from '../../../../src/publisher/service/errors.js';
+
+/**
+ * Walrus's `status_codes!` table (walrus-storage-node-client src/api/errors.rs): the only pairs of
+ * AIP-193 status and HTTP code its clients accept ("error status and code do not correspond").
+ */
+const WALRUS_STATUS_CODES: Record<string, number> = {
+  OK: 200,
+  UNAVAILABLE_FOR_LEGAL_REASONS: 451,
+  INVALID_ARGUMENT: 400,
+  NOT_FOUND: 404,
+  FAILED_PRECONDITION: 400,
+  PERMISSION_DENIED: 403,
+  SIZE_EXCEEDED: 403,
+  INTERNAL: 500,
+  DEADLINE_EXCEEDED: 504,
+  UNAUTHENTICATED: 401,
+  RANGE_NOT_SATISFIABLE: 416,
+  RESOURCE_EXHAUSTED: 429,
+  UNAVAILABLE: 503,
+};
 
 describe('publisher error JSON (walrus.md §10.4)', () => {
   it('renders the AIP-193 shape with domain daemon.walrus.space', () => {
@@ -35,6 +56,18 @@ describe('publisher error JSON (walrus.md §10.4)', () => {
     const rendered = renderError(new PublisherError(code));
     expect(rendered.httpStatus).toBe(status);
     expect(JSON.parse(rendered.body).error).toMatchObject({ code: status, status: aip, details: [{ reason: code }] });
+  });
+
+  it("pairs every status with the HTTP code Walrus's clients expect of it", () => {
+    const pairs = [
+      ...Object.entries(PUBLISHER_ERRORS).map(([code, [http, status]]) => [code, http, status] as const),
+      ...Object.entries(LEDGER_ERRORS).map(([code, { httpStatus, status }]) => [code, httpStatus, status] as const),
+    ];
+    // the one exception: a body over the limit is 413, as the daemon's framework answers it (in plain
+    // text), with the JSON walrus.md §10.4 recommends
+    const off = pairs.filter(([code, http, status]) => WALRUS_STATUS_CODES[status] !== http && code !== 'BLOB_TOO_LARGE');
+    expect(off).toEqual([]);
+    expect(PUBLISHER_ERRORS.STORAGE_FULL.slice(0, 2)).toEqual([429, 'RESOURCE_EXHAUSTED']);
   });
 
   it('renders ledger errors with their own status and reason', () => {
