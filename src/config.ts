@@ -45,6 +45,8 @@ export interface Config {
   threads: number;
   /** the HTTP engine of every listener (src/http/engine.ts) */
   httpEngine: HttpEngineMode;
+  /** on SIGTERM/SIGINT, how long in-flight requests may run before their connections are closed */
+  shutdownGraceMs: number;
 }
 
 export interface StorageConfig {
@@ -71,6 +73,8 @@ export interface LifecycleConfig {
 
 export interface OpsConfig {
   logLevel: LogLevel;
+  /** one info line per request; off keeps the other lines at their levels */
+  accessLog: boolean;
   /** /tusk/metrics and the per-request metrics; off saves their cost */
   metrics: boolean;
   /** bearer token /tusk/metrics requires */
@@ -132,9 +136,11 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            (TUSK_THREADS, default: the number of cores)
   --http-engine E          auto (default: uWebSockets.js where a binary of it loads for this Node and
                            C library, else node), uws or node (Node's own node:http) (TUSK_HTTP_ENGINE)
+  --shutdown-grace D       on SIGTERM, how long in-flight requests may still run before their
+                           connections close, e.g. 30s, or 0 (TUSK_SHUTDOWN_GRACE, default 10s)
 
   Storage:
-  --disk-reserve SIZE      writes stop (507) and readiness fails before less than this is free
+  --disk-reserve SIZE      writes stop (S3 507, publisher 429) and readiness fails before less than this is free
                            (TUSK_DISK_RESERVE, default 256MiB)
   --segment-size SIZE      segment file size (TUSK_SEGMENT_SIZE, default 1GiB)
   --compaction-interval D  background compaction period, e.g. 60s, or 'off' (TUSK_COMPACTION_INTERVAL, default 60s)
@@ -145,8 +151,9 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
 
   Operations:
-  --log-level LEVEL        trace, debug, info (default; one access-log line per request), warn, error,
-                           fatal or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
+  --log-level LEVEL        trace, debug, info (default), warn (warnings and errors only), error, fatal
+                           or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
+  --access-log on|off      one info line per request (TUSK_ACCESS_LOG, default on; needs level info)
   --metrics on|off         Prometheus metrics at /tusk/metrics (TUSK_METRICS, default on)
   --metrics-token TOKEN    bearer token /tusk/metrics requires (TUSK_METRICS_TOKEN, default none)
 
@@ -195,6 +202,7 @@ const SERVE_OPTIONS = {
   'max-buckets': { type: 'string' },
   threads: { type: 'string' },
   'http-engine': { type: 'string' },
+  'shutdown-grace': { type: 'string' },
   'segment-size': { type: 'string' },
   'compaction-interval': { type: 'string' },
   'compaction-dead': { type: 'string' },
@@ -216,6 +224,7 @@ const SERVE_OPTIONS = {
   'epoch-length': { type: 'string' },
   'max-blob-size': { type: 'string' },
   'log-level': { type: 'string' },
+  'access-log': { type: 'string' },
   'disk-reserve': { type: 'string' },
   'read-cache': { type: 'string' },
   metrics: { type: 'string' },
@@ -299,6 +308,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     maxBucketsPerAccount: parsePositive(str('max-buckets', '10000'), 'max-buckets'),
     threads: parseThreads(optional('threads')),
     httpEngine: parseHttpEngineMode(str('http-engine', 'auto')),
+    shutdownGraceMs: parseDurationOrZero(str('shutdown-grace', '10s'), 'shutdown-grace'),
     storage: {
       diskReserve: parseSizeOrZero(str('disk-reserve', '256MiB'), 'disk-reserve'),
       segmentSize: parseSize(str('segment-size', '1GiB'), 'segment size'),
@@ -328,6 +338,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     ops: {
       logLevel: parseLogLevel(str('log-level', 'info')),
+      accessLog: parseOnOff(str('access-log', 'on'), 'access-log'),
       metrics: parseOnOff(str('metrics', 'on'), 'metrics'),
       metricsToken: optional('metrics-token'),
     },
@@ -410,6 +421,11 @@ export function parseSize(value: string, what: string): number {
   const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? '']! : NaN;
   if (!(bytes >= 1) || !Number.isSafeInteger(bytes)) throw new Error(`${what}: expected a size like 10MiB, got '${value}'`);
   return bytes;
+}
+
+/** A duration where 0 means none. */
+function parseDurationOrZero(value: string, what: string): number {
+  return value.trim() === '0' ? 0 : parseDuration(value, what);
 }
 
 /** A size where 0 means none. */

@@ -5,6 +5,7 @@
 // start (an error nobody caught in it: `endOnUncaught`) is replaced by a new one with the same index.
 
 import { parentPort, type Worker } from 'node:worker_threads';
+import type { LogLine } from './ops/log-line.js';
 
 export interface ListenerThread {
   worker: Worker;
@@ -27,9 +28,7 @@ export interface ListenerThreadOptions<M> {
   label: string;
   spawn: (index: number) => Worker;
   onMessage?: (message: M, index: number) => void;
-  log: (line: string) => void;
-  /** a thread's failure (default: `log`) */
-  logError?: (line: string) => void;
+  log: LogLine;
   /** thread `index` ended after the start (its listener is gone); called before a new one is spawned */
   onExit?: (index: number) => void;
   /** a new thread took the place of thread `index` and is ready */
@@ -47,7 +46,6 @@ const LONGEST_PAUSE_MS = 30_000;
 /** Spawns thread `i`; `ready` settles once it listens, or fails if it fails, errs or ends first. */
 function startOne<M extends { t: string }>(o: ListenerThreadOptions<M>, i: number): { thread: ListenerThread; ready: Promise<void> } {
   const name = `${o.label} ${i + 1}`;
-  const logError = o.logError ?? o.log;
   const worker = o.spawn(i);
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let closed: () => void = () => undefined;
@@ -57,11 +55,11 @@ function startOne<M extends { t: string }>(o: ListenerThreadOptions<M>, i: numbe
       if (m.t === 'ready') resolve();
       else if (m.t === 'failed') reject(new Error(`${name}: ${(m as { message: string }).message}`));
       else if (m.t === 'closed') closed();
-      else if (m.t === 'ending') logError(`${name} failed: ${(m as { message: string }).message}`);
+      else if (m.t === 'ending') o.log(`${name} failed: ${(m as { message: string }).message}`, 'error');
       else o.onMessage?.(m as M, i);
     });
     worker.on('error', (e) => {
-      logError(`${name} failed: ${e.stack ?? e}`);
+      o.log(`${name} failed: ${e.stack ?? e}`, 'error');
       reject(e);
     });
     void exited.then(() => reject(new Error(`${name} ended during start-up`)));
@@ -106,7 +104,7 @@ export async function startListenerThreads<M extends { t: string }>(o: ListenerT
       let short = Date.now() - born < SHORT_LIFE_MS ? shortLives + 1 : 0;
       for (;;) {
         const wait = short === 0 ? 0 : Math.min(LONGEST_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (short - 1));
-        o.log(`${o.label} ${i + 1} ended; starting a new one${wait ? ` in ${wait} ms` : ''}`);
+        o.log(`${o.label} ${i + 1} ended; starting a new one${wait ? ` in ${wait} ms` : ''}`, 'warn');
         if (wait) await pause(wait);
         if (stopped) return;
         const next = startOne(o, i);
@@ -114,7 +112,7 @@ export async function startListenerThreads<M extends { t: string }>(o: ListenerT
         try {
           await next.ready;
         } catch (e) {
-          (o.logError ?? o.log)(`${o.label} ${i + 1} did not start again: ${(e as Error).message}`);
+          o.log(`${o.label} ${i + 1} did not start again: ${(e as Error).message}`, 'error');
           await next.thread.worker.terminate();
           starting.delete(next.thread.worker);
           short++;

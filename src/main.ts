@@ -134,14 +134,22 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
   const { compactionIntervalMs, compactionMinDead, compactionRate } = config.storage;
   if (compactionIntervalMs !== undefined) {
-    opened.startCompaction(compactionIntervalMs, { minDeadRatio: compactionMinDead, bytesPerSecond: compactionRate }, (e) =>
-      logger.error({ err: e }, 'compaction failed (tried again at the next pass)'),
+    opened.startCompaction(
+      compactionIntervalMs,
+      { minDeadRatio: compactionMinDead, bytesPerSecond: compactionRate },
+      (e) => logger.error({ err: e }, 'compaction failed (tried again at the next pass)'),
+      (r) => {
+        // a record whose CRC32C fails stays where it is (its segment too): `tusk scrub` names its object
+        if (r.corruptRecords > 0) logger.error(`compaction: ${r.corruptRecords} record(s) fail their CRC32C and were left in place (tusk scrub, on the stopped server, names their objects)`);
+      },
     );
   }
   const { accounts, generated } = loaded;
   const services = s3Services(opened, accounts, config);
-  services.observer = s3AccessObserver(logger, metrics);
-  const record = s3AccessRecorder(logger, metrics);
+  // --access-log off: requests are still counted, and every other line keeps its level
+  const accessLogger = config.ops.accessLog ? logger : undefined;
+  services.observer = s3AccessObserver(accessLogger, metrics);
+  const record = s3AccessRecorder(accessLogger, metrics);
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
@@ -173,7 +181,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         diskReserve: config.storage.diskReserve,
         tls,
         log,
-        observer: publisherAccessObserver(logger, metrics),
+        observer: publisherAccessObserver(accessLogger, metrics),
         onEncode: metrics && ((seconds) => metrics.encodeSeconds.observe(seconds)),
         threadsInFlight: publisherInFlight,
         onNodeSegmentRemoved: (nodeId, segment) => fronts?.nodeSegmentRemoved(nodeId, segment),
@@ -199,7 +207,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         handler: serve,
         record,
         log,
-        logError: (line) => logger.error(line),
         publisher: publisher && {
           data: {
             port: publisher.port,
@@ -212,7 +219,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
             inFlightCounts: publisherInFlight!,
           },
           handler: publisher.serve,
-          record: publisherAccessRecorder(logger, metrics),
+          record: publisherAccessRecorder(accessLogger, metrics),
         },
       });
     } catch (e) {

@@ -7,6 +7,7 @@ import { AccountError, type AccountRegistry } from '../accounts.js';
 import { VERSION, type Config } from '../config.js';
 import { AbortedError, type Exchange, type ResponseHeaders } from '../http/exchange.js';
 import type { Health } from '../ops/health.js';
+import type { LogLine } from '../ops/log-line.js';
 import { authenticate } from '../s3/auth/index.js';
 import { S3Error } from '../s3/errors.js';
 import { FORMAT_VERSION } from '../store/format.js';
@@ -23,7 +24,7 @@ export interface AdminServices {
   store: S3Store;
   quotas: BucketQuotas;
   health: Health;
-  log(line: string): void;
+  log: LogLine;
 }
 
 class AdminError extends Error {
@@ -187,7 +188,7 @@ export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> 
         send(ex, server, { 'not-found': 404, conflict: 409, invalid: 400 }[e.kind], { error: e.kind, message: e.message });
       } else if (e instanceof URIError) send(ex, server, 400, { error: 'InvalidURI', message: 'bad percent-encoding in the path' });
       else {
-        s.log(`admin ${ex.head.method} ${ex.head.rawPath}: internal error: ${(e as Error).stack ?? e}`);
+        s.log(`admin ${ex.head.method} ${ex.head.rawPath}: internal error: ${(e as Error).stack ?? e}`, 'error');
         if (!ex.responded) send(ex, server, 500, { error: 'InternalError', message: 'internal error (see the server log)' });
       }
     }

@@ -42,12 +42,17 @@ function rootCredentials(dataDir: string | undefined, env: NodeJS.ProcessEnv): C
     return { accessKeyId: env.TUSK_ACCESS_KEY_ID, secretAccessKey: env.TUSK_SECRET_ACCESS_KEY };
   }
   const file = join(resolve(dataDir ?? './data'), ROOT_FILE);
+  let parsed: Partial<Credentials>;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
-    return { accessKeyId: parsed.accessKeyId, secretAccessKey: parsed.secretAccessKey };
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<Credentials>;
   } catch (e) {
     throw new Error(`no root credentials: set TUSK_ACCESS_KEY_ID and TUSK_SECRET_ACCESS_KEY, or --data-dir (${file}: ${(e as Error).message})`);
   }
+  // the server keeps no root key there while the environment gives it one
+  if (!parsed.accessKeyId || !parsed.secretAccessKey) {
+    throw new Error(`no root credentials: ${file} holds no root key (the server takes it from the environment): set TUSK_ACCESS_KEY_ID and TUSK_SECRET_ACCESS_KEY`);
+  }
+  return { accessKeyId: parsed.accessKeyId, secretAccessKey: parsed.secretAccessKey };
 }
 
 interface Call {

@@ -41,8 +41,8 @@ async function serve(argv: string[]): Promise<number> {
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      logger.info(`${signal}: draining in-flight requests`);
-      server.close().then(resolve, (e) => {
+      logger.info(`${signal}: draining in-flight requests (at most ${config.shutdownGraceMs / 1000} s)`);
+      server.close(config.shutdownGraceMs).then(resolve, (e) => {
         logger.error(`shutdown failed: ${(e as Error).message}`);
         process.exitCode = 1;
         resolve();

@@ -36,7 +36,7 @@ export async function runMfaCli(argv: string[]): Promise<number> {
   const devices = new MfaDevices(dataDir);
   switch (command) {
     case 'create': {
-      const { accounts } = loadAccounts(dataDir, {});
+      const { accounts } = loadAccounts(dataDir, { identityOnly: true });
       const wanted = values.account ?? 'root';
       const account = wanted === 'root' ? accounts.root.account : accounts.byCanonicalId(wanted);
       if (!account) {

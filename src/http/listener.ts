@@ -18,6 +18,23 @@ export interface TlsFiles {
   keyFile: string;
 }
 
+/**
+ * The TLS 1.2 suites both engines offer, those of Mozilla's "intermediate" profile
+ * (server-side-tls-conf-5.0.json): ECDHE with AES-GCM or ChaCha20-Poly1305 only, so every session
+ * has forward secrecy and none uses 3DES (SWEET32), CBC or a static RSA key exchange. Its two DHE
+ * suites are left out: uWS's BoringSSL has none. TLS 1.3's three suites stay on, TLS 1.0 and 1.1
+ * off (both engines' default). The client picks among these, as the profile has it
+ * (server_preferred_order: false; uWS offers no setting for server preference either).
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
 export interface HttpServer {
   port: number;
   /** https listener */

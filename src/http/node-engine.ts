@@ -16,7 +16,7 @@ import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } f
 import { FRAMING_REASONS } from './framing.js';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import {
-  InFlight, MAX_HEAD_BYTES, portTaken, statusLine,
+  InFlight, MAX_HEAD_BYTES, portTaken, statusLine, TLS12_CIPHERS,
   type HttpServer, type ListenOptions, type RefusalAnswer, type RenderRefusal, type RequestHandler, type RequestRefusal, type TlsFiles,
 } from './listener.js';
 import { joinHeaders, type RequestHead } from './request-head.js';
@@ -472,8 +472,11 @@ function refuseResponse(res: ServerResponse, refusal: RequestRefusal, refuse: Re
   res.end(answer.body);
 }
 
-function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer } {
-  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
+/** Node's three TLS 1.3 suites: a `ciphers` list without any turns TLS 1.3 off (node:tls secure-context). */
+const TLS13_SUITES = 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256';
+
+function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer; ciphers: string; minVersion: 'TLSv1.2' } {
+  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile), ciphers: `${TLS13_SUITES}:${TLS12_CIPHERS}`, minVersion: 'TLSv1.2' };
 }
 
 /** Whether `files` hold a PEM certificate chain and the private key of its first certificate. */

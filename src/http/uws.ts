@@ -11,7 +11,7 @@ import { cStdoutToStderr } from '../native.js';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import { asksToClose, framingProblem } from './framing.js';
 import {
-  InFlight, MAX_HEAD_BYTES, portTaken, statusLine, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles,
+  InFlight, MAX_HEAD_BYTES, portTaken, statusLine, TLS12_CIPHERS, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles,
 } from './listener.js';
 import type { RequestHead } from './request-head.js';
 import { joinHeaders } from './request-head.js';
@@ -52,7 +52,7 @@ type UwsApp = {
   domain(hostname: string): UwsApp;
   close(): void;
 };
-type UwsTlsOptions = { cert_file_name: string; key_file_name: string };
+type UwsTlsOptions = { cert_file_name: string; key_file_name: string; ssl_ciphers: string };
 type UwsModule = {
   App(): UwsApp;
   /** throws when the certificate or key cannot be loaded */
@@ -507,7 +507,7 @@ async function listenFailureReason(host: string, port: number): Promise<string> 
 }
 
 function tlsOptionsOf(files: TlsFiles): UwsTlsOptions {
-  return { cert_file_name: files.certFile, key_file_name: files.keyFile };
+  return { cert_file_name: files.certFile, key_file_name: files.keyFile, ssl_ciphers: TLS12_CIPHERS };
 }
 
 /** Whether uWS loads `files` (a PEM certificate chain and its private key). */

@@ -5,6 +5,9 @@
 import pino, { type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
 import { BatchedFdDestination } from './log-destination.js';
+import type { LogLine } from './log-line.js';
+
+export type { LineLevel, LogLine } from './log-line.js';
 
 export type Logger = PinoLogger;
 
@@ -76,9 +79,9 @@ function humanLine(log: Record<string, unknown>, messageKey: string): string {
   return `${String(log.face ?? '')} ${String(log.op)}${where} → ${String(log.status)}${error} in ${String(log.ms)} ms, ${String(log.bytesIn)} B in, ${String(log.bytesOut)} B out${id}`;
 }
 
-/** Adapts the logger to the `(line) => void` callbacks of the publisher face. */
-export function lineLogger(logger: Logger): (line: string) => void {
-  return (line) => logger.info(line.replace(/^tusk: /, ''));
+/** Adapts the logger to the line callbacks of the faces, threads and workers, each line at its level. */
+export function lineLogger(logger: Logger): LogLine {
+  return (line, level = 'info') => logger[level](line.replace(/^tusk: /, ''));
 }
 
 /** Writes out what the asynchronous destination still holds (before the process exits). */

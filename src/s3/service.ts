@@ -6,9 +6,9 @@ import type { Config } from '../config.js';
 import { parseQuery } from '../http/query.js';
 import { AbortedError, type Exchange } from '../http/exchange.js';
 import type { RenderRefusal } from '../http/listener.js';
+import type { LogLine } from '../ops/log-line.js';
 import { MfaDevices } from '../mfa/devices.js';
 import type { S3Store } from './object-attrs.js';
-import { isStoreError } from '../store/errors.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
@@ -22,7 +22,7 @@ import { errorAnswer, newRequestIds, sendError } from './respond.js';
 import { classify, normalizeDomains, resolveResource, type Resource } from './router.js';
 import { s3ErrorOf } from './store-errors.js';
 
-export type RequestLogger = (line: string) => void;
+export type RequestLogger = LogLine;
 
 /**
  * A body up to this size is read and dropped before an error answer given early (a full disk
@@ -92,13 +92,13 @@ async function handleClassified(
     if (e instanceof AbortedError || ex.aborted) return;
     if (ex.responded) {
       // a streamed answer failed midway: the only honest thing left is to drop the connection
-      log(`${ids.requestId} failed after the response started: ${(e as Error).stack ?? e}`);
+      log(`${ids.requestId} failed after the response started: ${(e as Error).stack ?? e}`, 'error');
       ex.close();
       return;
     }
     const err = await s3ErrorOf(e, resource, services.config.dataDir);
     summary.errorCode = err.code;
-    if (!(e instanceof S3Error) && !(isStoreError(e) && e.kind !== 'corrupt')) log(`${ids.requestId} ${err.code}: ${(e as Error).stack ?? e}`);
+    logFailure(log, ids.requestId, e, err);
     const unread = hasUnreadBody(ex);
     if (unread) await ex.discardSmallBody(DRAIN_BEFORE_ERROR, DRAIN_TIMEOUT_MS);
     if (ex.aborted) return;
@@ -106,7 +106,16 @@ async function handleClassified(
   }
 }
 
-/** The S3 listener's request handler; the promise settles when the exchange is answered. */
+/**
+ * A failure on the server's side at its level: a full disk warns; every 500 (an internal error, or
+ * damaged data: a CRC32C mismatch, bytes lost) is an error, with the stack of what was thrown
+ * unless it was an S3 error. A client's mistake is in the access log only.
+ */
+function logFailure(log: LogLine, requestId: string, e: unknown, err: S3Error): void {
+  if (err.code === 'XTuskStorageFull') log(`${requestId} XTuskStorageFull: ${(e as Error).message}`, 'warn');
+  else if (err.status === 500) log(`${requestId} ${err.code}: ${e instanceof S3Error ? e.message : ((e as Error).stack ?? e)}`, 'error');
+}
+
 /** The S3 face's services over `store`: the normalized base domains and one body digester. */
 export function s3Services(store: S3Store, accounts: Accounts, config: Config): S3Services {
   return {
@@ -114,6 +123,7 @@ export function s3Services(store: S3Store, accounts: Accounts, config: Config): 
   };
 }
 
+/** The S3 listener's request handler; the promise settles when the exchange is answered. */
 export function s3RequestHandler(services: S3Services, log: RequestLogger): (ex: Exchange) => Promise<void> {
   return (ex) => handle(services, ex, log);
 }

@@ -439,11 +439,14 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return this.compactor.run({ ...DEFAULT_COMPACTION, ...options });
   }
 
-  /** Compacts in the background every `intervalMs`; failures go to `onError`, never to the process. */
-  startCompaction(intervalMs: number, options: Partial<CompactionOptions>, onError: (e: unknown) => void): void {
+  /**
+   * Compacts in the background every `intervalMs`; failures go to `onError`, never to the process,
+   * and each pass's report to `onReport`.
+   */
+  startCompaction(intervalMs: number, options: Partial<CompactionOptions>, onError: (e: unknown) => void, onReport?: (r: CompactionReport) => void): void {
     if (this.compactionTimer) return;
     this.compactionTimer = setInterval(() => {
-      if (!this.closed) this.compact(options).catch(onError);
+      if (!this.closed) this.compact(options).then(onReport, onError);
     }, intervalMs);
     this.compactionTimer.unref();
   }

@@ -9,6 +9,7 @@ import { listen } from '../http/engine.js';
 import type { Exchange } from '../http/exchange.js';
 import type { TlsFiles } from '../http/listener.js';
 import { publisherAccessRecord, type PublisherAccessRecord } from '../ops/access-log.js';
+import type { LogLine } from '../ops/log-line.js';
 import { openBlobCodec } from '../publisher/codec.js';
 import type { BlobCodec } from '../publisher/codec-types.js';
 import { openNetworkReader, type NetworkReader, type NetworkView } from '../publisher/service/network-view.js';
@@ -40,7 +41,7 @@ export interface FrontPublisher {
 export async function startFrontPublisher(
   d: FrontPublisherData,
   host: string,
-  o: { tls?: TlsFiles; log: (line: string) => void; record?: (r: PublisherAccessRecord) => void; /** this thread's in-flight count */ slot: number },
+  o: { tls?: TlsFiles; log: LogLine; record?: (r: PublisherAccessRecord) => void; /** this thread's in-flight count */ slot: number },
 ): Promise<FrontPublisher> {
   const bridge = forwardTo(d.bridge);
   let reader: NetworkReader | undefined;

@@ -12,6 +12,7 @@ import type { Exchange } from '../http/exchange.js';
 import type { TlsFiles } from '../http/listener.js';
 import { serveForwarded } from '../http/thread-bridge.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
+import type { LogLine } from '../ops/log-line.js';
 import type { FrontPublisherData } from './front-publisher.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
 import { startListenerThreads, type ListenerThread } from '../listener-threads.js';
@@ -47,9 +48,7 @@ export interface FrontThreadOptions {
   /** the writer's request handler, for what the front ends forward */
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
-  log: (line: string) => void;
-  /** a front end's failure */
-  logError: (line: string) => void;
+  log: LogLine;
   /** the publisher face: the front ends listen on its port too, serve its reads and forward the rest to `handler` */
   publisher?: {
     data: Omit<FrontPublisherData, 'bridge'>;
@@ -81,7 +80,6 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     count: o.count,
     label: 'front-end thread',
     log: o.log,
-    logError: o.logError,
     spawn: (i) => {
       const channel = new MessageChannel();
       serveForwarded(channel.port1, o.handler);
@@ -140,7 +138,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
           break;
         }
         case 'log':
-          o.log(m.line);
+          o.log(m.line, m.level);
           break;
         case 'tls-reloaded':
           fronts[i]?.tlsReloads.shift()?.();

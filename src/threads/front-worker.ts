@@ -13,6 +13,7 @@ import type { Exchange } from '../http/exchange.js';
 import { forwardTo } from '../http/thread-bridge.js';
 import { chooseHttpEngine, listen } from '../http/engine.js';
 import { s3AccessRecord, type PublisherAccessRecord, type S3AccessRecord } from '../ops/access-log.js';
+import type { LogLine } from '../ops/log-line.js';
 import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
 import { classify, resolveResource } from '../s3/router.js';
@@ -53,7 +54,7 @@ async function start(): Promise<void> {
   const services = s3Services(store, accounts, config);
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
   if (data.observe) services.observer = relayedObserver();
-  const log = (line: string): void => tell({ t: 'log', line: `thread ${data.index}: ${line}` });
+  const log: LogLine = (line, level) => tell({ t: 'log', line: `thread ${data.index}: ${line}`, level });
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
   const quotas = new QuotaView(config.dataDir, data.quotaGeneration);

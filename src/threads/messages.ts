@@ -4,6 +4,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { TlsFiles } from '../http/listener.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
+import type { LineLevel } from '../ops/log-line.js';
 import type { FrontPublisherData } from './front-publisher.js';
 
 export interface FrontWorkerData {
@@ -42,6 +43,6 @@ export type ToWriter =
   | { t: 'failed'; message: string }
   | { t: 'access'; records: S3AccessRecord[] }
   | { t: 'publisher-access'; records: PublisherAccessRecord[] }
-  | { t: 'log'; line: string }
+  | { t: 'log'; line: string; level?: LineLevel }
   | { t: 'closed' }
   | { t: 'tls-reloaded' };

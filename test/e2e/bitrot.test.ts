@@ -5,29 +5,18 @@
 
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/child-process.js';
 import { s3Client, s3Request } from './helpers/clients.js';
 import { makeTempDirFixture, md5Hex } from './helpers/fixtures.js';
-import { findInSegments, markedBody as marked } from './helpers/segments.js';
+import { flipByteOf, markedBody as marked } from './helpers/segments.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
 import { expectS3Error } from './helpers/xml.js';
 
 const MIB = 1024 * 1024;
 const dir = makeTempDirFixture();
 afterAll(() => dir.remove());
-
-function flipByteOf(dataDir: string, needle: Buffer, offsetInBody: number): void {
-  const { file, at } = findInSegments(dataDir, needle);
-  const fd = openSync(file, 'r+');
-  const b = Buffer.alloc(1);
-  readSync(fd, b, 0, 1, at + offsetInBody);
-  b[0] = b[0]! ^ 0x01;
-  writeSync(fd, b, 0, 1, at + offsetInBody);
-  closeSync(fd);
-}
 
 describe('a corrupted byte on disk', () => {
   let server: TuskServer | undefined;

@@ -3,6 +3,7 @@
 // exposition that Prometheus's own promtool accepts after a mixed workload.
 
 import { execFileSync } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -219,44 +220,66 @@ describe('operator paths and the publisher face', () => {
   });
 });
 
+function openSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  });
+}
+
+/** The next answer on `s`, read up to the end of its JSON or XML body (or its head, when it has none). */
+function readAnswer(s: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const onData = (d: Buffer) => {
+      text += d.toString();
+      if (/\r\n\r\n[\s\S]*[}>]\s*$/.test(text) || (/\r\ncontent-length: 0\r\n/i.test(text) && text.endsWith('\r\n\r\n'))) {
+        s.off('data', onData);
+        resolve(text);
+      }
+    };
+    s.on('data', onData);
+  });
+}
+
+/** A PutObject of `size` bytes that stays in flight: its head and the first `sent` bytes of its body are sent; `send` sends more. */
+async function halfUpload(server: TuskServer, size = 100, sent = 50): Promise<{ socket: Socket; send(bytes: number): void }> {
+  const bucket = bucketName('drain');
+  const s3 = s3Client(server);
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  s3.destroy();
+  const host = `127.0.0.1:${server.port}`;
+  const signed = signHeaders({
+    method: 'PUT', path: `/${bucket}/k`, credentials: server.root, payloadHash: 'UNSIGNED-PAYLOAD',
+    headers: [['host', host], ['content-length', String(size)]],
+  });
+  const socket = await openSocket(server.port);
+  socket.on('error', () => undefined);
+  socket.write(`PUT /${bucket}/k HTTP/1.1\r\n${signed.headers.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${'x'.repeat(sent)}`);
+  return { socket, send: (bytes) => socket.write('y'.repeat(bytes)) };
+}
+
+/** Waits until the server's process has exited. */
+async function exited(server: TuskServer, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (server.alive()) {
+    if (Date.now() > deadline) throw new Error(`still running after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const MIB = 1 << 20;
+const CHUNK = 32 << 10;
+
 describe('draining', () => {
   it('is not ready while in-flight requests drain after SIGTERM', async () => {
     const server = await startTusk();
-    const { connect } = await import('node:net');
-    const open = () =>
-      new Promise<import('node:net').Socket>((resolve, reject) => {
-        const s = connect(server.port, '127.0.0.1', () => resolve(s));
-        s.on('error', reject);
-      });
-    const readAnswer = (s: import('node:net').Socket) =>
-      new Promise<string>((resolve) => {
-        let text = '';
-        const onData = (d: Buffer) => {
-          text += d.toString();
-          if (/\r\n\r\n[\s\S]*\}$/.test(text)) {
-            s.off('data', onData);
-            resolve(text);
-          }
-        };
-        s.on('data', onData);
-      });
     try {
       // a connection kept open for the probe, and an upload that stays in flight (half its body sent)
-      const probe = await open();
+      const probe = await openSocket(server.port);
       probe.write(`GET /tusk/health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
       expect(await readAnswer(probe)).toMatch(/^HTTP\/1\.1 200/);
-      const bucket = bucketName('drain');
-      const s3 = s3Client(server);
-      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-      s3.destroy();
-      const host = `127.0.0.1:${server.port}`;
-      const signed = signHeaders({
-        method: 'PUT', path: `/${bucket}/k`, credentials: server.root, payloadHash: 'UNSIGNED-PAYLOAD',
-        headers: [['host', host], ['content-length', '100']],
-      });
-      const upload = await open();
-      upload.on('error', () => undefined);
-      upload.write(`PUT /${bucket}/k HTTP/1.1\r\n${signed.headers.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${'x'.repeat(50)}`);
+      const upload = await halfUpload(server);
       await new Promise((r) => setTimeout(r, 200));
       process.kill(server.pid, 'SIGTERM');
       await new Promise((r) => setTimeout(r, 300));
@@ -264,10 +287,57 @@ describe('draining', () => {
       const answer = await readAnswer(probe);
       expect(answer).toMatch(/^HTTP\/1\.1 503/);
       expect(answer).toContain('"draining":true');
-      upload.destroy();
+      upload.socket.destroy();
       probe.destroy();
     } finally {
       await server.dispose();
     }
   });
+
+  it('lasts at most --shutdown-grace: a request still in flight then is cut', async () => {
+    const server = await startTusk({ extraArgs: ['--shutdown-grace', '1s'] });
+    try {
+      const upload = await halfUpload(server, MIB, CHUNK);
+      let answer = '';
+      upload.socket.on('data', (d: Buffer) => (answer += d.toString()));
+      await new Promise((r) => setTimeout(r, 200));
+      const signalled = Date.now();
+      process.kill(server.pid, 'SIGTERM');
+      // the upload keeps going (as a slow client's would): the default grace (10 s) would wait for it
+      const trickle = setInterval(() => upload.send(CHUNK), 500);
+      try {
+        await exited(server, 6_000);
+      } finally {
+        clearInterval(trickle);
+      }
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_000);
+      expect(answer).toBe('');
+      expect(server.output()).toContain('SIGTERM: draining in-flight requests (at most 1 s)');
+      upload.socket.destroy();
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  it('lets a request in flight finish within a longer --shutdown-grace, past the default 10 s', async () => {
+    const server = await startTusk({ extraArgs: ['--shutdown-grace', '60s'] });
+    try {
+      const upload = await halfUpload(server, MIB, CHUNK);
+      await new Promise((r) => setTimeout(r, 200));
+      process.kill(server.pid, 'SIGTERM');
+      // 32 KiB every 500 ms for 11 s: uWS cuts a body slower than 16 KiB/s over its 10 s timeout
+      for (let i = 0; i < 22; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        upload.send(CHUNK);
+      }
+      expect(server.alive(), server.output().slice(-3000)).toBe(true);
+      const answer = readAnswer(upload.socket);
+      upload.send(MIB - 23 * CHUNK);
+      expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+      await exited(server, 8_000);
+      upload.socket.destroy();
+    } finally {
+      await server.dispose();
+    }
+  }, 40_000);
 });

@@ -1,10 +1,11 @@
 // HTTPS on both listeners (issue 13 §4): awscli with --ca-bundle and the AWS SDK over a
 // certificate made here with openssl, the publisher over TLS, and a SIGHUP certificate reload.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, get as httpsGet } from 'node:https';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,56 @@ function presentedFingerprint(port: number, servername = 'localhost'): Promise<s
 function fingerprintOf(certFile: string): string {
   const out = execFileSync('openssl', ['x509', '-in', certFile, '-noout', '-fingerprint', '-sha256']).toString();
   return out.trim().split('=')[1]!;
+}
+
+/** What `openssl s_client` negotiates over TLS 1.2 offering `ciphers` (in that order), and what it printed. */
+function opensslHandshake(port: number, ciphers: string, extra: string[] = []): { cipher?: string; output: string } {
+  const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-tls1_2', '-cipher', ciphers, ...extra], { input: '', encoding: 'utf8', timeout: 15_000 });
+  const output = `${r.stdout}${r.stderr}`;
+  const cipher = /Cipher is (\S+)/.exec(output)?.[1];
+  return { cipher: cipher === '(NONE)' ? undefined : cipher, output };
+}
+
+const TLS_RSA_WITH_3DES_EDE_CBC_SHA = 0x000a;
+
+/**
+ * The suite the server picks from a TLS 1.2 ClientHello (RFC 5246 §7.4.1.2) offering only `suite`,
+ * or 'refused' when it answers with an alert: for suites this machine's openssl no longer offers
+ * (3DES is built out of it).
+ */
+function serverHelloSuite(port: number, suite: number): Promise<number | 'refused'> {
+  const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);
+  const extension = (type: number, list: number[]) => Buffer.concat([u16(type), u16(list.length * 2 + 2), u16(list.length * 2), ...list.map(u16)]);
+  const extensions = Buffer.concat([
+    extension(0x000d, [0x0804, 0x0401]), // signature_algorithms: rsa_pss_rsae_sha256, rsa_pkcs1_sha256
+    extension(0x000a, [0x001d, 0x0017]), // supported_groups: x25519, secp256r1
+  ]);
+  const body = Buffer.concat([
+    Buffer.from([0x03, 0x03]), randomBytes(32), Buffer.from([0]), // version, random, no session id
+    u16(2), u16(suite), Buffer.from([1, 0]), // the one suite; null compression
+    u16(extensions.length), extensions,
+  ]);
+  const handshake = Buffer.concat([Buffer.from([1, 0, body.length >> 8, body.length & 0xff]), body]);
+  const record = Buffer.concat([Buffer.from([0x16, 0x03, 0x01]), u16(handshake.length), handshake]);
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(port, '127.0.0.1', () => socket.write(record));
+    let got = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 1 && got[0] === 0x15) {
+        socket.destroy();
+        resolve('refused');
+      } else if (got.length >= 5 + 4 + 2 + 32 + 1) {
+        const sessionIdLength = got[5 + 4 + 2 + 32]!;
+        const at = 5 + 4 + 2 + 32 + 1 + sessionIdLength;
+        if (got.length < at + 2) return;
+        socket.destroy();
+        resolve(got.readUInt16BE(at));
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`closed after ${got.length} bytes`)));
+  });
 }
 
 describe('TLS', () => {
@@ -129,6 +180,30 @@ describe('TLS', () => {
     expect(await httpsText(`https://localhost:${server.port}/tusk/health/live`, ca)).toMatchObject({ status: 200 });
     const publisherUrl = /publisher listening on (https:\/\/[^\s"]+)/.exec(server.output())![1]!;
     expect(await httpsText(`${publisherUrl}/status`, ca)).toEqual({ status: 200, body: 'OK' });
+  });
+
+  // Mozilla's "intermediate" profile for TLS 1.2: ECDHE with AES-GCM or ChaCha20 only (src/http/uws.ts)
+  it('offers only forward-secret AEAD suites over TLS 1.2, on both listeners, with and without a server name', async () => {
+    const publisherPort = Number(/publisher listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(server.output())![1]);
+    for (const [port, sni] of [[server.port, []], [server.port, ['-servername', 'localhost']], [publisherPort, []]] as const) {
+      const where = `port ${port} ${sni.join(' ')}`;
+      expect(opensslHandshake(port, 'ECDHE-RSA-AES256-GCM-SHA384', [...sni]).cipher, where).toBe('ECDHE-RSA-AES256-GCM-SHA384');
+      expect(opensslHandshake(port, 'ECDHE-RSA-CHACHA20-POLY1305', [...sni]).cipher, where).toBe('ECDHE-RSA-CHACHA20-POLY1305');
+      // static RSA key exchange (no forward secrecy), and CBC even with ECDHE: the server refuses
+      for (const weak of ['AES128-GCM-SHA256', 'AES256-SHA', 'ECDHE-RSA-AES128-SHA']) {
+        const refused = opensslHandshake(port, weak, [...sni]);
+        expect(refused.cipher, `${where} ${weak}`).toBeUndefined();
+        expect(refused.output, `${where} ${weak}`).toMatch(/alert handshake failure/);
+      }
+      // a client listing weak suites first still gets a strong one
+      expect(opensslHandshake(port, 'AES128-SHA:AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256', [...sni]).cipher, where).toBe('ECDHE-RSA-AES128-GCM-SHA256');
+    }
+    // 3DES (SWEET32), which this machine's openssl cannot offer any more: a hand-made ClientHello
+    expect(await serverHelloSuite(server.port, TLS_RSA_WITH_3DES_EDE_CBC_SHA)).toBe('refused');
+    expect(await serverHelloSuite(server.port, 0xc02f), 'the hand-made ClientHello can succeed (ECDHE-RSA-AES128-GCM-SHA256)').toBe(0xc02f);
+    // TLS 1.3 stays on
+    const r = spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${server.port}`, '-tls1_3'], { input: '', encoding: 'utf8', timeout: 15_000 });
+    expect(`${r.stdout}`).toMatch(/New, TLSv1\.3, Cipher is TLS_(AES_128_GCM_SHA256|AES_256_GCM_SHA384|CHACHA20_POLY1305_SHA256)/);
   });
 
   // clients that connect to an IP address send no server name and keep the start-up certificate (README)

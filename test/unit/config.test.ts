@@ -64,6 +64,21 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(() => loadConfig(['--lifecycle-day', 'short'], {})).toThrow(/lifecycle day/);
   });
 
+  it('takes the access log apart from the log level', () => {
+    expect(loadConfig([], {}).ops).toMatchObject({ logLevel: 'info', accessLog: true });
+    expect(loadConfig(['--access-log', 'off'], {}).ops).toMatchObject({ logLevel: 'info', accessLog: false });
+    expect(loadConfig(['--log-level', 'warn'], { TUSK_ACCESS_LOG: 'off' }).ops).toMatchObject({ logLevel: 'warn', accessLog: false });
+    expect(loadConfig(['--access-log', 'on'], { TUSK_ACCESS_LOG: 'off' }).ops.accessLog).toBe(true);
+    expect(() => loadConfig(['--access-log', 'loud'], {})).toThrow(/access-log/);
+  });
+
+  it('takes the shutdown grace: 10 s by default, a duration, or 0', () => {
+    expect(loadConfig([], {}).shutdownGraceMs).toBe(10_000);
+    expect(loadConfig(['--shutdown-grace', '2m'], {}).shutdownGraceMs).toBe(120_000);
+    expect(loadConfig([], { TUSK_SHUTDOWN_GRACE: '0' }).shutdownGraceMs).toBe(0);
+    expect(() => loadConfig(['--shutdown-grace', '30'], {})).toThrow(/shutdown-grace/);
+  });
+
   it('rejects bad values with a message naming the setting', () => {
     expect(() => loadConfig(['--durability', 'sometimes'], {})).toThrow(/durability/);
     expect(() => loadConfig(['--listen', 'nope'], {})).toThrow(/listen/);

@@ -3,6 +3,7 @@
 // client flow (walrus.md §10.6): already certified? → register and pay → upload and collect a
 // quorum of signed confirmations → certify.
 
+import { diskSpace } from '../../ops/health.js';
 import type { EncodedBlob } from '../codec-types.js';
 import {
   alreadyCertifiedJson,
@@ -32,12 +33,16 @@ const CERTIFY_ATTEMPTS = 3;
 export class EmbeddedBackend implements BlobBackend {
   readonly name = 'embedded';
 
-  /** `onClose`: what closing the backend also closes (the ledger and network it was opened with). */
+  /**
+   * `onClose`: what closing the backend also closes (the ledger and network it was opened with).
+   * `checkRoom`: throws STORAGE_FULL when the disk cannot take a blob of this encoded length (diskRoom).
+   */
   constructor(
     readonly ledger: Ledger,
     readonly network: StorageNetwork,
     private readonly log: Logger,
     private readonly onClose: () => Promise<void> = async () => {},
+    private readonly checkRoom: (encodedLength: number) => Promise<void> = async () => {},
   ) {}
 
   get nShards(): number {
@@ -80,6 +85,8 @@ export class EmbeddedBackend implements BlobBackend {
     }
     const owned = query.reuseResources ? this.ownedRegistration(encoded.blobIdText, query) : undefined;
     if (owned) return this.reuse(encoded, owned, query, uploads);
+    // before paying: a store the nodes cannot keep would leave a paid registration behind (walrus.md §15)
+    await this.checkRoom(encoded.encodedLength);
     const registration = await ledger.registerBlob({
       blobId: encoded.blobIdText,
       size: encoded.unencodedLength,
@@ -122,7 +129,10 @@ export class EmbeddedBackend implements BlobBackend {
     const epochsExtended = epochsToExtend(owned, query, ledger.currentEpoch());
     if (owned.certifiedEpoch !== null && epochsExtended === 0) return alreadyCertifiedObjectJson(owned);
     let blobObject = owned;
-    if (owned.certifiedEpoch === null) blobObject = (await this.uploadAndCertify(encoded, owned, uploads)).blobObject;
+    if (owned.certifiedEpoch === null) {
+      await this.checkRoom(encoded.encodedLength);
+      blobObject = (await this.uploadAndCertify(encoded, owned, uploads)).blobObject;
+    }
     let cost = 0n;
     if (epochsExtended > 0) ({ blobObject, cost } = await ledger.extendBlob(owned.id, epochsExtended));
     if (query.sendObjectTo !== undefined && query.sendObjectTo !== ledger.publisherAddress) {
@@ -190,13 +200,13 @@ export class EmbeddedBackend implements BlobBackend {
     } catch (e) {
       // Thrown once every node's upload ended.
       if (!(e instanceof InsufficientConfirmationsError)) throw e;
-      this.log(`publisher: blob ${encoded.blobIdText}: ${e.message}`);
+      this.log(`publisher: blob ${encoded.blobIdText}: ${e.message}`, 'warn');
       throw insufficientConfirmations(e.confirmedShards, e.neededShards);
     }
     uploads.push(stored.settled);
     if (!isQuorum(stored.confirmedShards, this.nShards)) throw insufficientConfirmations(stored.confirmedShards, this.network.quorumShards);
     for (const failure of stored.failures) {
-      this.log(`publisher: blob ${encoded.blobIdText}: ${failure.nodeId} (${failure.shards.length} shards) failed: ${failure.error.message}`);
+      this.log(`publisher: blob ${encoded.blobIdText}: ${failure.nodeId} (${failure.shards.length} shards) failed: ${failure.error.message}`, 'warn');
     }
     return stored;
   }
@@ -216,6 +226,22 @@ export class EmbeddedBackend implements BlobBackend {
     }
     return { kind: 'permanent' };
   }
+}
+
+/**
+ * The check that a store fits on `dir`'s disk above `reserve` (the nodes' disk reserve), made before
+ * the ledger is paid. `local`: the storage nodes write the slivers to this disk too (in-process
+ * nodes; a blob's encoded length bounds what they write); remote nodes' disks are theirs to watch,
+ * and only the ledger's own small writes land here.
+ */
+export function diskRoom(dir: string, reserve: number, local: boolean): (encodedLength: number) => Promise<void> {
+  return async (encodedLength) => {
+    const bytes = local ? encodedLength : 0;
+    const { freeBytes } = await diskSpace(dir);
+    if (freeBytes - bytes < reserve) {
+      throw new PublisherError('STORAGE_FULL', `storing ${bytes} encoded bytes would leave less than the ${reserve}-byte disk reserve free (${freeBytes} bytes free)`);
+    }
+  };
 }
 
 function insufficientConfirmations(confirmed: number, needed: number): PublisherError {

@@ -23,6 +23,7 @@ export const PUBLISHER_ERRORS = {
   JWT_INVALID_SIZE: [400, 'FAILED_PRECONDITION', 'the size of the request does not match the size specified in the token', 'INVALID_SIZE'],
   JWT_INVALID_SEND_OBJECT_TO: [400, 'FAILED_PRECONDITION', 'the send_object_to field in the query does not match the token, or is missing', 'INVALID_SEND_OBJECT_TO'],
   JWT_INCONSISTENT_TOKEN: [400, 'FAILED_PRECONDITION', 'the token is inconsistent', 'INCONSISTENT_TOKEN'],
+  // 504, as the daemon answers (auth.rs ExpiredSignature: ApiStatusCode::DeadlineExceeded)
   JWT_EXPIRED_SIGNATURE: [504, 'DEADLINE_EXCEEDED', 'the signature on the token has expired', 'EXPIRED_SIGNATURE'],
   JWT_INVALID_SIGNATURE: [401, 'UNAUTHENTICATED', 'the signature on the token is invalid', 'INVALID_SIGNATURE'],
   JWT_INVALID_TOKEN: [400, 'FAILED_PRECONDITION', 'the JWT token is invalid', 'INVALID_TOKEN'],
@@ -56,8 +57,10 @@ export const PUBLISHER_ERRORS = {
   INSUFFICIENT_WAL: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough WAL to pay for this blob', 'INSUFFICIENT_BALANCE'],
   INSUFFICIENT_GAS: [503, 'UNAVAILABLE', 'the publisher wallet does not hold enough SUI to pay for the transactions of this blob'],
   CHAIN_UNAVAILABLE: [503, 'UNAVAILABLE', 'the Sui network could not be reached, please try again later'],
-  // a full disk is the server's condition, not a client mistake, but unlike other internal errors it says what to do;
-  // upstream's status table pairs RESOURCE_EXHAUSTED ("perhaps the entire file system is out of space") with 429 only
+  // A full disk is the server's condition, not a client mistake, but unlike other internal errors it
+  // says what is wrong. RESOURCE_EXHAUSTED ("perhaps the entire file system is out of space",
+  // walrus-storage-node-client api/errors.rs) is 429 there: Walrus clients refuse a pair not in that
+  // table ("error status and code do not correspond").
   STORAGE_FULL: [429, 'RESOURCE_EXHAUSTED', 'the publisher has no storage space left'],
   // Upload relay (walrus-upload-relay error.rs: a mismatching id is a 400).
   BLOB_ID_MISMATCH: [400, 'INVALID_ARGUMENT', 'the provided blob ID and the blob ID resulting from the blob encoding do not match'],

@@ -13,7 +13,8 @@ import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
 import { loadWalrusBackend, type NetworkConfig } from '../walrus/network-config.js';
 import type { WalrusBackend } from '../walrus/walrus-backend.js';
 import type { BlobBackend } from './backend.js';
-import { EmbeddedBackend } from './embedded-backend.js';
+import { diskRoom, EmbeddedBackend } from './embedded-backend.js';
+import { DEFAULT_DISK_RESERVE } from '../../store/segment-store.js';
 import type { Logger, PublisherRequestObserver } from './context.js';
 import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
 import { networkView, type NetworkView } from './network-view.js';
@@ -110,7 +111,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
   }
   const closers: Array<() => Promise<void>> = [];
   const closeAll = async () => {
-    for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`));
+    for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`, 'error'));
   };
   try {
     const backend = await openBackend(config, log);
@@ -180,10 +181,12 @@ async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<Bl
           diskReserve: config.diskReserve,
           onSegmentRemoved: config.onNodeSegmentRemoved,
         });
-    return new EmbeddedBackend(ledger, network, log, async () => {
+    const room = diskRoom(config.dataDir, config.diskReserve ?? DEFAULT_DISK_RESERVE, !config.nodeUrls?.length);
+    const close = async () => {
       await network.close();
       await ledger.close();
-    });
+    };
+    return new EmbeddedBackend(ledger, network, log, close, room);
   } catch (e) {
     await ledger.close();
     throw e;

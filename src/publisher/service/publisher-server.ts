@@ -26,7 +26,7 @@ import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchById
 import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
-import { classifyPublisherRequest, EndpointKeys, type PublisherRoute } from './routes.js';
+import { classifyPublisherRequest, EndpointKeys, loggablePath, type PublisherRoute } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
 import { isOutOfSpace, storageErrno } from '../../storage-failures.js';
@@ -541,8 +541,10 @@ function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: st
 async function answerError(log: Logger, ex: Exchange, error: unknown): Promise<void> {
   // the client went away: nobody to answer
   if (error instanceof AbortedError || ex.aborted) return;
-  const rendered = renderError((await isOutOfSpace(await storageErrno(error))) ? new PublisherError('STORAGE_FULL') : error);
-  if (rendered.incidentId) log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${ex.head.rawPath}: ${(error as Error)?.stack ?? error}`);
+  const outOfSpace = await isOutOfSpace(await storageErrno(error));
+  const rendered = renderError(outOfSpace ? new PublisherError('STORAGE_FULL') : error);
+  if (rendered.incidentId) log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${loggablePath(ex.head.rawPath)}: ${(error as Error)?.stack ?? error}`, 'error');
+  else if (outOfSpace || (error instanceof PublisherError && error.code === 'STORAGE_FULL')) log(`publisher: ${ex.head.method} ${loggablePath(ex.head.rawPath)}: ${(error as Error).message}`, 'warn');
   if (ex.responded) {
     ex.close();
     return;

@@ -37,7 +37,7 @@ export async function reclaimExpired(ctx: PublisherContext, { ledger, network }:
       } else {
         const { removed, failures } = await network.deleteBlob(Buffer.from(blobId, 'base64url'));
         if (failures.length > 0) {
-          ctx.log(`publisher: reclaim ${blobId}: ${failures.map((f) => `${f.nodeId}: ${f.error.message}`).join('; ')}; will retry`);
+          ctx.log(`publisher: reclaim ${blobId}: ${failures.map((f) => `${f.nodeId}: ${f.error.message}`).join('; ')}; will retry`, 'warn');
           report.retryBlobIds.push(blobId);
           return;
         }
@@ -66,7 +66,7 @@ export function startReclaimer(ctx: PublisherContext, embedded: EmbeddedBackend,
     return running;
   };
   const timer = setInterval(() => {
-    if (!stopped) pass().catch((e) => ctx.log(`publisher: reclaim failed: ${(e as Error).stack ?? e}`));
+    if (!stopped) pass().catch((e) => ctx.log(`publisher: reclaim failed: ${(e as Error).stack ?? e}`, 'error'));
   }, intervalMs);
   timer.unref();
   return {

@@ -83,6 +83,12 @@ export function classifyPublisherRequest(method: string, rawPath: string, keys: 
   return unkeyed(method, segments, false, jwt);
 }
 
+/** `rawPath` with the endpoint key in its first segment, if any, named instead of shown (for logs). */
+export function loggablePath(rawPath: string): string {
+  const [, first, ...rest] = rawPath.split('/');
+  return first === undefined || first === '' || RESERVED_SEGMENTS.has(first) ? rawPath : ['', '<endpoint_key>', ...rest].join('/');
+}
+
 function routes(method: string, segments: string[], jwt: boolean): boolean {
   try {
     unkeyed(method, segments, true, jwt, true);

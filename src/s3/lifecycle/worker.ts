@@ -4,6 +4,7 @@
 // beyond NewerNoncurrentVersions, a lone expired delete marker is removed, old incomplete uploads
 // are aborted. Object lock wins: a locked version is skipped (the engine's mayRemove guard).
 
+import type { LogLine } from '../../ops/log-line.js';
 import { isStoreError } from '../../store/errors.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object, S3Store } from '../object-attrs.js';
@@ -30,7 +31,7 @@ export interface LifecycleWorker {
   stop(): Promise<void>;
 }
 
-type Log = (line: string) => void;
+type Log = LogLine;
 
 export function startLifecycleWorker(store: S3Store, options: { intervalMs: number; dayMs: number }, log: Log): LifecycleWorker {
   const stats: LifecycleStats = { passes: 0, expired: 0, noncurrentRemoved: 0, markersRemoved: 0, uploadsAborted: 0, lockedSkipped: 0 };
@@ -45,7 +46,7 @@ export function startLifecycleWorker(store: S3Store, options: { intervalMs: numb
       }
       stats.passes++;
     } catch (e) {
-      log(`lifecycle pass failed: ${(e as Error).stack ?? e}`);
+      log(`lifecycle pass failed: ${(e as Error).stack ?? e}`, 'error');
     }
   };
   // one pass at a time; cleared in a later microtask, so a pass that finishes synchronously cannot stick

@@ -51,8 +51,15 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, PATH: [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter) };
 }
 
-/** Spawns node (or `options.command`) with `args` in the repository root; resolves once stdout matches `ready`. */
-export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOptions): Promise<TestChild> {
+/** Asked every READY_POLL_MS until it gives a match: readiness of a process that prints nothing when it is up. */
+export type ReadyProbe = () => Promise<RegExpExecArray | undefined>;
+const READY_POLL_MS = 100;
+
+/**
+ * Spawns node (or `options.command`) with `args` in the repository root; resolves once stdout
+ * matches `ready`, or once `ready`, a probe, gives a match.
+ */
+export async function spawnUntil(args: string[], ready: RegExp | ReadyProbe, options: SpawnOptions): Promise<TestChild> {
   const child = spawn(options.command ?? process.execPath, args, { cwd: REPO_ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
@@ -77,21 +84,32 @@ export async function spawnUntil(args: string[], ready: RegExp, options: SpawnOp
     }),
   );
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    let poll: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
+      clearInterval(poll);
       child.kill('SIGKILL');
       reject(new Error(`${options.label} did not become ready in ${options.startTimeoutMs} ms; output:\n${log}`));
     }, options.startTimeoutMs);
-    const onData = () => {
-      const m = ready.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(m);
-      }
+    const done = (m: RegExpExecArray) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      resolve(m);
     };
-    child.stdout!.on('data', onData);
+    if (ready instanceof RegExp) {
+      const onData = () => {
+        const m = ready.exec(log);
+        if (m) {
+          child.stdout!.off('data', onData);
+          done(m);
+        }
+      };
+      child.stdout!.on('data', onData);
+    } else {
+      poll = setInterval(() => void ready().then((m) => m && !hasExited && done(m), () => undefined), READY_POLL_MS);
+    }
     void exited.then((code) => {
       clearTimeout(timer);
+      clearInterval(poll);
       reject(new Error(`${options.label} exited with ${code} before becoming ready; output:\n${log}`));
     });
   });

@@ -1,7 +1,7 @@
 // Finding stored bodies in a stopped server's segment files, to damage them on purpose (bitrot,
 // truncation) the way a failing disk or file system would.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A body no other stored bytes contain, so that its place in a segment file can be found. */
@@ -20,6 +20,17 @@ export function findInSegments(dataDir: string, needle: Buffer): { file: string;
     if (at >= 0) return { file, at };
   }
   throw new Error('body not found in any segment');
+}
+
+/** Flips one bit of the byte `offsetInBody` past where `needle` (a body's first bytes) lies in a segment of `dataDir`. */
+export function flipByteOf(dataDir: string, needle: Buffer, offsetInBody: number): void {
+  const { file, at } = findInSegments(dataDir, needle);
+  const fd = openSync(file, 'r+');
+  const b = Buffer.alloc(1);
+  readSync(fd, b, 0, 1, at + offsetInBody);
+  b[0] = b[0]! ^ 0x01;
+  writeSync(fd, b, 0, 1, at + offsetInBody);
+  closeSync(fd);
 }
 
 /** Bytes of the segment files of a data directory; a file compaction deletes meanwhile counts 0. */

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, spawnUntil } from './child-process.js';
+import { freePort } from '../../../src/http/listener.js';
+import { REPO_ROOT, spawnUntil, type ReadyProbe } from './child-process.js';
 
 const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');
 const READY_LINE = /s3 listening on (https?):\/\/127\.0\.0\.1:(\d+)/;
@@ -38,6 +39,11 @@ export interface TuskOptions {
   extraArgs?: string[];
   /** more environment variables for the process */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The start-up prints nothing at info level (`--log-level warn` among `extraArgs`): the S3 port is
+   * picked here and the server is ready once its health probe answers.
+   */
+  quiet?: boolean;
   /** Serve from a file system of this many bytes: a tmpfs mounted over the data dir in a mount
    * namespace of the server's own (unshare), so it goes away with the process. */
   tmpfsBytes?: number;
@@ -87,7 +93,8 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
     writeFileSync(join(dataDir, 'accounts.json'), JSON.stringify({ accounts: extraAccounts }));
   }
 
-  const args = [TUSK_BIN, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir];
+  const quietPort = options.quiet ? await freePort('127.0.0.1') : 0;
+  const args = [TUSK_BIN, 'serve', '--listen', `127.0.0.1:${quietPort}`, '--data-dir', dataDir];
   // the S3 tests need no publisher; tests of both faces pass a listener (e.g. 127.0.0.1:0) and extra flags
   args.push('--publisher-listen', options.publisherListen ?? 'off', ...(options.extraArgs ?? []));
   args.push('--durability', options.durability ?? 'relaxed');
@@ -96,18 +103,20 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
 
   // '' counts as unset (config.ts), whatever the test runner's own environment holds
   const env = { ...options.env, TUSK_ACCESS_KEY_ID: supplied?.accessKeyId ?? '', TUSK_SECRET_ACCESS_KEY: supplied?.secretAccessKey ?? '' };
+  const ready = options.quiet ? healthReady(quietPort) : READY_LINE;
   const child = options.tmpfsBytes
-    ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), READY_LINE, {
+    ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), ready, {
         command: 'unshare',
         env,
         startTimeoutMs: START_TIMEOUT_MS,
         label: 'tusk on tmpfs',
       })
-    : await spawnUntil(args, READY_LINE, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
+    : await spawnUntil(args, ready, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
   const port = Number(child.match[2]);
-  // TUSK_HTTP_ENGINE (inherited) runs the suite on one engine: make sure the server took it
+  // TUSK_HTTP_ENGINE (inherited) runs the suite on one engine: make sure the server took it (a quiet
+  // one does not say)
   const engine = { ...process.env, ...options.env }.TUSK_HTTP_ENGINE;
-  if ((engine === 'node' || engine === 'uws') && !child.output().includes(`http engine: ${engine} `)) {
+  if ((engine === 'node' || engine === 'uws') && !options.quiet && !child.output().includes(`http engine: ${engine} `)) {
     await child.stop(DISPOSE_TIMEOUT_MS);
     throw new Error(`TUSK_HTTP_ENGINE=${engine}, but the server says otherwise:\n${child.output()}`);
   }
@@ -130,6 +139,18 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
       await child.stop(DISPOSE_TIMEOUT_MS);
       if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Up once plain HTTP /tusk/health/ready on `port` says the start-up is done (its stage `up`, even
+ * when a disk reserve keeps it not ready); matches as READY_LINE would (scheme, port).
+ */
+function healthReady(port: number): ReadyProbe {
+  const endpoint = `http://127.0.0.1:${port}`;
+  return async () => {
+    const { stage } = (await (await fetch(`${endpoint}/tusk/health/ready`)).json()) as { stage?: string };
+    return stage === 'up' ? /^(https?):\/\/127\.0\.0\.1:(\d+)$/.exec(endpoint) ?? undefined : undefined;
   };
 }
 

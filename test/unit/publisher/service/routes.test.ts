@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PublisherError } from '../../../../src/publisher/service/errors.js';
-import { classifyPublisherRequest, EndpointKeys } from '../../../../src/publisher/service/routes.js';
+import { classifyPublisherRequest, EndpointKeys, loggablePath } from '../../../../src/publisher/service/routes.js';
 
 const KEY = 'k3y-for-tests';
 const keys = new EndpointKeys([KEY, 'second-key']);
@@ -90,5 +90,13 @@ describe('publisher routes (walrus.md §10.1, §11; seed interface B)', () => {
     expect(() => new EndpointKeys(['short'])).toThrow(RangeError);
     expect(() => new EndpointKeys(['has/slash-key'])).toThrow(RangeError);
     expect(() => new EndpointKeys(['status'])).toThrow(RangeError);
+  });
+
+  it('names the endpoint key of a path instead of showing it, for logs', () => {
+    expect(loggablePath(`/${KEY}/v1/blobs`)).toBe('/<endpoint_key>/v1/blobs');
+    expect(loggablePath(`/${KEY}`)).toBe('/<endpoint_key>');
+    expect(loggablePath(`/v1/blobs/${BLOB}`)).toBe(`/v1/blobs/${BLOB}`);
+    expect(loggablePath('/status')).toBe('/status');
+    expect(loggablePath('/')).toBe('/');
   });
 });
