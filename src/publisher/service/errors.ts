@@ -68,11 +68,13 @@ export const PUBLISHER_ERRORS = {
   // Quilts (walrus daemon routes.rs GetBlobError::QuiltPatchNotFound).
   QUILT_PATCH_NOT_FOUND: [404, 'NOT_FOUND', 'the requested quilt patch does not exist on Walrus'],
   INVALID_QUILT_PATCH_ID: [400, 'INVALID_ARGUMENT', 'a quilt patch id is 50 characters of unpadded base64url (37 bytes, version 1)'],
-  // what the HTTP engine refuses before any route sees it (http/listener.ts refusalSummary)
+  // what the HTTP engine refuses before any route sees it (http/listener.ts refusalSummary). Upstream's
+  // status table pairs no status with 408, 431 or 501 (its HTTP server, hyper, answers those itself,
+  // bodiless), so they go out bodiless too: '' renders no body, as for the 405.
   MALFORMED_HTTP_REQUEST: [400, 'INVALID_ARGUMENT', 'the request cannot be read'],
-  REQUEST_TIMEOUT: [408, 'DEADLINE_EXCEEDED', 'the request did not arrive in time'],
-  REQUEST_HEAD_TOO_LARGE: [431, 'INVALID_ARGUMENT', 'the request head is too large'],
-  METHOD_NOT_IMPLEMENTED: [501, 'UNIMPLEMENTED', 'the request asks for something this server does not implement'],
+  REQUEST_TIMEOUT: [408, '', 'the request did not arrive in time'],
+  REQUEST_HEAD_TOO_LARGE: [431, '', 'the request head is too large'],
+  METHOD_NOT_IMPLEMENTED: [501, '', 'the request asks for something this server does not implement'],
   INTERNAL_ERROR: [500, 'INTERNAL', INTERNAL_MESSAGE],
 } as const satisfies Record<string, readonly [number, string, string] | readonly [number, string, string, string]>;
 
