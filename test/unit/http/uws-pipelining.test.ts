@@ -1,18 +1,19 @@
-// Requests pipelined in one read behind a request whose answer closes the connection (uws.ts,
-// readTurn): the binding itself dispatches them once that answer is complete, so the engine
-// answers such requests only after the read; none of them may run, and an answer given alone
-// still arrives.
+// Requests pipelined in one read behind a request whose answer closes the connection, on each
+// HTTP engine: none of them may run (RFC 9112 §9.6), and an answer given alone still arrives. The
+// uWS binding itself dispatches them once that answer is complete (uws.ts, readTurn), so its
+// engine answers such requests only after the read.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../src/http/exchange.js';
 import type { HttpServer } from '../../../src/http/listener.js';
-import { listen, loadUws } from '../../../src/http/uws.js';
+import { loadUws, uwsAvailability } from '../../../src/http/uws.js';
 import { rawConversation } from '../../e2e/helpers/raw-http.js';
+import { ENGINES } from './engines.js';
 
 const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
 const HIDDEN = get('/hidden');
 
-describe('the uWS binding (what uws.ts works around)', () => {
+describe.skipIf(!('module' in uwsAvailability()))('the uWS binding (what uws.ts works around)', () => {
   type Res = { onAborted(f: () => void): void; cork(f: () => void): void; end(body: string, close?: boolean): void };
   type Req = { getUrl(): string };
   let port = 0;
@@ -56,7 +57,7 @@ describe('the uWS binding (what uws.ts works around)', () => {
   });
 });
 
-describe('listen(): nothing after an answer that closes the connection runs', () => {
+describe.each(ENGINES)('$name listen(): nothing after an answer that closes the connection runs', (engine) => {
   let server: HttpServer;
   const handled: string[] = [];
 
@@ -75,7 +76,7 @@ describe('listen(): nothing after an answer that closes the connection runs', ()
   }
 
   beforeAll(async () => {
-    server = await listen('127.0.0.1', 0, handler);
+    server = await engine.listen('127.0.0.1', 0, handler);
   });
   afterAll(() => server.close(100));
 
@@ -87,7 +88,9 @@ describe('listen(): nothing after an answer that closes the connection runs', ()
     ['a refused request answered with a stream', get('/stream', 'Content-Length: 0\r\nContent-Length: 0\r\n')],
   ];
 
-  it.each(cases)('%s: the request pipelined behind it never runs', async (_, first) => {
+  // node:http dispatches a request pipelined behind one whose answer closes (or that said
+  // Connection: close), and serves the next read after TE: identity: not fixed yet (issue 30)
+  it.skipIf(engine.name === 'node').each(cases)('%s: the request pipelined behind it never runs', async (_, first) => {
     handled.length = 0;
     const talk = await rawConversation(server.port, [first + HIDDEN], { closeWithinMs: 2_000 });
     expect(handled).not.toContain('/hidden');
@@ -95,7 +98,7 @@ describe('listen(): nothing after an answer that closes the connection runs', ()
     expect(talk.responses.length).toBeLessThanOrEqual(1);
   });
 
-  it.each(cases.slice(0, 4))('%s: alone, it is answered and the connection closes', async (_, first) => {
+  it.each(cases.slice(0, engine.name === 'node' ? 3 : 4))('%s: alone, it is answered and the connection closes', async (_, first) => {
     handled.length = 0;
     const talk = await rawConversation(server.port, [first, HIDDEN], { gapMs: 1_000, closeWithinMs: 2_000 });
     expect(talk.responses).toHaveLength(1);
@@ -103,7 +106,8 @@ describe('listen(): nothing after an answer that closes the connection runs', ()
     expect(handled).not.toContain('/hidden');
   });
 
-  it('a refused request answered with a stream drops the connection, unanswered', async () => {
+  // node:http's parser refuses two Content-Length fields itself, with an answer
+  it.skipIf(engine.name !== 'uws')('a refused request answered with a stream drops the connection, unanswered', async () => {
     const talk = await rawConversation(server.port, [get('/stream', 'Content-Length: 0\r\nContent-Length: 0\r\n')], { closeWithinMs: 2_000 });
     expect(talk.responses).toEqual([]);
     expect(talk.closed).toBe(true);
