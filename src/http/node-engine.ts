@@ -25,6 +25,8 @@ import { joinHeaders, type RequestHead } from './request-head.js';
 const BODY_HIGH_WATER = 1 << 20;
 /** Largest request body chunk made of several queued ones. */
 const COALESCE = 512 << 10;
+/** Smallest request body chunk handed over before the body's end. */
+const BODY_CHUNK_MIN = 256 << 10;
 /** Largest piece of a streamed response body asked of its source at once. */
 const STREAM_CHUNK = 1 << 20;
 /**
@@ -234,7 +236,9 @@ export class NodeExchange implements Exchange {
     }
     for (;;) {
       if (this.aborted) throw new AbortedError();
-      const chunk = this.takeQueued();
+      // a chunk of at least BODY_CHUNK_MIN unless the body ends first: the client sends the body
+      // it announced without waiting for anything, so waiting for more only batches it
+      const chunk = this.queued >= BODY_CHUNK_MIN || this.ended ? this.takeQueued() : undefined;
       if (chunk) {
         if (this.paused && this.queued < BODY_HIGH_WATER / 2) {
           this.paused = false;
@@ -249,7 +253,8 @@ export class NodeExchange implements Exchange {
 
   /**
    * The queued body bytes, up to COALESCE in one buffer: Node reads a socket 64 KiB at a time, and
-   * every chunk costs the PUT pipeline a digest job and a write (one copy here, as uWS's path has).
+   * every chunk costs the PUT pipeline a digest job and a write (one copy here, as uWS's path has;
+   * uWS hands over 16 to 512 KiB at a time).
    */
   private takeQueued(): Buffer | undefined {
     const first = this.queue.shift();
