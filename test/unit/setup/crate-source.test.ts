@@ -76,33 +76,39 @@ describe('crate source', () => {
   });
 });
 
-describe.skipIf(!existsSync(join(DEBIAN_REGISTRY, 'sha1-0.10.1')))('the lock against the packaged registry', () => {
+/** The packaged sha1 crate's folder, e.g. sha1-0.10.1 (Debian 12) or sha1-0.10.6 (Debian 13). */
+const packagedSha1 = existsSync(DEBIAN_REGISTRY) ? readdirSync(DEBIAN_REGISTRY).find((e) => /^sha1-\d+\.\d+\.\d+$/.test(e)) : undefined;
+
+describe.skipIf(packagedSha1 === undefined)('the lock against the packaged registry', () => {
   // Debian 12 packages sha1 0.10.1, Debian 13 sha1 0.10.6: a lock committed for one release does not
-  // build on the other (cargo --offline finds no 0.10.1 there). The lock follows the registry instead.
-  it('resolves whatever versions the registry holds: Debian 12 sha1 0.10.1, and 0.10.6 on a newer one', () => {
+  // build on the other (cargo --offline finds no such version there). The lock follows the registry.
+  it('resolves whatever versions the registry holds, here and in a registry with a newer sha1', () => {
+    const packaged = packagedSha1!.slice('sha1-'.length);
+    const [major, minor, patch] = packaged.split('.').map(Number);
+    const newer = `${major}.${minor}.${patch! + 1}`;
     const root = workspaceCopy();
     applyCargoSource('debian', root);
     lockAgainstDebianRegistry(root);
-    expect(lockedVersion(readFileSync(join(root, 'Cargo.lock'), 'utf8'), 'sha1')).toBe('0.10.1');
+    expect(lockedVersion(readFileSync(join(root, 'Cargo.lock'), 'utf8'), 'sha1')).toBe(packaged);
 
-    // a registry as Debian 13 has it for sha1: every other crate as here
-    const newer = tempDir('registry');
+    // a registry as the next Debian release may have it: sha1 one patch release on, the rest as here
+    const registry = tempDir('registry');
     for (const entry of readdirSync(DEBIAN_REGISTRY)) {
-      if (entry !== 'sha1-0.10.1') symlinkSync(join(DEBIAN_REGISTRY, entry), join(newer, entry));
+      if (entry !== packagedSha1) symlinkSync(join(DEBIAN_REGISTRY, entry), join(registry, entry));
     }
-    cpSync(join(DEBIAN_REGISTRY, 'sha1-0.10.1'), join(newer, 'sha1-0.10.6'), { recursive: true });
-    const manifest = join(newer, 'sha1-0.10.6', 'Cargo.toml');
-    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('version = "0.10.1"', 'version = "0.10.6"'));
+    cpSync(join(DEBIAN_REGISTRY, packagedSha1!), join(registry, `sha1-${newer}`), { recursive: true });
+    const manifest = join(registry, `sha1-${newer}`, 'Cargo.toml');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(`version = "${packaged}"`, `version = "${newer}"`));
 
-    // the old way, a lock kept from the Debian 12 registry: cargo cannot use it against the newer one
-    const debian12Lock = readFileSync(join(root, 'Cargo.lock'), 'utf8');
-    applyCargoSource('debian', root, newer);
-    writeFileSync(join(root, 'Cargo.lock'), debian12Lock);
+    // the old way, a lock kept from the older registry: cargo cannot use it against the newer one
+    const olderLock = readFileSync(join(root, 'Cargo.lock'), 'utf8');
+    applyCargoSource('debian', root, registry);
+    writeFileSync(join(root, 'Cargo.lock'), olderLock);
     const kept = spawnSync('cargo', ['metadata', '--offline', '--locked', '--format-version', '1'], { cwd: root, env: { ...process.env, PATH: CARGO_PATH }, encoding: 'utf8' });
     expect(kept.status, kept.stderr).not.toBe(0);
     expect(kept.stderr).toMatch(/sha1/);
 
     lockAgainstDebianRegistry(root);
-    expect(lockedVersion(readFileSync(join(root, 'Cargo.lock'), 'utf8'), 'sha1')).toBe('0.10.6');
+    expect(lockedVersion(readFileSync(join(root, 'Cargo.lock'), 'utf8'), 'sha1')).toBe(newer);
   });
 });
