@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEBIAN_CRATE_PACKAGES, ensureDebianPackages, pathWithCargo } from './build-native.mjs';
+import { cargoSource, DEBIAN_CRATE_PACKAGES, ensureDebianPackages, pathWithCargo } from './build-native.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const env = { ...process.env, PATH: pathWithCargo(), CARGO_TERM_COLOR: 'never' };
@@ -44,16 +44,17 @@ function testSummary(output) {
 }
 
 function main() {
-  // cargo resolves the whole workspace, dev-dependencies included, before any of these checks
-  ensureDebianPackages(DEBIAN_CRATE_PACKAGES);
+  // cargo resolves the whole workspace, dev-dependencies included, before any of these checks;
+  // with the Debian source, .cargo/config.toml (written by the native build) also keeps it offline
+  if (cargoSource() === 'debian') ensureDebianPackages(DEBIAN_CRATE_PACKAGES);
   const checks = [
     ['cargo fmt', ['fmt', '--all', '--check', '--', '--color', 'never']],
-    ['cargo clippy', ['clippy', '--workspace', '--all-targets', '--offline', '--', '-D', 'warnings']],
+    ['cargo clippy', ['clippy', '--workspace', '--all-targets', '--', '-D', 'warnings']],
     // Release, as the RS2 vector tests are slow unoptimised, but without the release profile's LTO:
     // thin-LTO linking each of the five test binaries costs ~2 min of CPU on every source change,
     // against ~15 s without it (and ~35 s once for the dependencies, which then cannot be shared
     // with the LTO build of the native module), for the same test run time.
-    ['cargo test', ['test', '--workspace', '--offline', '--release', '--config', 'profile.release.lto="off"']],
+    ['cargo test', ['test', '--workspace', '--release', '--config', 'profile.release.lto="off"']],
   ];
   for (const [name, args] of checks) {
     say(`${name} …`);

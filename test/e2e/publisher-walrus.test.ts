@@ -7,8 +7,8 @@
 // driven by @mysten/walrus's own writeBlob; quilts; a wallet that cannot pay.
 //
 // The Walrus backend needs Node 22 (@mysten/sui 2.x): on Node 20 the server refuses it at start-up,
-// which the first describe checks; the rest needs a server that runs on Node 22+, which the uWS
-// engine cannot yet (no binary for that ABI): it is skipped, naming the reason, until it can.
+// which the first describe checks; the rest runs on Node 22+ (CI's Node 24 run) and is skipped
+// on Node 20, naming the reason.
 //
 // The same test against testnet, by hand: see README "Walrus networks".
 
