@@ -13,7 +13,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
-import { FRAMING_REASONS } from './framing.js';
+import { asksToClose, FRAMING_REASONS, framingProblem } from './framing.js';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import {
   InFlight, MAX_HEAD_BYTES, portTaken, statusLine, TLS12_CIPHERS,
@@ -528,9 +528,18 @@ export function listen(
   const current = new WeakMap<Socket, NodeExchange>();
   // one listener per connection rather than one per response: abort detection
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => socket.once('close', () => current.get(socket)?.connectionClosed()));
+  /**
+   * Connections whose request said Connection: close or framed its body in a way HTTP forbids:
+   * Node's parser hands over the requests pipelined behind it before that one is answered, and
+   * none of them may run (RFC 9112 §9.6; a request hidden in a body, §11.2). They get no answer:
+   * the connection closes after the first one's.
+   */
+  const closing = new WeakSet<Socket>();
 
   const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue = false): void => {
+    if (closing.has(req.socket)) return;
     const head = headOf(req, secure);
+    if (asksToClose(head) || framingProblem(head)) closing.add(req.socket);
     // RFC 9112 §3.2: a request without Host is answered 400; HTTP/0.9 has no head to answer to
     if (req.httpVersionMajor === 0 || (head.headers['host'] === undefined && req.httpVersionMinor === 1)) {
       refuseResponse(res, req.httpVersionMajor === 0 ? { kind: 'malformed', detail: 'HTTP/0.9' } : { kind: 'missing-host' }, refuse);

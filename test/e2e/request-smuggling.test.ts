@@ -1,11 +1,12 @@
-// Request smuggling through the uWS front end (issue 30, defect 1): a request whose framing Tusk
-// refuses was answered with Connection: close, yet a request hidden in its body still ran, unsigned
-// on a public-read-write bucket and signed on a private one. The shapes are in helpers/smuggling.ts.
+// Request smuggling (issue 30, defect 1): on the uWS front end, a request whose framing Tusk refused
+// was answered with Connection: close, yet a request hidden in its body still ran, unsigned on a
+// public-read-write bucket and signed on a private one; on node:http, one hidden behind
+// `Transfer-Encoding: gzip, chunked` did. The same twenty shapes (helpers/smuggling.ts) on each engine.
 
+import { describe } from 'vitest';
+import { uwsAvailability } from '../../src/http/uws.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { tuskSmugglingSuite } from './helpers/smuggling.js';
-
-const ctx = useTusk();
 
 // uWS refuses these itself, closing without an answer: a Content-Length that is not one decimal
 // number or sits beside Transfer-Encoding, and a chunk size it cannot read at once; a field name
@@ -22,4 +23,14 @@ const UWS_UNANSWERED = new Set([
   'a chunk size that wraps at 2^64',
 ]);
 
-tuskSmugglingSuite('uWS', () => ctx.server, UWS_UNANSWERED, 20_000);
+// wherever a uWS binary loads
+describe.skipIf(!('module' in uwsAvailability()))('uWS engine', () => {
+  const ctx = useTusk({ env: { TUSK_HTTP_ENGINE: 'uws' } });
+  tuskSmugglingSuite('uWS', () => ctx.server, UWS_UNANSWERED, 20_000);
+});
+
+// node:http's engine answers what its parser refuses (node-engine.ts): every shape gets an answer
+describe('node:http engine', () => {
+  const ctx = useTusk({ env: { TUSK_HTTP_ENGINE: 'node' } });
+  tuskSmugglingSuite('node:http', () => ctx.server, new Set(), 20_000);
+});

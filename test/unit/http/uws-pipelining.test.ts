@@ -88,14 +88,18 @@ describe.each(ENGINES)('$name listen(): nothing after an answer that closes the 
     ['a refused request answered with a stream', get('/stream', 'Content-Length: 0\r\nContent-Length: 0\r\n')],
   ];
 
-  // node:http dispatches a request pipelined behind one whose answer closes (or that said
-  // Connection: close), and serves the next read after TE: identity: not fixed yet (issue 30)
-  it.skipIf(engine.name === 'node').each(cases)('%s: the request pipelined behind it never runs', async (_, first) => {
+  // node:http hands a request pipelined behind one over before that one is answered: its engine
+  // holds back those behind Connection: close or refused framing, but a handler that decides to
+  // close after an await cannot stop one that already runs (not fixed yet, issue 30)
+  const faceCloses = (first: string) => engine.name === 'node' && first.startsWith('GET /close-');
+  it.each(cases)('%s: the request pipelined behind it never runs', async (_, first) => {
+    if (faceCloses(first)) return;
     handled.length = 0;
     const talk = await rawConversation(server.port, [first + HIDDEN], { closeWithinMs: 2_000 });
     expect(handled).not.toContain('/hidden');
     expect(talk.closed).toBe(true);
-    expect(talk.responses.length).toBeLessThanOrEqual(1);
+    // node:http's engine answers the bytes after Connection: close with a refusal of their own
+    if (engine.name === 'uws') expect(talk.responses.length).toBeLessThanOrEqual(1);
   });
 
   it.each(cases.slice(0, engine.name === 'node' ? 3 : 4))('%s: alone, it is answered and the connection closes', async (_, first) => {
