@@ -29,12 +29,13 @@ const BODY_CHUNK_MIN = 256 << 10;
 /** Largest piece of a streamed response body asked of its source at once. */
 const STREAM_CHUNK = 1 << 20;
 /**
- * A connection whose request head has not fully arrived after this long is answered RequestTimeout
- * (S3 closes a socket "not read from or written to within the timeout period" after about 20 s).
+ * A request whose head has not fully arrived this long after its first byte is answered
+ * RequestTimeout (S3's error for a socket "not read from or written to within the timeout period").
+ * Well below IDLE_TIMEOUT_MS, which would otherwise drop such a connection first, without an answer.
  */
-const HEAD_TIMEOUT_MS = 20_000;
+const HEAD_TIMEOUT_MS = 10_000;
 /** How often Node checks the head timeout. */
-const TIMEOUT_CHECK_MS = 2_000;
+const TIMEOUT_CHECK_MS = 1_000;
 /** A client that neither sends the body it announced nor reads the answer for this long is dropped. */
 const IDLE_TIMEOUT_MS = 20_000;
 /** An idle keep-alive connection is closed after this long, as uWS closes its idle ones (10 s). */
