@@ -62,7 +62,7 @@ const NON_ASCII = /[\x80-\xff]/;
  * http client, so the AWS SDK for JavaScript, sends `é` as the byte 0xE9 and signs its UTF-8 form).
  * SigV4 hashes the UTF-8 form of the text, so both sign.
  */
-function headerText(value: string): string {
+export function headerText(value: string): string {
   if (!NON_ASCII.test(value)) return value;
   const bytes = Buffer.from(value, 'latin1');
   return isUtf8(bytes) ? bytes.toString('utf8') : value;
@@ -78,7 +78,7 @@ const ABOVE_LATIN1 = /[^\x00-\xff]/;
  * Latin-1 (Python's http.client, Node's http) get their text back; a value with characters beyond
  * goes out as UTF-8. Control characters become spaces (header-fields.ts).
  */
-function sendableValue(value: string): string {
+export function sendableValue(value: string): string {
   if (!UNSENDABLE.test(value)) return value;
   const safe = safeFieldValue(value);
   return ABOVE_LATIN1.test(safe) ? Buffer.from(safe, 'utf8').toString('latin1') : safe;
