@@ -23,9 +23,9 @@ import { joinHeaders, type RequestHead } from './request-head.js';
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
 /** Largest request body chunk made of several queued ones. */
-const COALESCE = 512 << 10;
+const COALESCE = 1 << 20;
 /** Smallest request body chunk handed over before the body's end. */
-const BODY_CHUNK_MIN = 256 << 10;
+const BODY_CHUNK_MIN = 512 << 10;
 /** Largest piece of a streamed response body asked of its source at once. */
 const STREAM_CHUNK = 1 << 20;
 /**
