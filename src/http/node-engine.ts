@@ -573,6 +573,9 @@ export function listen(
     });
     server.listen({ host, port, reusePort: sharedPort }, () => {
       server.removeAllListeners('error');
+      // a failed accept (EMFILE) is passing: Node keeps accepting, and an 'error' nobody listens
+      // for would end the process
+      server.on('error', () => undefined);
       let closing: Promise<void> | undefined;
       resolve({
         port: (server.address() as AddressInfo).port,
