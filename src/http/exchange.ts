@@ -1,5 +1,6 @@
-// What a face sees of one HTTP request and its response, whichever thread owns the socket: the
-// uWS exchange (uws.ts) or one forwarded from a front-end thread (thread-bridge.ts).
+// What a face sees of one HTTP request and its response, whichever engine and thread own the
+// socket: a uWS exchange (uws.ts), a node:http one (node-engine.ts), or one forwarded from a
+// front-end thread (thread-bridge.ts).
 
 import type { RequestHead } from './request-head.js';
 

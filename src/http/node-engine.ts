@@ -24,18 +24,19 @@ import { joinHeaders, type RequestHead } from './request-head.js';
 /** Bytes of request body kept in memory before the socket is paused. */
 const BODY_HIGH_WATER = 1 << 20;
 /** Largest request body chunk made of several queued ones. */
-const COALESCE = 512 << 10;
+const COALESCE = 1 << 20;
 /** Smallest request body chunk handed over before the body's end. */
-const BODY_CHUNK_MIN = 256 << 10;
+const BODY_CHUNK_MIN = 512 << 10;
 /** Largest piece of a streamed response body asked of its source at once. */
 const STREAM_CHUNK = 1 << 20;
 /**
- * A connection whose request head has not fully arrived after this long is answered RequestTimeout
- * (S3 closes a socket "not read from or written to within the timeout period" after about 20 s).
+ * A request whose head has not fully arrived this long after its first byte is answered
+ * RequestTimeout (S3's error for a socket "not read from or written to within the timeout period").
+ * Well below IDLE_TIMEOUT_MS, which would otherwise drop such a connection first, without an answer.
  */
-const HEAD_TIMEOUT_MS = 20_000;
+const HEAD_TIMEOUT_MS = 10_000;
 /** How often Node checks the head timeout. */
-const TIMEOUT_CHECK_MS = 2_000;
+const TIMEOUT_CHECK_MS = 1_000;
 /** A client that neither sends the body it announced nor reads the answer for this long is dropped. */
 const IDLE_TIMEOUT_MS = 20_000;
 /** An idle keep-alive connection is closed after this long, as uWS closes its idle ones (10 s). */
@@ -62,7 +63,7 @@ const NON_ASCII = /[\x80-\xff]/;
  * http client, so the AWS SDK for JavaScript, sends `é` as the byte 0xE9 and signs its UTF-8 form).
  * SigV4 hashes the UTF-8 form of the text, so both sign.
  */
-function headerText(value: string): string {
+export function headerText(value: string): string {
   if (!NON_ASCII.test(value)) return value;
   const bytes = Buffer.from(value, 'latin1');
   return isUtf8(bytes) ? bytes.toString('utf8') : value;
@@ -78,7 +79,7 @@ const ABOVE_LATIN1 = /[^\x00-\xff]/;
  * Latin-1 (Python's http.client, Node's http) get their text back; a value with characters beyond
  * goes out as UTF-8. Control characters become spaces (header-fields.ts).
  */
-function sendableValue(value: string): string {
+export function sendableValue(value: string): string {
   if (!UNSENDABLE.test(value)) return value;
   const safe = safeFieldValue(value);
   return ABOVE_LATIN1.test(safe) ? Buffer.from(safe, 'utf8').toString('latin1') : safe;
@@ -594,6 +595,9 @@ export function listen(
     });
     server.listen({ host, port, reusePort: sharedPort }, () => {
       server.removeAllListeners('error');
+      // a failed accept (EMFILE) is passing: Node keeps accepting, and an 'error' nobody listens
+      // for would end the process
+      server.on('error', () => undefined);
       let closing: Promise<void> | undefined;
       resolve({
         port: (server.address() as AddressInfo).port,

@@ -1,5 +1,5 @@
-// What a handler may know about a request: copied out of uWS synchronously (uWS request
-// objects die when the callback returns, style.md §5).
+// What a handler may know about a request: copied out of the HTTP engine synchronously (uWS
+// request objects die when the callback returns, style.md §5).
 
 export interface RequestHead {
   /** upper-case method as sent */

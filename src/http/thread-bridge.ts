@@ -1,6 +1,6 @@
 // Hands a request from a front-end thread to the writer thread over a MessagePort, and its answer
 // back: the front end keeps the socket (body read with back-pressure, response written by its
-// uWS exchange); the writer sees an Exchange like any other and answers it with its own handler.
+// engine's exchange); the writer sees an Exchange like any other and answers it with its own handler.
 
 import type { MessagePort } from 'node:worker_threads';
 import { asBuffer, exact } from '../cross-thread-bytes.js';

@@ -2,7 +2,8 @@
 // reload and checked once. uWS loads a context by file name when a handshake first names a server
 // (SNI), in each thread, long after the start or reload: read from the operator's files, a name
 // first seen after those were rewritten, or while they are being rewritten, would get other files
-// than the checked ones, or broken ones, and its handshake would fail.
+// than the checked ones, or broken ones, and its handshake would fail. (The node engine reads the
+// files once per reload, in each thread.)
 
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';

@@ -110,6 +110,8 @@ function headerLines(g: Gen): string[] {
 interface Outcome {
   status?: number;
   target: string;
+  /** the answer is uWS v20.57's own HTML page for what its parser refused (README Known limits) */
+  uwsParserPage?: boolean;
 }
 
 /** One hostile request; resolves with the final status when one came (or none: closed, cut off, or left open by the client). */
@@ -135,7 +137,8 @@ function hostile(g: Gen, port: number, target: string): Promise<Outcome> {
       // the last status line received: 100 Continue may come first
       const statuses = [...received.toString('latin1').matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
       const final = statuses.filter((s) => s >= 200);
-      resolve({ status: final[0], target: `${method} ${target.slice(0, 120)}` });
+      const uwsParserPage = /HTTP\/1\.1 \d{3} [^\r]*\r\nConnection: close\r\n\r\n<h1>/.test(received.toString('latin1'));
+      resolve({ status: final[0], target: `${method} ${target.slice(0, 120)}`, uwsParserPage });
     };
     socket.setTimeout(2000, settle);
     socket.on('error', settle);
@@ -174,7 +177,9 @@ it(`answers ${REQUESTS} hostile requests on both faces without a 5xx, an error l
   const answered = outcomes.filter((o) => o.status !== undefined);
   // most requests get a final answer; the cut-off ones and those left waiting for a body do not
   expect(answered.length).toBeGreaterThan(REQUESTS / 2);
-  expect(answered.filter((o) => o.status! >= 500), `seed ${SEED}`).toEqual([]);
+  // uWS v20.57 answers a request line with a space or a byte above 0x7F in its target `505 HTTP Version Not Supported`
+  // itself, before Tusk sees it (README Known limits); every other 5xx is Tusk's
+  expect(answered.filter((o) => o.status! >= 500 && !(o.status === 505 && o.uwsParserPage)), `seed ${SEED}`).toEqual([]);
   expect(server.alive()).toBe(true);
   const errorLines = server.output().split('\n').filter((l) => /"level":(50|60)/.test(l));
   expect(errorLines, `seed ${SEED}`).toEqual([]);

@@ -218,6 +218,31 @@ describe('what the parser refuses', () => {
   });
 });
 
+describe('clients that stop', () => {
+  it('answers a head unfinished after 10 s with RequestTimeout, drops an upload stalled for 20 s and stores nothing of it', async () => {
+    const path = objectPath(bucket, 'stalled');
+    const { headers } = signHeaders({
+      method: 'PUT',
+      path,
+      headers: [['host', `127.0.0.1:${ctx.server.port}`], ['content-length', '100']],
+      credentials: ctx.server.root,
+      payloadHash: UNSIGNED_PAYLOAD,
+    });
+    const started = Date.now();
+    const [head, upload] = await Promise.all([
+      exchange(ctx.server.port, `GET /${bucket} HTTP/1.1\r\nHost: h\r\nx-slow: `, 30_000),
+      exchange(ctx.server.port, `PUT ${path} HTTP/1.1\r\n${headers.map(([n, v]) => `${n}: ${v}`).join('\r\n')}\r\n\r\n0123456789`, 30_000),
+    ]);
+    expect(head.closed).toBe(true);
+    expect(statuses(head.text)).toEqual([400]);
+    expect(firstBody(head.text)).toContain('<Code>RequestTimeout</Code>');
+    expect(upload.closed).toBe(true);
+    expect(statuses(upload.text)).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(25_000);
+    await absent('stalled');
+  }, 40_000);
+});
+
 describe('request smuggling', () => {
   /** A signed PUT of `key` with an empty body: stored if any server ever takes it for a request. */
   function hidden(key: string): string {

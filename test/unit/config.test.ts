@@ -31,6 +31,13 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(() => loadConfig(['--threads', '0'], {})).toThrow(/threads/);
   });
 
+  it('listens on the HTTP engine auto picks unless --http-engine or TUSK_HTTP_ENGINE names one', () => {
+    expect(loadConfig([], {}).httpEngine).toBe('auto');
+    expect(loadConfig([], { TUSK_HTTP_ENGINE: 'node' }).httpEngine).toBe('node');
+    expect(loadConfig(['--http-engine', 'uws'], { TUSK_HTTP_ENGINE: 'node' }).httpEngine).toBe('uws');
+    expect(() => loadConfig(['--http-engine', 'uWS'], {})).toThrow("http-engine: expected auto, uws or node, got 'uWS'");
+  });
+
   it('takes the environment, and flags win over it', () => {
     const env = {
       TUSK_LISTEN: '0.0.0.0:9100', TUSK_REGION: 'eu-west-1', TUSK_DURABILITY: 'relaxed', TUSK_DOMAIN: 's3.a.test, s3.b.test',

@@ -5,6 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../../src/http/listener.js';
+import { NODE_SHARES_PORTS } from '../../../src/http/node-engine.js';
+import { uwsAvailability } from '../../../src/http/uws.js';
 import { REPO_ROOT, spawnUntil, type ReadyProbe } from './child-process.js';
 
 const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');
@@ -69,6 +71,17 @@ export interface TuskServer {
   kill9(): Promise<void>;
   /** Stops the process (if running) and removes the data dir. */
   dispose(): Promise<void>;
+}
+
+/**
+ * Whether the servers this suite starts (on TUSK_HTTP_ENGINE's engine, under this Node) run the
+ * threads they are asked for: the node engine shares a port between threads from Node 22.12 on,
+ * and serves on one thread before (README Known limits).
+ */
+export function listenerThreadsRun(): boolean {
+  const engine = process.env.TUSK_HTTP_ENGINE || 'auto';
+  const node = engine === 'node' || (engine === 'auto' && !('module' in uwsAvailability()));
+  return !node || NODE_SHARES_PORTS;
 }
 
 export function randomCredentials(prefix = 'TUSK'): Credentials {
