@@ -39,6 +39,12 @@ export interface S3ObjectAttrs {
   uploadEncryption?: UploadEncryption;
   /** uploads only: who created it (principalId), who may abort it and list its parts besides the owner */
   initiator?: string;
+  /**
+   * canonical id of the object's (or upload's) owner when it is not the bucket owner: set at write
+   * time from the bucket's ownership controls (authz/authorize.ts ownerOfNewObject); absent on
+   * every object written before Tusk kept it, which the bucket owner owns
+   */
+  owner?: string;
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
