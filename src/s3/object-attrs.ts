@@ -2,6 +2,7 @@
 // (size, etag, time, version id, extents): the engine holds it as opaque `attrs`.
 
 import type { BucketRecord, CannedAcl, ObjectVersion, Store } from '../store/types.js';
+import type { WebsiteConfiguration } from './website.js';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 
@@ -78,6 +79,8 @@ export interface S3Bucket extends BucketRecord {
   encryption?: BucketEncryption;
   /** the bucket's own tags (PutBucketTagging) */
   tags?: Array<[string, string]>;
+  /** static website configuration (PutBucketWebsite) */
+  website?: WebsiteConfiguration;
 }
 
 export interface BucketEncryption {
