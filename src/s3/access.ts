@@ -6,8 +6,14 @@ import type { CannedAcl } from '../store/types.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';
 import type { S3Bucket } from './object-attrs.js';
+import type { OwnerXml } from './xml.js';
 
 export type Principal = { kind: 'anonymous' } | { kind: 'key'; key: AccessKey };
+
+/** An `<Owner>` (or `<Initiator>`) for the account with canonical id `id`. */
+export function ownerNamed(ctx: S3Context, id: string): OwnerXml {
+  return { id, displayName: ctx.services.accounts.byCanonicalId(id)?.displayName ?? '' };
+}
 
 /** Who a principal is, as aws:userid names it: the account's canonical id, or `anonymous`. */
 export function principalId(p: Principal): string {

@@ -32,6 +32,7 @@ import {
   handlePutPublicAccessBlock,
 } from './handlers/bucket-access.js';
 import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from './handlers/bucket-tagging.js';
+import { handleDeleteBucketWebsite, handleGetBucketWebsite, handlePutBucketWebsite } from './handlers/bucket-website.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
 import { handlePostObject } from './handlers/post-object.js';
 import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
@@ -91,6 +92,9 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   PutPublicAccessBlock: handlePutPublicAccessBlock,
   GetPublicAccessBlock: handleGetPublicAccessBlock,
   DeletePublicAccessBlock: handleDeletePublicAccessBlock,
+  PutBucketWebsite: handlePutBucketWebsite,
+  GetBucketWebsite: handleGetBucketWebsite,
+  DeleteBucketWebsite: handleDeleteBucketWebsite,
   PutBucketCors: handlePutBucketCors,
   GetBucketCors: handleGetBucketCors,
   DeleteBucketCors: handleDeleteBucketCors,

@@ -2,6 +2,7 @@
 // (size, etag, time, version id, extents): the engine holds it as opaque `attrs`.
 
 import type { BucketRecord, CannedAcl, ObjectVersion, Store } from '../store/types.js';
+import type { WebsiteConfiguration } from './website.js';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 
@@ -39,6 +40,12 @@ export interface S3ObjectAttrs {
   uploadEncryption?: UploadEncryption;
   /** uploads only: who created it (principalId), who may abort it and list its parts besides the owner */
   initiator?: string;
+  /**
+   * canonical id of the object's (or upload's) owner when it is not the bucket owner: set at write
+   * time from the bucket's ownership controls (authz/authorize.ts ownerOfNewObject); absent on
+   * every object written before Tusk kept it, which the bucket owner owns
+   */
+  owner?: string;
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';
@@ -72,6 +79,8 @@ export interface S3Bucket extends BucketRecord {
   encryption?: BucketEncryption;
   /** the bucket's own tags (PutBucketTagging) */
   tags?: Array<[string, string]>;
+  /** static website configuration (PutBucketWebsite) */
+  website?: WebsiteConfiguration;
 }
 
 export interface BucketEncryption {

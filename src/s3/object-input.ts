@@ -3,7 +3,9 @@
 // conditionals, and the headers that imply features Tusk does not have (s3.md §3.0.3–3.0.4).
 
 import type { S3Context } from './context.js';
+import { parseCannedAcl, principalId } from './access.js';
 import { checkSettableAcl, requestedAcl } from './authz/acl-request.js';
+import { ownerOfNewObject } from './authz/authorize.js';
 import { normalizeEtag } from './conditionals.js';
 import { S3Error } from './errors.js';
 import type { S3Bucket, S3ObjectAttrs } from './object-attrs.js';
@@ -73,8 +75,10 @@ export function writeCondition(headers: Headers): WriteCondition | undefined {
  * The ACL (canned or x-amz-grant-*) and object-lock headers are checked against the bucket.
  */
 export function objectAttrsOf(ctx: S3Context, bucket: S3Bucket, headers: Headers, contentEncoding: string | undefined): S3ObjectAttrs {
-  const { acl, grants } = requestedAcl(headers, bucket.owner, ctx.services.accounts);
-  checkSettableAcl(bucket, acl, grants);
+  const owner = ownerOfNewObject(bucket, ctx.principal, parseCannedAcl(headers['x-amz-acl']));
+  const { acl, grants, given } = requestedAcl(headers, owner, ctx.services.accounts);
+  // a write that names no ACL is always taken, whoever writes (AWS *Controlling ownership*)
+  if (given) checkSettableAcl(bucket, acl, grants, principalId(ctx.principal));
   const attrs: S3ObjectAttrs = {
     contentType: headers['content-type'] ?? DEFAULT_CONTENT_TYPE,
     storageClass: storageClassOf(headers),
@@ -84,6 +88,7 @@ export function objectAttrsOf(ctx: S3Context, bucket: S3Bucket, headers: Headers
     meta: userMetadataOf(headers),
     ...lockOfNewVersion(headers, bucket, Date.now()),
   };
+  if (owner !== bucket.owner) attrs.owner = owner;
   const tags = parseTaggingHeader(headers['x-amz-tagging']);
   if (tags && tags.length > 0) attrs.tags = tags;
   return attrs;

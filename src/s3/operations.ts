@@ -66,6 +66,9 @@ export const IMPLEMENTED_OPERATIONS = [
   'PutBucketLifecycleConfiguration',
   'GetBucketLifecycleConfiguration',
   'DeleteBucketLifecycle',
+  'PutBucketWebsite',
+  'GetBucketWebsite',
+  'DeleteBucketWebsite',
 ] as const;
 
 /** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */

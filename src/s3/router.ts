@@ -99,7 +99,7 @@ export function resolveResource(head: RequestHead, domains: readonly string[]): 
 
 /** §1.6: bucket sub-resources answered with S3's "not configured" result. */
 export const BUCKET_STUBS = [
-  'website', 'replication', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
+  'replication', 'logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics',
   'inventory', 'intelligent-tiering',
 ] as const;
 
@@ -133,6 +133,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('publicAccessBlock')) return { op: 'PutPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'PutBucketLifecycleConfiguration' };
+      if (q.has('website')) return { op: 'PutBucketWebsite' };
       if (q.has('encryption')) return { op: 'PutBucketEncryption' };
       if (q.has('tagging')) return { op: 'PutBucketTagging' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
@@ -157,6 +158,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('publicAccessBlock')) return { op: 'GetPublicAccessBlock' };
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'GetBucketLifecycleConfiguration' };
+      if (q.has('website')) return { op: 'GetBucketWebsite' };
       if (q.has('encryption')) return { op: 'GetBucketEncryption' };
       if (q.has('tagging')) return { op: 'GetBucketTagging' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
@@ -169,6 +171,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('ownershipControls')) return { op: 'DeleteBucketOwnershipControls' };
       if (q.has('publicAccessBlock')) return { op: 'DeletePublicAccessBlock' };
       if (q.has('lifecycle')) return { op: 'DeleteBucketLifecycle' };
+      if (q.has('website')) return { op: 'DeleteBucketWebsite' };
       if (q.has('encryption')) return { op: 'DeleteBucketEncryption' };
       if (q.has('tagging')) return { op: 'DeleteBucketTagging' };
       if (stub) return { op: 'DeleteBucketSubresourceStub', subresource: stub };

@@ -123,9 +123,12 @@ const MATRIX: Record<MatrixOp, Cell> = {
   GetBucketTagging: { method: 'GET', target: 'bucket', query: 'tagging', need: 'owner' },
   PutBucketTagging: { method: 'PUT', target: 'bucket', query: 'tagging', body: '<bad/>', need: 'owner' },
   DeleteBucketTagging: { method: 'DELETE', target: 'bucket', query: 'tagging', need: 'owner' },
-  GetBucketSubresourceStub: { method: 'GET', target: 'bucket', query: 'website', need: 'owner' },
-  PutBucketSubresourceStub: { method: 'PUT', target: 'bucket', query: 'website', body: '<bad/>', need: 'owner', allowedStatus: 501 },
-  DeleteBucketSubresourceStub: { method: 'DELETE', target: 'bucket', query: 'website', need: 'owner' },
+  GetBucketWebsite: { method: 'GET', target: 'bucket', query: 'website', need: 'owner' },
+  PutBucketWebsite: { method: 'PUT', target: 'bucket', query: 'website', body: '<bad/>', need: 'owner' },
+  DeleteBucketWebsite: { method: 'DELETE', target: 'bucket', query: 'website', need: 'owner' },
+  GetBucketSubresourceStub: { method: 'GET', target: 'bucket', query: 'replication', need: 'owner' },
+  PutBucketSubresourceStub: { method: 'PUT', target: 'bucket', query: 'replication', body: '<bad/>', need: 'owner', allowedStatus: 501 },
+  DeleteBucketSubresourceStub: { method: 'DELETE', target: 'bucket', query: 'replication', need: 'owner' },
 };
 
 // AWS *Canned ACL* (bucket and object get the same canned ACL here) and the explicit grant

@@ -142,6 +142,31 @@ describe('encryption at rest', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('SSE-S3 with a KMS key id is 400 InvalidArgument, on PUT, multipart, copy and the bucket default, and nothing is stored', async () => {
+    const b = bucketName('sse-kms-id');
+    await s3.send(new CreateBucketCommand({ Bucket: b }));
+    const keyId = 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    const withId = { ServerSideEncryption: 'AES256', SSEKMSKeyId: keyId } as const;
+    const INVALID_ARGUMENT = { name: 'InvalidArgument', $metadata: { httpStatusCode: 400 } };
+    const raw = await s3Request(server, {
+      method: 'PUT', bucket: b, key: 'raw', body: 'x',
+      headers: { 'x-amz-server-side-encryption': 'AES256', 'x-amz-server-side-encryption-aws-kms-key-id': keyId },
+    });
+    expectS3Error(raw, 400, 'InvalidArgument', 'PUT');
+    expect(raw.body.toString()).toContain('requires HTTP header x-amz-server-side-encryption : aws:kms');
+    await expect(s3.send(new PutObjectCommand({ Bucket: b, Key: 'k', Body: 'x', ...withId }))).rejects.toMatchObject(INVALID_ARGUMENT);
+    await expect(s3.send(new CreateMultipartUploadCommand({ Bucket: b, Key: 'm', ...withId }))).rejects.toMatchObject(INVALID_ARGUMENT);
+    await s3.send(new PutObjectCommand({ Bucket: b, Key: 'src', Body: 'x' }));
+    await expect(s3.send(new CopyObjectCommand({ Bucket: b, Key: 'copy', CopySource: `${b}/src`, ...withId }))).rejects.toMatchObject(INVALID_ARGUMENT);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: b }));
+    expect((listed.Contents ?? []).map((o) => o.Key)).toEqual(['src']);
+    await expect(s3.send(new PutBucketEncryptionCommand({
+      Bucket: b,
+      ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256', KMSMasterKeyID: keyId } }] },
+    }))).rejects.toMatchObject(INVALID_ARGUMENT);
+    await expect(s3.send(new GetBucketEncryptionCommand({ Bucket: b }))).rejects.toMatchObject({ name: 'ServerSideEncryptionConfigurationNotFoundError' });
+  });
+
   it('SSE-C: round trip with ranges, the key is required and checked on every read, no plaintext on disk', async () => {
     const key = randomBytes(32);
     const sseC = { SSECustomerAlgorithm: 'AES256', SSECustomerKey: key.toString('base64') } as const;

@@ -38,11 +38,15 @@ export function isOwnerOnlyAcl(acl: CannedAcl, grants: StoredAcl | undefined, bu
 }
 
 /**
- * BucketOwnerEnforced: only an owner-full-control ACL may be set (400 AccessControlListNotSupported);
- * BlockPublicAcls: a public ACL is refused (403 AccessDenied) (AWS *Controlling ownership*, *Blocking public access*).
+ * BucketOwnerEnforced: only the bucket owner's full control may be set, as bucket-owner-full-control
+ * or an ACL that is the same when `writer` owns the resource (so `private` from the bucket owner,
+ * not from another account) (400 AccessControlListNotSupported); BlockPublicAcls: a public ACL is
+ * refused (403 AccessDenied) (AWS *Controlling ownership*, *Troubleshooting* "bucket owner full
+ * control ACLs or an equivalent form", *Blocking public access*).
  */
-export function checkSettableAcl(bucket: S3Bucket, acl: CannedAcl, grants: StoredAcl | undefined): void {
+export function checkSettableAcl(bucket: S3Bucket, acl: CannedAcl, grants: StoredAcl | undefined, writer = bucket.owner): void {
   const effective = effectiveAcl(acl, grants, bucket.owner);
-  if (aclsDisabled(bucket) && !ownerOnly(effective, bucket.owner)) throw new S3Error('AccessControlListNotSupported');
+  const ownerFullControl = (acl === 'bucket-owner-full-control' && !grants) || ownerOnly(effectiveAcl(acl, grants, writer), bucket.owner);
+  if (aclsDisabled(bucket) && !ownerFullControl) throw new S3Error('AccessControlListNotSupported');
   if (bucket.access?.publicAccessBlock?.blockPublicAcls && isPublicAcl(effective)) throw new S3Error('AccessDenied');
 }

@@ -36,9 +36,17 @@ export interface GranteeDirectory {
 const owner = (id: string): AclGrant => ({ grantee: { type: 'CanonicalUser', id }, permission: 'FULL_CONTROL' });
 const group = (uri: string, permission: AclPermission): AclGrant => ({ grantee: { type: 'Group', uri }, permission });
 
-/** The grant set of a canned ACL (AWS *Canned ACL* table); the bucket owner owns every object here (s3.md §2.11). */
-export function cannedGrants(acl: CannedAcl, ownerId: string): AclGrant[] {
+/**
+ * The grant set of a canned ACL (AWS *Canned ACL* table) for a resource `ownerId` owns in a bucket
+ * `bucketOwnerId` owns: bucket-owner-read / -full-control add the bucket owner when it is another account.
+ */
+export function cannedGrants(acl: CannedAcl, ownerId: string, bucketOwnerId = ownerId): AclGrant[] {
+  const foreign = bucketOwnerId !== ownerId;
   switch (acl) {
+    case 'bucket-owner-read':
+      return foreign ? [owner(ownerId), { grantee: { type: 'CanonicalUser', id: bucketOwnerId }, permission: 'READ' }] : [owner(ownerId)];
+    case 'bucket-owner-full-control':
+      return foreign ? [owner(ownerId), owner(bucketOwnerId)] : [owner(ownerId)];
     case 'public-read':
       return [owner(ownerId), group(ALL_USERS, 'READ')];
     case 'public-read-write':
@@ -52,8 +60,8 @@ export function cannedGrants(acl: CannedAcl, ownerId: string): AclGrant[] {
   }
 }
 
-export function effectiveAcl(canned: CannedAcl, stored: StoredAcl | undefined, ownerId: string): StoredAcl {
-  return stored ?? { owner: ownerId, grants: cannedGrants(canned, ownerId) };
+export function effectiveAcl(canned: CannedAcl, stored: StoredAcl | undefined, ownerId: string, bucketOwnerId = ownerId): StoredAcl {
+  return stored ?? { owner: ownerId, grants: cannedGrants(canned, ownerId, bucketOwnerId) };
 }
 
 function isPublicGrantee(g: AclGrantee): boolean {

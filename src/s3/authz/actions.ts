@@ -68,7 +68,6 @@ const uploadOp = (action: string, capability: Capability): OperationAccess => ({
 /** §1.6 stub sub-resource → its Get action (Put/Delete use the Put action, as S3 does for deletes of configuration). */
 const STUB_ACTIONS: Record<string, [get: string, put: string]> = {
   lifecycle: ['s3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'],
-  website: ['s3:GetBucketWebsite', 's3:PutBucketWebsite'],
   encryption: ['s3:GetEncryptionConfiguration', 's3:PutEncryptionConfiguration'],
   replication: ['s3:GetReplicationConfiguration', 's3:PutReplicationConfiguration'],
   logging: ['s3:GetBucketLogging', 's3:PutBucketLogging'],
@@ -154,6 +153,9 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   PutBucketLifecycleConfiguration: bucket('s3:PutLifecycleConfiguration', 'write'),
   // AWS has no action of its own for the delete: it is s3:PutLifecycleConfiguration
   DeleteBucketLifecycle: bucket('s3:PutLifecycleConfiguration', 'write'),
+  GetBucketWebsite: bucket('s3:GetBucketWebsite', 'read'),
+  PutBucketWebsite: bucket('s3:PutBucketWebsite', 'write'),
+  DeleteBucketWebsite: bucket('s3:DeleteBucketWebsite', 'write'),
   GetBucketSubresourceStub: { action: stubAction(0), scope: 'bucket', capability: 'read' },
   PutBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },
   DeleteBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },

@@ -4,7 +4,8 @@
 // block and BucketOwnerEnforced shape the last two steps.
 
 import type { Principal } from '../access.js';
-import type { S3Bucket, StoredAcl } from '../object-attrs.js';
+import type { CannedAcl } from '../../store/types.js';
+import type { S3Bucket, S3ObjectAttrs, StoredAcl } from '../object-attrs.js';
 import { aclAllows, effectiveAcl } from './acl.js';
 import type { AclNeed, OperationAccess } from './actions.js';
 import { compiledPolicy, evaluatePolicy, policyMayAllow, type ConditionValues, type PolicyPrincipal } from './policy.js';
@@ -27,8 +28,9 @@ export interface AuthzRequest {
 }
 
 export const BUCKET_OWNER_ENFORCED = 'BucketOwnerEnforced';
+export const BUCKET_OWNER_PREFERRED = 'BucketOwnerPreferred';
 /** The values of x-amz-object-ownership and PutBucketOwnershipControls (AWS *Controlling ownership of objects*). */
-export const OBJECT_OWNERSHIPS: ReadonlySet<string> = new Set([BUCKET_OWNER_ENFORCED, 'BucketOwnerPreferred', 'ObjectWriter']);
+export const OBJECT_OWNERSHIPS: ReadonlySet<string> = new Set([BUCKET_OWNER_ENFORCED, BUCKET_OWNER_PREFERRED, 'ObjectWriter']);
 
 const ANONYMOUS: PolicyPrincipal = Object.freeze({ anonymous: true });
 /** one PolicyPrincipal per account, made on its first request (accounts are few and long-lived) */
@@ -55,6 +57,32 @@ export function isBucketOwner(p: Principal, bucket: S3Bucket): boolean {
 /** ACLs are disabled by BucketOwnerEnforced (AWS *Controlling ownership of objects*). */
 export function aclsDisabled(bucket: S3Bucket): boolean {
   return bucket.objectOwnership === BUCKET_OWNER_ENFORCED;
+}
+
+/**
+ * Who owns an object (or upload) `p` writes now into `bucket` with the canned ACL `acl` (AWS
+ * *Controlling ownership of objects*): BucketOwnerEnforced the bucket owner; BucketOwnerPreferred
+ * the bucket owner when the writer sends bucket-owner-full-control, else the writer; ObjectWriter,
+ * and a bucket without ownership controls (S3's behaviour before them), the writer. An anonymous
+ * write (a public-read-write bucket) is the bucket owner's: Tusk has no anonymous owner to name.
+ */
+export function ownerOfNewObject(bucket: S3Bucket, p: Principal, acl: CannedAcl | undefined): string {
+  if (p.kind === 'anonymous') return bucket.owner;
+  if (bucket.objectOwnership === BUCKET_OWNER_ENFORCED) return bucket.owner;
+  if (bucket.objectOwnership === BUCKET_OWNER_PREFERRED && acl === 'bucket-owner-full-control') return bucket.owner;
+  return p.key.account.canonicalId;
+}
+
+/** The owner of a stored object or upload; BucketOwnerEnforced gives the bucket owner every object, older ones too (AWS). */
+export function objectOwner(bucket: S3Bucket, attrs: S3ObjectAttrs): string {
+  return aclsDisabled(bucket) ? bucket.owner : attrs.owner ?? bucket.owner;
+}
+
+/** A stored object's ACL: its grants, or its canned ACL expanded for its owner and the bucket owner. */
+export function objectAcl(bucket: S3Bucket, attrs: S3ObjectAttrs): StoredAcl {
+  // with ACLs disabled the stored grants count for nothing: S3 shows the bucket owner's full control
+  if (aclsDisabled(bucket)) return effectiveAcl('private', undefined, bucket.owner);
+  return effectiveAcl(attrs.acl, attrs.grants, objectOwner(bucket, attrs), bucket.owner);
 }
 
 export function bucketAcl(bucket: S3Bucket): StoredAcl {

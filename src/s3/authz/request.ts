@@ -7,9 +7,8 @@ import type { S3Context } from '../context.js';
 import type { S3Bucket, S3Object, S3ObjectAttrs } from '../object-attrs.js';
 import { principalId } from '../access.js';
 import type { Upload } from '../../store/types.js';
-import { OPERATION_ACCESS, actionOf, versionAccess, type OperationAccess } from './actions.js';
-import { effectiveAcl } from './acl.js';
-import { authorize, objectAclAllows, type Verdict } from './authorize.js';
+import { OPERATION_ACCESS, actionOf, versionAccess, type AclNeed, type OperationAccess } from './actions.js';
+import { authorize, objectAcl, objectAclAllows, objectOwner, type Verdict } from './authorize.js';
 import type { ConditionValues } from './policy.js';
 
 const SIGV4 = 'AWS4-HMAC-SHA256';
@@ -183,11 +182,19 @@ export function canListBucket(ctx: S3Context, bucket: S3Bucket): boolean {
 
 /** The object step for operations whose ACL permission is on the object (GetObject, Get/PutObjectAcl). */
 export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3Object): void {
-  if (ctx.verdict !== 'object-acl') return;
-  const need = requestAccess(ctx).acl!;
-  if (!objectAclAllows(ctx.principal, bucket, effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner), need)) {
-    throw new S3Error('AccessDenied');
-  }
+  const need = requestAccess(ctx).acl;
+  if (ctx.verdict !== 'object-acl' && !ownedElsewhere(bucket, object, need)) return;
+  if (!objectAclAllows(ctx.principal, bucket, objectAcl(bucket, object.attrs), need!)) throw new S3Error('AccessDenied');
+}
+
+/**
+ * An object another account owns: the bucket owner's ownership and bucket policy grant nothing on
+ * it, its own ACL decides (AWS *How Amazon S3 authorizes a request for an object operation*: "the
+ * bucket owner can't grant permissions on objects that it doesn't own"). Operations whose ACL
+ * permission is on the bucket (DeleteObject: WRITE) stay the bucket's.
+ */
+function ownedElsewhere(bucket: S3Bucket, object: S3Object, need: AclNeed | undefined): boolean {
+  return need?.on === 'object' && objectOwner(bucket, object.attrs) !== bucket.owner;
 }
 
 /**
@@ -198,9 +205,8 @@ export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3
 export function requireReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean, values = conditionValues(ctx)): void {
   const access = versionAccess(OPERATION_ACCESS.GetObject, byVersionId);
   const verdict = objectVerdict(ctx, access, bucket, object.key, values);
-  if (verdict === 'allow') return;
-  const acl = effectiveAcl(object.attrs.acl, object.attrs.grants, bucket.owner);
-  if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, acl, access.acl!)) throw new S3Error('AccessDenied');
+  if (verdict === 'allow' && !ownedElsewhere(bucket, object, access.acl)) return;
+  if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, objectAcl(bucket, object.attrs), access.acl!)) throw new S3Error('AccessDenied');
 }
 
 /**

@@ -3,9 +3,9 @@
 // (READ_ACP / WRITE_ACP); the object forms finish with the object's own ACL.
 
 import type { ObjectAccessUpdate, S3Bucket, S3Object } from '../object-attrs.js';
-import { effectiveAcl, parseAccessControlPolicy, renderAccessControlPolicy } from '../authz/acl.js';
+import { parseAccessControlPolicy, renderAccessControlPolicy } from '../authz/acl.js';
 import { checkSettableAcl, granteeDirectory, requestedAcl } from '../authz/acl-request.js';
-import { aclsDisabled, bucketAcl } from '../authz/authorize.js';
+import { bucketAcl, objectAcl, objectOwner } from '../authz/authorize.js';
 import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
@@ -62,15 +62,13 @@ export async function handleGetObjectAcl(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const record = objectOf(ctx, bucket);
   const headers: Array<readonly [string, string]> = record.versionId !== 'null' ? [['x-amz-version-id', record.versionId]] : [];
-  // with ACLs disabled the stored grants count for nothing: S3 shows the bucket owner's full control
-  const acl = aclsDisabled(bucket) ? effectiveAcl('private', undefined, bucket.owner) : effectiveAcl(record.attrs.acl, record.attrs.grants, bucket.owner);
-  sendXml(ctx, renderAccessControlPolicy(acl, granteeDirectory(ctx.services.accounts)), headers);
+  sendXml(ctx, renderAccessControlPolicy(objectAcl(bucket, record.attrs), granteeDirectory(ctx.services.accounts)), headers);
 }
 
 export async function handlePutObjectAcl(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const record = objectOf(ctx, bucket);
-  const update = await aclOfPut(ctx, bucket.owner);
+  const update = await aclOfPut(ctx, objectOwner(bucket, record.attrs));
   checkSettableAcl(bucket, update.acl, update.grants);
   // the version named (or the latest read before the body) must be the one changed
   await ctx.services.store.updateAttrs(bucket.name, record.key, record.versionId, (attrs) => {

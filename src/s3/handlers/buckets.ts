@@ -139,7 +139,6 @@ export async function handleGetBucketLocation(ctx: S3Context): Promise<void> {
 
 const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> = {
   lifecycle: 'NoSuchLifecycleConfiguration',
-  website: 'NoSuchWebsiteConfiguration',
   replication: 'ReplicationConfigurationNotFoundError',
 };
 

@@ -2,12 +2,14 @@
 
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
-import type { S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
+import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
+import { ownerNamed } from '../access.js';
+import { objectOwner } from '../authz/authorize.js';
 import { sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
 import { parseEncodingType, urlEncodeListing } from './list-objects.js';
 import { partSize, uploadOf } from './multipart.js';
-import type { BucketRecord, ListUploadsResult, Part, Upload } from '../../store/types.js';
+import type { ListUploadsResult, Part, Upload } from '../../store/types.js';
 
 const MAX_LISTED = 1000;
 
@@ -23,15 +25,22 @@ function countParam(ctx: S3Context, name: string, fallback: number, cap = Number
   return Math.min(Number(raw), cap);
 }
 
-function ownerOf(ctx: S3Context, bucket: BucketRecord): OwnerXml {
-  return { id: bucket.owner, displayName: ctx.services.accounts.byCanonicalId(bucket.owner)?.displayName ?? '' };
+/** An upload's `<Initiator>` and `<Owner>`: who began it and who will own the object (AWS *ListParts*). */
+export interface UploadPeople {
+  initiator: OwnerXml;
+  owner: OwnerXml;
+}
+
+function peopleOf(ctx: S3Context, bucket: S3Bucket): (u: Upload<S3ObjectAttrs>) => UploadPeople {
+  // uploads begun before Tusk kept an initiator name the bucket owner, as they did then
+  return (u) => ({ initiator: ownerNamed(ctx, u.attrs.initiator ?? bucket.owner), owner: ownerNamed(ctx, objectOwner(bucket, u.attrs)) });
 }
 
 
 export interface ListPartsPage {
   bucket: string;
   upload: Upload<S3ObjectAttrs>;
-  owner: OwnerXml;
+  people: UploadPeople;
   marker: number;
   maxParts: number;
   parts: Part<S3PartAttrs>[];
@@ -41,7 +50,7 @@ export interface ListPartsPage {
 export function renderListPartsResult(p: ListPartsPage): string {
   const a = p.upload.attrs;
   let xml = el('Bucket', p.bucket) + el('Key', p.upload.key) + el('UploadId', p.upload.uploadId);
-  xml += ownerXml(p.owner, 'Initiator') + ownerXml(p.owner) + el('StorageClass', a.storageClass);
+  xml += ownerXml(p.people.initiator, 'Initiator') + ownerXml(p.people.owner) + el('StorageClass', a.storageClass);
   xml += el('PartNumberMarker', p.marker);
   xml += el('NextPartNumberMarker', p.parts.at(-1)?.partNumber ?? 0);
   xml += el('MaxParts', p.maxParts) + el('IsTruncated', p.isTruncated);
@@ -62,12 +71,12 @@ export async function handleListParts(ctx: S3Context): Promise<void> {
   const marker = countParam(ctx, 'part-number-marker', 0);
   const maxParts = countParam(ctx, 'max-parts', MAX_LISTED, MAX_LISTED);
   const { parts, isTruncated } = ctx.services.store.listParts(upload.uploadId, marker, maxParts);
-  sendXml(ctx, renderListPartsResult({ bucket: bucket.name, upload, owner: ownerOf(ctx, bucket), marker, maxParts, parts, isTruncated }));
+  sendXml(ctx, renderListPartsResult({ bucket: bucket.name, upload, people: peopleOf(ctx, bucket)(upload), marker, maxParts, parts, isTruncated }));
 }
 
 export interface ListUploadsPage {
   bucket: string;
-  owner: OwnerXml;
+  people: (u: Upload<S3ObjectAttrs>) => UploadPeople;
   keyMarker: string;
   uploadIdMarker: string;
   prefix: string;
@@ -98,7 +107,8 @@ export function renderListMultipartUploadsResult(p: ListUploadsPage): string {
   for (const item of p.result.items) {
     if (item.kind !== 'upload') continue;
     const u = item.upload;
-    xml += `<Upload>${el('Key', enc(u.key))}${el('UploadId', u.uploadId)}${ownerXml(p.owner, 'Initiator')}${ownerXml(p.owner)}`;
+    const people = p.people(u);
+    xml += `<Upload>${el('Key', enc(u.key))}${el('UploadId', u.uploadId)}${ownerXml(people.initiator, 'Initiator')}${ownerXml(people.owner)}`;
     xml += `${el('StorageClass', u.attrs.storageClass)}${el('Initiated', isoSeconds(u.initiated))}`;
     if (u.attrs.uploadChecksum) xml += el('ChecksumAlgorithm', u.attrs.uploadChecksum.algorithm);
     xml += '</Upload>';
@@ -119,6 +129,6 @@ export async function handleListMultipartUploads(ctx: S3Context): Promise<void> 
   const url = parseEncodingType(q);
   const result = ctx.services.store.listUploads(bucket.name, { prefix, delimiter, keyMarker, uploadIdMarker, maxUploads });
   sendXml(ctx, renderListMultipartUploadsResult({
-    bucket: bucket.name, owner: ownerOf(ctx, bucket), keyMarker, uploadIdMarker, prefix, delimiter, maxUploads, url, result,
+    bucket: bucket.name, people: peopleOf(ctx, bucket), keyMarker, uploadIdMarker, prefix, delimiter, maxUploads, url, result,
   }));
 }

@@ -5,10 +5,12 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
+import { ownerNamed } from '../access.js';
+import { objectOwner } from '../authz/authorize.js';
 import type { S3Object } from '../object-attrs.js';
 import { parseEncodingType, parseMaxKeys, urlEncodeListing } from './list-objects.js';
 
-/** One `<Version>` or `<DeleteMarker>`; `owner` is the page's `<Owner>` element. */
+/** One `<Version>` or `<DeleteMarker>`; `owner` is its `<Owner>` element. */
 function versionXml(v: S3Object, isLatest: boolean, owner: string, enc: (s: string) => string): string {
   // flags, dates and sizes need no escaping
   const common = `${el('Key', enc(v.key))}${el('VersionId', v.versionId)}<IsLatest>${isLatest}</IsLatest><LastModified>${isoSeconds(v.lastModified)}</LastModified>`;
@@ -32,8 +34,6 @@ export async function handleListObjectVersions(ctx: S3Context): Promise<void> {
   const url = parseEncodingType(q);
   const enc = url ? urlEncodeListing : (s: string) => s;
   const result = ctx.services.store.listVersions(bucket.name, { prefix, delimiter, keyMarker, versionIdMarker, maxKeys });
-  const account = ctx.services.accounts.byCanonicalId(bucket.owner);
-  const owner = ownerXml({ id: bucket.owner, displayName: account?.displayName ?? '' });
   let xml = el('Name', bucket.name) + el('Prefix', enc(prefix)) + el('KeyMarker', enc(keyMarker)) + el('VersionIdMarker', versionIdMarker);
   if (result.isTruncated) {
     xml += el('NextKeyMarker', enc(result.nextKeyMarker ?? ''));
@@ -44,7 +44,11 @@ export async function handleListObjectVersions(ctx: S3Context): Promise<void> {
   xml += el('IsTruncated', result.isTruncated);
   let prefixes = '';
   for (const item of result.items) {
-    if (item.kind === 'version') xml += versionXml(item.version, item.isLatest, owner, enc);
+    if (item.kind === 'version') {
+      // a delete marker is the bucket owner's: Tusk does not record who deleted
+      const owner = item.version.deleteMarker ? bucket.owner : objectOwner(bucket, item.version.attrs);
+      xml += versionXml(item.version, item.isLatest, ownerXml(ownerNamed(ctx, owner)), enc);
+    }
     else prefixes += `<CommonPrefixes>${el('Prefix', enc(item.prefix))}</CommonPrefixes>`;
   }
   xml += prefixes;

@@ -7,6 +7,8 @@ import { S3Error } from '../errors.js';
 import { send, sendXml } from '../respond.js';
 import { objectSize } from '../sse/sse.js';
 import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
+import { ownerNamed } from '../access.js';
+import { objectOwner } from '../authz/authorize.js';
 import type { ListResult } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object } from '../object-attrs.js';
@@ -84,28 +86,33 @@ interface Owner {
   DisplayName: string;
 }
 
-function ownerOf(ctx: S3Context, bucket: S3Bucket): Owner {
-  const account = ctx.services.accounts.byCanonicalId(bucket.owner);
-  return { ID: bucket.owner, DisplayName: account?.displayName ?? '' };
+/** Each listed object's owner (s3.md §2.11, set by the bucket's ownership controls when it was written). */
+type OwnerOf = (r: S3Object) => Owner;
+
+function ownerOf(ctx: S3Context, bucket: S3Bucket): OwnerOf {
+  return (r) => {
+    const { id, displayName } = ownerNamed(ctx, objectOwner(bucket, r.attrs));
+    return { ID: id, DisplayName: displayName };
+  };
 }
 
-/** One `<Contents>`; `ownerXml` is the page's `<Owner>` element, or empty. */
-function contentsXml(r: S3Object, enc: (s: string) => string, ownerXml: string): string {
+/** One `<Contents>`; `owned` is its `<Owner>` element, or empty. */
+function contentsXml(r: S3Object, enc: (s: string) => string, owned: string): string {
   // dates and sizes need no escaping
   return (
     `<Contents>${el('Key', enc(r.key))}<LastModified>${isoSeconds(r.lastModified)}</LastModified>${etagEl(r.etag)}` +
-    `<Size>${objectSize(r)}</Size>${ownerXml}${el('StorageClass', r.attrs.storageClass)}</Contents>`
+    `<Size>${objectSize(r)}</Size>${owned}${el('StorageClass', r.attrs.storageClass)}</Contents>`
   );
 }
 
-function contentsJson(r: S3Object, enc: (s: string) => string, owner: Owner | undefined): Record<string, unknown> {
+function contentsJson(r: S3Object, enc: (s: string) => string, owner: OwnerOf | undefined): Record<string, unknown> {
   return {
     Key: enc(r.key),
     LastModified: isoSeconds(r.lastModified),
     ETag: `"${r.etag}"`,
     Size: objectSize(r),
     StorageClass: r.attrs.storageClass,
-    ...(owner ? { Owner: owner } : {}),
+    ...(owner ? { Owner: owner(r) } : {}),
   };
 }
 
@@ -139,7 +146,7 @@ function runListing(ctx: S3Context, startAfter: string): Listing {
 }
 
 /** The seed's members first, in the seed's order (s3.md §3.7.1); `extra` members follow. */
-function sendJson(ctx: S3Context, L: Listing, owner: Owner | undefined, extra: Record<string, unknown>): void {
+function sendJson(ctx: S3Context, L: Listing, owner: OwnerOf | undefined, extra: Record<string, unknown>): void {
   const body: Record<string, unknown> = {
     Name: L.bucket.name,
     Prefix: L.enc(L.prefix),
@@ -155,12 +162,14 @@ function sendJson(ctx: S3Context, L: Listing, owner: Owner | undefined, extra: R
 }
 
 /** `<IsTruncated>` through the end of a ListBucketResult (§4.3, §4.4 share it). */
-function xmlItems(L: Listing, owner: Owner | undefined): string {
+function xmlItems(L: Listing, owner: OwnerOf | undefined): string {
   let xml = '';
   if (L.delimiter) xml += el('Delimiter', L.enc(L.delimiter));
   xml += el('IsTruncated', L.result.isTruncated);
-  const owned = owner ? ownerXml({ id: owner.ID, displayName: owner.DisplayName }) : '';
-  for (const r of L.objects) xml += contentsXml(r, L.enc, owned);
+  for (const r of L.objects) {
+    const o = owner?.(r);
+    xml += contentsXml(r, L.enc, o ? ownerXml({ id: o.ID, displayName: o.DisplayName }) : '');
+  }
   for (const p of L.prefixes) xml += `<CommonPrefixes>${el('Prefix', L.enc(p))}</CommonPrefixes>`;
   if (L.url) xml += el('EncodingType', 'url');
   return xml;

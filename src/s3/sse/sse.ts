@@ -22,6 +22,7 @@ export const H_SSE_C_KEY = 'x-amz-server-side-encryption-customer-key';
 export const H_SSE_C_KEY_MD5 = 'x-amz-server-side-encryption-customer-key-md5';
 export const AES256 = 'AES256';
 const KMS_VALUES = new Set(['aws:kms', 'aws:kms:dsse']);
+const KMS_HEADER_REQUIRED = 'Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms';
 
 /** What the S3 face needs for encryption at rest. */
 export interface SseSettings {
@@ -99,8 +100,11 @@ export function requestedEncryption(ctx: S3Context, bucket: S3Bucket): { mode: '
   const h = ctx.headers;
   const requested = h[H_SSE];
   if (requested !== undefined && KMS_VALUES.has(requested)) throw kmsNotImplemented();
-  if (requested === undefined && (h[H_SSE_KMS_KEY_ID] !== undefined || h[H_SSE_KMS_CONTEXT] !== undefined)) {
-    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE }, { message: 'Server Side Encryption with KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms' });
+  // a KMS key id or context without aws:kms (absent or AES256) is 400, as S3 answers; the id is never
+  // dropped silently (AWS "PutObject": the key id header applies only with aws:kms; MinIO's
+  // ErrInvalidEncryptionMethod carries the same wording)
+  if (h[H_SSE_KMS_KEY_ID] !== undefined || h[H_SSE_KMS_CONTEXT] !== undefined) {
+    throw new S3Error('InvalidArgument', { ArgumentName: H_SSE }, { message: KMS_HEADER_REQUIRED });
   }
   if (requested !== undefined && requested !== AES256) {
     throw new S3Error('InvalidArgument', { ArgumentName: H_SSE, ArgumentValue: requested }, { message: 'The encryption method specified is not supported' });

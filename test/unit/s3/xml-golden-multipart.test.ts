@@ -18,6 +18,10 @@ const NS = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
 const DECL = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const OWNER = { id: 'c'.repeat(64), displayName: 'o&wner' };
 const OWNER_XML = `<ID>${'c'.repeat(64)}</ID><DisplayName>o&amp;wner</DisplayName>`;
+/** an upload another account began: it is the Initiator, the bucket's ownership controls made OWNER the Owner */
+const WRITER = { id: 'd'.repeat(64), displayName: 'writer' };
+const WRITER_XML = `<ID>${'d'.repeat(64)}</ID><DisplayName>writer</DisplayName>`;
+const PEOPLE = { initiator: WRITER, owner: OWNER };
 const ATTRS: S3ObjectAttrs = { contentType: 'text/plain', storageClass: 'STANDARD', acl: 'private', headers: {}, meta: {} };
 
 describe('multipart responses', () => {
@@ -53,9 +57,9 @@ describe('multipart responses', () => {
     const parts = [
       { partNumber: 2, size: 5, etag: 'p2', lastModified: T, extents: [], attrs: { checksum: { algorithm: 'CRC32' as const, value: 'AQIDBA==', type: 'FULL_OBJECT' as const } } },
     ];
-    expect(renderListPartsResult({ bucket: 'b', upload, owner: OWNER, marker: 1, maxParts: 1, parts, isTruncated: true })).toBe(
+    expect(renderListPartsResult({ bucket: 'b', upload, people: PEOPLE, marker: 1, maxParts: 1, parts, isTruncated: true })).toBe(
       `${DECL}<ListPartsResult ${NS}><Bucket>b</Bucket><Key>k&amp;</Key><UploadId>UP</UploadId>` +
-        `<Initiator>${OWNER_XML}</Initiator><Owner>${OWNER_XML}</Owner><StorageClass>STANDARD</StorageClass>` +
+        `<Initiator>${WRITER_XML}</Initiator><Owner>${OWNER_XML}</Owner><StorageClass>STANDARD</StorageClass>` +
         '<PartNumberMarker>1</PartNumberMarker><NextPartNumberMarker>2</NextPartNumberMarker><MaxParts>1</MaxParts>' +
         '<IsTruncated>true</IsTruncated><ChecksumAlgorithm>CRC32</ChecksumAlgorithm><ChecksumType>COMPOSITE</ChecksumType>' +
         '<Part><PartNumber>2</PartNumber><LastModified>2025-01-31T12:00:00.000Z</LastModified><ETag>&quot;p2&quot;</ETag><Size>5</Size>' +
@@ -66,14 +70,14 @@ describe('multipart responses', () => {
   it('ListMultipartUploadsResult with prefixes, url encoding and next markers (§4.18)', () => {
     const upload = { bucket: 'b', key: 'a b+', uploadId: 'U1', initiated: T, attrs: ATTRS };
     const xml = renderListMultipartUploadsResult({
-      bucket: 'b', owner: OWNER, keyMarker: '', uploadIdMarker: '', prefix: '', delimiter: '/', maxUploads: 2, url: true,
+      bucket: 'b', people: () => PEOPLE, keyMarker: '', uploadIdMarker: '', prefix: '', delimiter: '/', maxUploads: 2, url: true,
       result: { items: [{ kind: 'upload', upload }, { kind: 'prefix', prefix: 'd ir/' }], isTruncated: true },
     });
     expect(xml).toBe(
       `${DECL}<ListMultipartUploadsResult ${NS}><Bucket>b</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker>` +
         '<NextKeyMarker>d%20ir/</NextKeyMarker><NextUploadIdMarker></NextUploadIdMarker><Delimiter>/</Delimiter><Prefix></Prefix>' +
         '<EncodingType>url</EncodingType><MaxUploads>2</MaxUploads><IsTruncated>true</IsTruncated>' +
-        `<Upload><Key>a%20b%2B</Key><UploadId>U1</UploadId><Initiator>${OWNER_XML}</Initiator><Owner>${OWNER_XML}</Owner>` +
+        `<Upload><Key>a%20b%2B</Key><UploadId>U1</UploadId><Initiator>${WRITER_XML}</Initiator><Owner>${OWNER_XML}</Owner>` +
         '<StorageClass>STANDARD</StorageClass><Initiated>2025-01-31T12:00:00.000Z</Initiated></Upload>' +
         '<CommonPrefixes><Prefix>d%20ir/</Prefix></CommonPrefixes></ListMultipartUploadsResult>',
     );

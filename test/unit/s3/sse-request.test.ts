@@ -1,0 +1,41 @@
+// Which encryption a write asks for: the header rules of S3's SSE-S3 and SSE-KMS that are answered
+// before any body is read (AWS PutObject: the KMS key id and context apply only with aws:kms).
+
+import { describe, expect, it } from 'vitest';
+import type { S3Context } from '../../../src/s3/context.js';
+import { S3Error } from '../../../src/s3/errors.js';
+import type { S3Bucket } from '../../../src/s3/object-attrs.js';
+import { requestedEncryption } from '../../../src/s3/sse/sse.js';
+
+const bucket = { name: 'b' } as S3Bucket;
+
+function asked(headers: Record<string, string>): unknown {
+  const ctx = { headers, head: { secure: true }, services: {} } as unknown as S3Context;
+  try {
+    return requestedEncryption(ctx, bucket);
+  } catch (e) {
+    if (!(e instanceof S3Error)) throw e;
+    return { code: e.code, status: e.status, message: e.message, extras: e.extras };
+  }
+}
+
+const KMS_KEY = 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const REFUSED = {
+  code: 'InvalidArgument',
+  status: 400,
+  message: 'Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms',
+  extras: { ArgumentName: 'x-amz-server-side-encryption' },
+};
+
+describe('requestedEncryption', () => {
+  it('SSE-S3 with a KMS key id or context is 400 InvalidArgument, as S3 answers (the id is not dropped)', () => {
+    expect(asked({ 'x-amz-server-side-encryption': 'AES256', 'x-amz-server-side-encryption-aws-kms-key-id': KMS_KEY })).toEqual(REFUSED);
+    expect(asked({ 'x-amz-server-side-encryption': 'AES256', 'x-amz-server-side-encryption-context': 'e30=' })).toEqual(REFUSED);
+    expect(asked({ 'x-amz-server-side-encryption-aws-kms-key-id': KMS_KEY })).toEqual(REFUSED);
+  });
+
+  it('SSE-S3 alone, and no header, are taken', () => {
+    expect(asked({ 'x-amz-server-side-encryption': 'AES256' })).toEqual({ mode: 'SSE-S3' });
+    expect(asked({})).toBeUndefined();
+  });
+});
