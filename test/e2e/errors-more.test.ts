@@ -78,12 +78,12 @@ describe('more error codes', () => {
     expect(nul.status).toBe(200);
   });
 
-  it('XTuskObjectDamaged (500) when the stored bytes are gone underneath, and the server keeps serving', async () => {
+  // a read of missing bytes is damage, answered as damage (segment-damage.test.ts), no longer as InternalError
+  it('500 XTuskObjectDamaged when the stored bytes are gone underneath, and the server keeps serving', async () => {
     expect((await req({ method: 'PUT', bucket, key: 'doomed', body: 'x'.repeat(5000) })).status).toBe(200);
     // Cut every segment file back to its header: the index still points at bytes that no longer exist.
     const segments = join(server.dataDir, 'segments');
     for (const f of readdirSync(segments)) truncateSync(join(segments, f), 64);
-    // the damage is named, not hidden behind InternalError (src/store/damage.ts)
     expectS3Error(await req({ method: 'GET', bucket, key: 'doomed' }), 500, 'XTuskObjectDamaged');
     expect((await req({ method: 'PUT', bucket, key: 'after', body: 'fine' })).status).toBe(200);
     const after = await req({ method: 'GET', bucket, key: 'after' });

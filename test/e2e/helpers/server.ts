@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { HttpEngineName } from '../../../src/http/engine.js';
 import { freePort } from '../../../src/http/listener.js';
 import { NODE_SHARES_PORTS } from '../../../src/http/node-engine.js';
 import { uwsAvailability } from '../../../src/http/uws.js';
@@ -59,6 +60,8 @@ export interface TuskServer {
   readonly region: string;
   readonly root: Credentials;
   readonly extraAccounts: ExtraAccount[];
+  /** The HTTP engine it serves with: what its start-up log says, else what TUSK_HTTP_ENGINE and this Node choose (a quiet start says nothing). */
+  readonly engine: HttpEngineName;
   /** Everything the process printed so far (for failure messages). */
   output(): string;
   /** What it printed on stdout alone: the JSON log. */
@@ -73,16 +76,22 @@ export interface TuskServer {
   dispose(): Promise<void>;
 }
 
+/** The engine a server started with `env` (over this process's environment) serves with, under this Node: as engine.ts chooses it. */
+export function expectedEngine(env: NodeJS.ProcessEnv = {}): HttpEngineName {
+  const mode = { ...process.env, ...env }.TUSK_HTTP_ENGINE || 'auto';
+  return mode === 'node' || (mode === 'auto' && !('module' in uwsAvailability())) ? 'node' : 'uws';
+}
+
 /**
  * Whether the servers this suite starts (on TUSK_HTTP_ENGINE's engine, under this Node) run the
  * threads they are asked for: the node engine shares a port between threads from Node 22.12 on,
  * and serves on one thread before (README Known limits).
  */
 export function listenerThreadsRun(): boolean {
-  const engine = process.env.TUSK_HTTP_ENGINE || 'auto';
-  const node = engine === 'node' || (engine === 'auto' && !('module' in uwsAvailability()));
-  return !node || NODE_SHARES_PORTS;
+  return expectedEngine() !== 'node' || NODE_SHARES_PORTS;
 }
+
+const ENGINE_LINE = /http engine: (uws|node) /;
 
 export function randomCredentials(prefix = 'TUSK'): Credentials {
   const id = (prefix + randomBytes(12).toString('hex').toUpperCase()).slice(0, 20);
@@ -134,6 +143,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
     throw new Error(`TUSK_HTTP_ENGINE=${engine}, but the server says otherwise:\n${child.output()}`);
   }
   const root = supplied ?? (JSON.parse(readFileSync(join(dataDir, 'root-credentials.json'), 'utf8')) as Credentials);
+  const said = ENGINE_LINE.exec(child.output())?.[1] as HttpEngineName | undefined;
 
   return {
     port,
@@ -143,6 +153,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
     region,
     root,
     extraAccounts,
+    engine: said ?? expectedEngine(options.env),
     output: child.output,
     stdout: child.stdout,
     alive: child.alive,

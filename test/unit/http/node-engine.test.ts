@@ -2,13 +2,14 @@
 // so which S3 error answers it), and how header bytes above 0x7F are read and written.
 
 import { describe, expect, it } from 'vitest';
+import { FRAMING_REASONS } from '../../../src/http/framing.js';
 import { refusalSummary, type RequestRefusal } from '../../../src/http/listener.js';
 import { headerText, refusalOf, sendableValue } from '../../../src/http/node-engine.js';
 import { refusalError } from '../../../src/s3/request-framing.js';
 
 /** A parser error as Node's http server hands it to 'clientError'. */
-function parserError(code: string, raw = '', bytesParsed?: number): Error & { code: string; rawPacket: Buffer; bytesParsed?: number } {
-  return Object.assign(new Error(code), { code, rawPacket: Buffer.from(raw, 'latin1'), bytesParsed });
+function parserError(code: string, raw = '', bytesParsed?: number, reason?: string): Error & { code: string; rawPacket: Buffer; bytesParsed?: number; reason?: string } {
+  return Object.assign(new Error(code), { code, rawPacket: Buffer.from(raw, 'latin1'), bytesParsed, reason });
 }
 
 describe('refusalOf', () => {
@@ -17,20 +18,20 @@ describe('refusalOf', () => {
     ['a head too slow', parserError('ERR_HTTP_REQUEST_TIMEOUT'), { kind: 'timeout' }, '400 RequestTimeout'],
     [
       'a negative Content-Length',
-      parserError('HPE_INVALID_CONTENT_LENGTH', 'PUT /b/k HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n'),
-      { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: '-1' } },
+      parserError('HPE_INVALID_CONTENT_LENGTH', 'PUT /b/k HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n', undefined, 'Invalid character in Content-Length'),
+      { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: '-1', reason: FRAMING_REASONS.notDecimal } },
       '400 InvalidArgument',
     ],
     [
       'two Content-Lengths',
-      parserError('HPE_UNEXPECTED_CONTENT_LENGTH', 'PUT /b/k HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\ncontent-length : 2\r\n\r\n'),
-      { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: '1,2' } },
+      parserError('HPE_UNEXPECTED_CONTENT_LENGTH', 'PUT /b/k HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\ncontent-length : 2\r\n\r\n', undefined, 'Duplicate Content-Length'),
+      { kind: 'framing', problem: { status: 400, header: 'Content-Length', value: '1,2', reason: FRAMING_REASONS.notDecimal } },
       '400 InvalidArgument',
     ],
     [
       'Transfer-Encoding beside Content-Length',
-      parserError('HPE_INVALID_TRANSFER_ENCODING', 'PUT /b/k HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n'),
-      { kind: 'framing', problem: { status: 400, header: 'Transfer-Encoding', value: 'chunked' } },
+      parserError('HPE_INVALID_TRANSFER_ENCODING', 'PUT /b/k HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n', undefined, "Transfer-Encoding can't be present with Content-Length"),
+      { kind: 'framing', problem: { status: 400, header: 'Transfer-Encoding', value: 'chunked', reason: FRAMING_REASONS.bothHeaders } },
       '400 InvalidArgument',
     ],
     ['an unknown method', parserError('HPE_INVALID_METHOD', 'BREW /b HTTP/1.1\r\nHost: h\r\n\r\n', 1), { kind: 'method-not-implemented', method: 'BREW' }, '501 NotImplemented'],

@@ -4,7 +4,8 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PublisherError } from '../../../../src/publisher/service/errors.js';
 import { classifyPublisherRequest, EndpointKeys, PUBLISHER_OPS } from '../../../../src/publisher/service/routes.js';
-import { rawConversation } from '../../../e2e/helpers/raw-http.js';
+import { httpEngine } from '../../../../src/http/engine.js';
+import { rawConversation, type RawConversation } from '../../../e2e/helpers/raw-http.js';
 import { KEY, startFixture, type PublisherFixture } from './publisher-fixture.js';
 
 let fx: PublisherFixture | undefined;
@@ -187,6 +188,16 @@ const SAMPLES: Record<string, string> = {
 };
 
 describe('request framing (RFC 9112 §6.3, http/framing.ts)', () => {
+  const engine = httpEngine().name;
+  // uWS hands the request to the face, which refuses it (publisher-server.ts); node:http's parser
+  // refuses both shapes itself and the engine answers in the face's shape (publisherRefusal)
+  const reason = engine === 'uws' ? 'MALFORMED_REQUEST' : 'MALFORMED_HTTP_REQUEST';
+  const expectRefused = (responses: RawConversation['responses'], framing: string): void => {
+    expect(responses.map((r) => r.status), framing).toEqual([400]);
+    expect(JSON.parse(responses[0]!.text()).error.details[0].reason, framing).toBe(reason);
+    expect(responses[0]!.headers['connection'], framing).toBe('close');
+  };
+
   it('refuses a store whose body framing is ambiguous, closes, and stores nothing, hidden stores included', async () => {
     fx = await startFixture();
     const before = fx.transactions();
@@ -198,12 +209,13 @@ describe('request framing (RFC 9112 §6.3, http/framing.ts)', () => {
     ]) {
       const talk = await rawConversation(port, [`PUT /${KEY}/v1/blobs HTTP/1.1\r\nHost: t\r\n${framing}\r\n${body}`], { closeWithinMs: 2_000 });
       expect(talk.closed, framing).toBe(true);
-      expect(talk.responses.length, framing).toBe(0);
+      // uWS: the hidden request in the same read makes it close without the answer (README Known
+      // limits); node:http's parser stops at the refused framing and the engine answers it
+      if (engine === 'uws') expect(talk.responses.length, framing).toBe(0);
+      else expectRefused(talk.responses, framing);
       // alone, it is answered
       const alone = await rawConversation(port, [`PUT /${KEY}/v1/blobs HTTP/1.1\r\nHost: t\r\n${framing}\r\n`], { closeWithinMs: 2_000 });
-      expect(alone.responses.map((r) => r.status), framing).toEqual([400]);
-      expect(JSON.parse(alone.responses[0]!.text()).error.details[0].reason).toBe('MALFORMED_REQUEST');
-      expect(alone.responses[0]!.headers['connection']).toBe('close');
+      expectRefused(alone.responses, framing);
       expect(alone.closed).toBe(true);
     }
     expect(fx.transactions()).toBe(before);
