@@ -218,7 +218,7 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
               <tr key={f}>
                 <td>
                   <a href={href({ page: 'objects', bucket, prefix: f })} aria-label={`Open folder ${f.slice(prefix.length)}`}>
-                    📁 {f.slice(prefix.length)}
+                    {f.slice(prefix.length)}
                   </a>
                 </td>
                 <td />
