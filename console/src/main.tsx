@@ -7,6 +7,7 @@ import { MonitoringPage } from './monitoring.js';
 import { BucketsPage, ObjectPage, ObjectsPage } from './objects.js';
 import { S3, type Credentials, type PageConfig } from './s3.js';
 import { SettingsPage } from './settings.js';
+import { WalrusPage } from './walrus.js';
 import { href, message, Notice, useRoute } from './ui.js';
 import './style.css';
 
@@ -68,7 +69,7 @@ function Shell({ s3, onSignOut }: { s3: S3; onSignOut: () => void }) {
     // focus the new page's heading, so keyboard and screen-reader users land on it
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [route]);
-  const current = (page: string) => (route.page === page || (page === 'buckets' && route.page !== 'monitoring') ? 'page' : undefined);
+  const current = (page: string) => (route.page === page || (page === 'buckets' && route.page !== 'monitoring' && route.page !== 'walrus') ? 'page' : undefined);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -83,6 +84,9 @@ function Shell({ s3, onSignOut }: { s3: S3; onSignOut: () => void }) {
           <a href={href({ page: 'monitoring' })} aria-current={current('monitoring')}>
             Monitoring
           </a>
+          <a href={href({ page: 'walrus' })} aria-current={current('walrus')}>
+            Walrus
+          </a>
         </nav>
         <span class="who">{s3.credentials.accessKeyId}</span>
         <button type="button" onClick={onSignOut}>
@@ -95,6 +99,7 @@ function Shell({ s3, onSignOut }: { s3: S3; onSignOut: () => void }) {
         {route.page === 'object' && <ObjectPage s3={s3} bucket={route.bucket} objectKey={route.key} />}
         {route.page === 'settings' && <SettingsPage s3={s3} bucket={route.bucket} />}
         {route.page === 'monitoring' && <MonitoringPage s3={s3} />}
+        {route.page === 'walrus' && <WalrusPage config={s3.config} />}
       </main>
     </>
   );

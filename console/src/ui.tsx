@@ -8,7 +8,8 @@ export type Route =
   | { page: 'objects'; bucket: string; prefix: string }
   | { page: 'object'; bucket: string; key: string }
   | { page: 'settings'; bucket: string }
-  | { page: 'monitoring' };
+  | { page: 'monitoring' }
+  | { page: 'walrus' };
 
 /** `#/objects?bucket=b&prefix=p`: the page, then its parameters. */
 export function parseRoute(hash: string): Route {
@@ -18,7 +19,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'objects' && bucket) return { page, bucket, prefix: q.get('prefix') ?? '' };
   if (page === 'object' && bucket) return { page, bucket, key: q.get('key') ?? '' };
   if (page === 'settings' && bucket) return { page, bucket };
-  if (page === 'monitoring') return { page };
+  if (page === 'monitoring' || page === 'walrus') return { page };
   return { page: 'buckets' };
 }
 

@@ -231,6 +231,25 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await shot('monitoring');
   }, 45_000);
 
+  it('stores a file through the publisher on the Walrus page and reads it back', async () => {
+    const endpointKey = /publisher endpoint key: (\S+)/.exec(ctx.server.output())?.[1];
+    expect(endpointKey).toBeDefined();
+    await page.getByRole('link', { name: 'Walrus' }).click();
+    await page.getByRole('heading', { name: 'Walrus' }).waitFor();
+    writeFileSync(join(dirs.path, 'blob.txt'), 'a blob stored from the console\n');
+    await page.getByLabel('Endpoint key').fill(endpointKey!);
+    await page.getByLabel('File to store').setInputFiles(join(dirs.path, 'blob.txt'));
+    await page.getByRole('button', { name: 'Store blob' }).click();
+    const blobId = (await page.getByRole('definition').locator('code').textContent())!;
+    expect(blobId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await page.getByLabel('Blob ID to read').fill(blobId);
+    await page.getByRole('button', { name: 'Read blob' }).click();
+    expect(await page.getByLabel('Blob content').textContent()).toBe('a blob stored from the console\n');
+    // the aggregator serves the same bytes to anyone
+    expect(await (await fetch(`http://127.0.0.1:${ctx.server.output().match(/publisher listening on http:\/\/127\.0\.0\.1:(\d+)/)![1]}/v1/blobs/${blobId}`)).text()).toBe('a blob stored from the console\n');
+    await shot('walrus');
+  });
+
   it('is usable at a phone width, without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
