@@ -168,7 +168,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, store: opened, quotas, health, log });
+  admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins });
   const cleanUp = async (): Promise<void> => {
     await consoleServer?.server.close(0);
     await server.close(0);

@@ -8,6 +8,7 @@ import { BucketsPage, ObjectPage, ObjectsPage } from './objects.js';
 import { S3, type Credentials, type PageConfig } from './s3.js';
 import { SettingsPage } from './settings.js';
 import { WalrusPage } from './walrus.js';
+import { IdentityPage } from './identity.js';
 import { href, message, Notice, useRoute } from './ui.js';
 import './style.css';
 
@@ -65,11 +66,19 @@ function SignIn({ config, onSignIn }: { config: PageConfig; onSignIn: (c: Creden
 
 function Shell({ s3, onSignOut }: { s3: S3; onSignOut: () => void }) {
   const route = useRoute();
+  // the admin API answers the root key only: any other sees no Identity page
+  const [admin, setAdmin] = useState(false);
+  useEffect(() => {
+    s3.admin('GET', 'info').then(
+      () => setAdmin(true),
+      () => setAdmin(false),
+    );
+  }, [s3]);
   useEffect(() => {
     // focus the new page's heading, so keyboard and screen-reader users land on it
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [route]);
-  const current = (page: string) => (route.page === page || (page === 'buckets' && route.page !== 'monitoring' && route.page !== 'walrus') ? 'page' : undefined);
+  const current = (page: string) => (route.page === page || (page === 'buckets' && !['monitoring', 'walrus', 'identity'].includes(route.page)) ? 'page' : undefined);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -87,6 +96,11 @@ function Shell({ s3, onSignOut }: { s3: S3; onSignOut: () => void }) {
           <a href={href({ page: 'walrus' })} aria-current={current('walrus')}>
             Walrus
           </a>
+          {admin && (
+            <a href={href({ page: 'identity' })} aria-current={current('identity')}>
+              Identity
+            </a>
+          )}
         </nav>
         <span class="who">{s3.credentials.accessKeyId}</span>
         <button type="button" onClick={onSignOut}>
@@ -100,6 +114,7 @@ function Shell({ s3, onSignOut }: { s3: S3; onSignOut: () => void }) {
         {route.page === 'settings' && <SettingsPage s3={s3} bucket={route.bucket} />}
         {route.page === 'monitoring' && <MonitoringPage s3={s3} />}
         {route.page === 'walrus' && <WalrusPage config={s3.config} />}
+        {route.page === 'identity' && (admin ? <IdentityPage s3={s3} /> : <p>Identity needs the root key.</p>)}
       </main>
     </>
   );

@@ -230,6 +230,23 @@ export class S3 {
     await this.request('DELETE', objectPath(bucket).slice(0, -1), { policy: '' });
   }
 
+  /**
+   * The admin API (/tusk/admin/v1/, root key only): JSON in and out; its bodies must be signed, so
+   * x-amz-content-sha256 is the body's own hash, never UNSIGNED-PAYLOAD.
+   */
+  async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const text = body === undefined ? '' : JSON.stringify(body);
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+    const hex = [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const headers: Record<string, string> = { 'x-amz-content-sha256': hex };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const signed = await this.aws.sign(`${this.endpoint}/tusk/admin/v1/${path}`, { method, headers, body: body === undefined ? undefined : text });
+    const res = await fetch(signed);
+    const answer = (await res.json().catch(() => ({}))) as T & { error?: string; message?: string };
+    if (!res.ok) throw new S3Failure(res.status, answer.error ?? `HTTP ${res.status}`, answer.message ?? '');
+    return answer;
+  }
+
   /** The S3 endpoint's operator paths (/tusk/health/ready, /tusk/metrics): unsigned, as Prometheus reads them. */
   async operator(path: string): Promise<Response> {
     return fetch(this.endpoint + path, { cache: 'no-store' });

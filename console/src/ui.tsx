@@ -9,7 +9,8 @@ export type Route =
   | { page: 'object'; bucket: string; key: string }
   | { page: 'settings'; bucket: string }
   | { page: 'monitoring' }
-  | { page: 'walrus' };
+  | { page: 'walrus' }
+  | { page: 'identity' };
 
 /** `#/objects?bucket=b&prefix=p`: the page, then its parameters. */
 export function parseRoute(hash: string): Route {
@@ -19,7 +20,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'objects' && bucket) return { page, bucket, prefix: q.get('prefix') ?? '' };
   if (page === 'object' && bucket) return { page, bucket, key: q.get('key') ?? '' };
   if (page === 'settings' && bucket) return { page, bucket };
-  if (page === 'monitoring' || page === 'walrus') return { page };
+  if (page === 'monitoring' || page === 'walrus' || page === 'identity') return { page };
   return { page: 'buckets' };
 }
 

@@ -24,7 +24,7 @@ export interface OpsRouteOptions {
   admin?(): ((ex: Exchange) => Promise<void>) | undefined;
   /** true for a request addressed to a bucket by its host name: its /tusk/... path is an object key */
   isBucketHost?(ex: Exchange): boolean;
-  /** the web console's origins, which may read the probes and the metrics (src/console/origins.ts) */
+  /** the web console's origins, which may read the probes and the metrics and call the admin API (src/console/origins.ts) */
   consoleOrigins?(): readonly string[];
 }
 
@@ -32,7 +32,7 @@ export type OpsHandler = (ex: Exchange) => Promise<void> | undefined;
 
 /** The handler for an operator path, or undefined for everything else (S3). */
 export function opsRoutes(options: OpsRouteOptions): OpsHandler {
-  /** The console's Monitoring page reads the probes and the metrics from its own origin. */
+  /** The console's Monitoring and Identity pages call these paths from its own origin. */
   const cors = (ex: Exchange): ResponseHeaders => {
     const origin = ex.head.headers['origin'];
     return origin !== undefined && options.consoleOrigins?.().includes(origin) ? consoleCorsHeaders(origin, ex.head.headers['access-control-request-headers']) : [];
@@ -52,7 +52,7 @@ export function opsRoutes(options: OpsRouteOptions): OpsHandler {
     const path = ex.head.rawPath;
     // a request with broken framing gets the S3 face's refusal, before anything reads its body
     if (!path.startsWith('/tusk/') || options.isBucketHost?.(ex) || framingProblem(ex.head)) return undefined;
-    const preflight = ex.head.method === 'OPTIONS' && (path === HEALTH_LIVE_PATH || path === HEALTH_READY_PATH || path === METRICS_PATH);
+    const preflight = ex.head.method === 'OPTIONS' && (path === HEALTH_LIVE_PATH || path === HEALTH_READY_PATH || path === METRICS_PATH || path.startsWith(ADMIN_PREFIX));
     if (preflight && cors(ex).length > 0) {
       ex.send(204, [['Server', options.serverHeader], ...cors(ex)]);
       return Promise.resolve();

@@ -250,6 +250,34 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await shot('walrus');
   });
 
+  it('creates an account and its key on the Identity page; that key sees no Identity page and gets no further than its rights', async () => {
+    await page.getByRole('link', { name: 'Identity' }).click();
+    await page.getByLabel('New account name').fill('alice');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const accessKeyId = (await page.getByLabel('New access key ID').textContent())!;
+    const secretAccessKey = (await page.getByLabel('New secret access key').textContent())!;
+    await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
+    await shot('identity');
+    const other = await browser.newContext();
+    try {
+      const alice = await other.newPage();
+      await alice.goto(consoleUrl() + '/');
+      await alice.getByLabel('Access key ID').fill(accessKeyId);
+      await alice.getByLabel('Secret access key').fill(secretAccessKey);
+      const asked = alice.waitForResponse((r) => r.url().endsWith('/tusk/admin/v1/info'));
+      await alice.getByRole('button', { name: 'Sign in' }).click();
+      expect((await asked).status()).toBe(403);
+      await alice.getByRole('heading', { name: 'Buckets' }).waitFor();
+      await alice.getByRole('caption').filter({ hasText: '0 bucket(s)' }).waitFor();
+      expect(await alice.getByRole('link', { name: 'Identity' }).count()).toBe(0);
+      // root's bucket: its policy lets anyone read public/* only, so alice may not list it
+      await alice.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
+      await expect.poll(() => alice.getByRole('alert').textContent()).toMatch(/AccessDenied/);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('is usable at a phone width, without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
