@@ -3,7 +3,7 @@
 
 import { useState } from 'preact/hooks';
 import type { S3 } from './s3.js';
-import { message, Notice, useLoad } from './ui.js';
+import { Notice, useActions, useLoad } from './ui.js';
 
 interface AccountSummary {
   displayName: string;
@@ -21,16 +21,7 @@ export function IdentityPage({ s3 }: { s3: S3 }) {
   const accounts = useLoad(() => s3.admin<{ accounts: AccountSummary[] }>('GET', 'accounts').then((r) => r.accounts), []);
   const [name, setName] = useState('');
   const [fresh, setFresh] = useState<NewKey>();
-  const [note, setNote] = useState<{ error?: boolean; text: string }>();
-  const act = async (what: () => Promise<void>, done: string) => {
-    try {
-      await what();
-      setNote({ text: done });
-      accounts.reload();
-    } catch (e) {
-      setNote({ error: true, text: message(e) });
-    }
-  };
+  const { note, act } = useActions(() => accounts.reload());
   const createAccount = () =>
     act(async () => {
       const r = await s3.admin<{ accessKeyId: string; secretAccessKey: string }>('POST', 'accounts', { name });

@@ -5,21 +5,12 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { objectPath, type S3 } from './s3.js';
 import { upload } from './upload.js';
-import { formatBytes, formatDate, href, message, Notice, useLoad } from './ui.js';
+import { formatBytes, formatDate, href, message, Notice, useActions, useLoad } from './ui.js';
 
 export function BucketsPage({ s3 }: { s3: S3 }) {
   const buckets = useLoad(() => s3.listBuckets(), []);
   const [name, setName] = useState('');
-  const [note, setNote] = useState<{ error?: boolean; text: string }>();
-  const act = async (what: () => Promise<void>, done: string) => {
-    try {
-      await what();
-      setNote({ text: done });
-      buckets.reload();
-    } catch (e) {
-      setNote({ error: true, text: message(e) });
-    }
-  };
+  const { note, act } = useActions(() => buckets.reload());
   return (
     <>
       <h1>Buckets</h1>
@@ -107,7 +98,6 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
   const listing = useLoad(() => s3.list(bucket, prefix), [bucket, prefix]);
   const [transfers, setTransfers] = useState<Transfer[]>([]);
   const [folder, setFolder] = useState('');
-  const [note, setNote] = useState<{ error?: boolean; text: string }>();
   const update = (name: string, change: Partial<Transfer>) => setTransfers((all) => all.map((t) => (t.name === name ? { ...t, ...change } : t)));
 
   const startUploads = (files: FileList) => {
@@ -125,15 +115,7 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
     setTransfers((all) => [...all.filter((t) => !added.some((a) => a.name === t.name)), ...added]);
   };
 
-  const act = async (what: () => Promise<void>, done: string) => {
-    try {
-      await what();
-      setNote({ text: done });
-      listing.reload();
-    } catch (e) {
-      setNote({ error: true, text: message(e) });
-    }
-  };
+  const { note, setNote, act } = useActions(() => listing.reload());
 
   const download = async (key: string) => {
     const name = key.slice(key.lastIndexOf('/') + 1);

@@ -3,7 +3,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import type { S3 } from './s3.js';
-import { href, message, Notice, useLoad } from './ui.js';
+import { href, message, Notice, useLoad, type Note } from './ui.js';
 
 /** What the page checks before saving a policy: JSON, and the shape of an IAM policy document (AWS IAM JSON policy reference). */
 export function policyProblem(text: string): string | undefined {
@@ -27,8 +27,6 @@ export function policyProblem(text: string): string | undefined {
   }
   return undefined;
 }
-
-type Note = { error?: boolean; text: string } | undefined;
 
 function Versioning({ s3, bucket }: { s3: S3; bucket: string }) {
   const status = useLoad(() => s3.versioning(bucket), [bucket]);

@@ -88,3 +88,20 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value?: T
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((t) => t + 1) };
 }
+
+export type Note = { error?: boolean; text: string } | undefined;
+
+/** `act(what, done)` runs an action, then says `done` (or its error) in `note` and calls `after` (a reload). */
+export function useActions(after: () => void): { note: Note; setNote: (n: Note) => void; act: (what: () => Promise<unknown>, done: string) => Promise<void> } {
+  const [note, setNote] = useState<Note>();
+  const act = async (what: () => Promise<unknown>, done: string) => {
+    try {
+      await what();
+      setNote({ text: done });
+      after();
+    } catch (e) {
+      setNote({ error: true, text: message(e) });
+    }
+  };
+  return { note, setNote, act };
+}
