@@ -36,7 +36,7 @@ const concurrency = Number(args.concurrency);
 function start(dataDir) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      'bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', '127.0.0.1:0',
+      'bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', '127.0.0.1:0', '--console-listen', 'off',
       '--n-shards', args['n-shards'], '--durability', args.durability, '--max-blob-size', `${Math.max(...sizes) + MiB}`,
       '--threads', process.env.TUSK_BENCH_THREADS ?? '1',
     ], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });

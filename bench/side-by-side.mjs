@@ -97,7 +97,7 @@ async function startTarget(name, dataDir) {
     const durability = tusk[1] ? 'relaxed' : 'strict';
     const started = await startChild(name, process.execPath,
       ['bin/tusk.js', 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--durability', durability,
-        '--publisher-listen', 'off', '--threads', process.env.TUSK_BENCH_THREADS ?? '1', '--http-engine', tusk[2] ?? 'auto'],
+        '--publisher-listen', 'off', '--console-listen', 'off', '--threads', process.env.TUSK_BENCH_THREADS ?? '1', '--http-engine', tusk[2] ?? 'auto'],
       { TUSK_ACCESS_KEY_ID: creds.accessKeyId, TUSK_SECRET_ACCESS_KEY: creds.secretAccessKey },
       /s3 listening on (http:\/\/[^\s"]+)/);
     return { ...started, ...creds };

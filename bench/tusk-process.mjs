@@ -38,7 +38,7 @@ export async function startTusk({ accessKeyId, secretAccessKey, args = [], label
   const dataDir = await mkdtemp(join(tmpdir(), `${label}-`));
   const child = spawn(
     process.execPath,
-    [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', ...args],
+    [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', '--console-listen', 'off', ...args],
     { env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';

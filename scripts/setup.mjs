@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Sets up whatever is missing, then exits: npm packages, the Debian crates and the native build,
-// the TypeScript build, and (with --test) the command-line S3 clients the end-to-end tests drive.
+// the TypeScript build, the web console's build, and (with --test) the command-line S3 clients the end-to-end tests drive.
 // Every step is a fast no-op when its output is already up to date. Used by `npm start` and `npm test`.
 
 import { spawnSync } from 'node:child_process';
@@ -50,6 +50,15 @@ function ensureTypeScript() {
   writeFileSync(stamp, new Date().toISOString() + '\n');
 }
 
+/** The web console (console/, Vite + Preact) into dist/console-ui, served by src/console/server.ts. */
+function ensureConsole() {
+  const stamp = join(root, 'dist', 'console-ui', '.build-stamp');
+  const inputs = Math.max(newestMtime(join(root, 'console')), statSync(join(root, 'package-lock.json')).mtimeMs);
+  if (!args.has('--force-ts') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
+  run(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'console/vite.config.ts']);
+  writeFileSync(stamp, new Date().toISOString() + '\n');
+}
+
 // the clients the e2e tests drive: aws-cli, boto3 and s3cmd (also with SigV2), rclone; chromium runs the browser
 // tests; prometheus's promtool checks the metrics exposition
 const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium', 'prometheus'];
@@ -61,6 +70,7 @@ try {
   const { ensureDebianPackages, ensureNative } = await import('./build-native.mjs');
   await ensureNative();
   ensureTypeScript();
+  ensureConsole();
   if (args.has('--test')) ensureDebianPackages(TEST_PACKAGES);
 } catch (e) {
   say(`failed: ${e instanceof Error ? e.message : e}`);

@@ -35,9 +35,10 @@ export interface Config {
   maxBucketsPerAccount: number;
   storage: StorageConfig;
   publisher: PublisherConfig;
+  console: ConsoleConfig;
   lifecycle: LifecycleConfig;
   ops: OpsConfig;
-  /** HTTPS for both listeners; reloaded on SIGHUP */
+  /** HTTPS for every listener; reloaded on SIGHUP */
   tls?: TlsFiles;
   /** SSE-C on a plain-HTTP loopback listener (testing; as RGW's rgw_crypt_require_ssl = false) */
   sseCustomerKeysOverHttp: boolean;
@@ -79,6 +80,13 @@ export interface OpsConfig {
   metrics: boolean;
   /** bearer token /tusk/metrics requires */
   metricsToken?: string;
+}
+
+export interface ConsoleConfig {
+  /** the web console's listener (src/console); undefined = no console */
+  listen?: HostPort;
+  /** origins the console is loaded from; S3 answers CORS for these on every bucket (src/console/origins.ts) */
+  origins: string[];
 }
 
 export interface PublisherConfig {
@@ -176,7 +184,13 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            --jwt-expiring-sec N (exp − iat must be N), --jwt-verify-upload (check
                            epochs, size and send_object_to against the claims), as the Walrus publisher
 
-  TLS (both listeners; SIGHUP reloads the files):
+  Console (a web console, an S3 client in the browser):
+  --console-listen H:P     console listener (TUSK_CONSOLE_LISTEN, default 127.0.0.1:9001; 'off' disables)
+  --console-origin URL[,URL]
+                           origins the console is opened from, allowed by S3's CORS (TUSK_CONSOLE_ORIGIN;
+                           default: the listener's own, e.g. http://127.0.0.1:9001 and http://localhost:9001)
+
+  TLS (every listener; SIGHUP reloads the files):
   --tls-cert FILE          PEM certificate chain (TUSK_TLS_CERT)
   --tls-key FILE           PEM private key (TUSK_TLS_KEY)
 
@@ -214,6 +228,8 @@ const SERVE_OPTIONS = {
   'jwt-expiring-sec': { type: 'string' },
   'jwt-verify-upload': { type: 'boolean' },
   'publisher-listen': { type: 'string' },
+  'console-listen': { type: 'string' },
+  'console-origin': { type: 'string', multiple: true },
   network: { type: 'string' },
   wallet: { type: 'string' },
   'wallet-address': { type: 'string' },
@@ -322,7 +338,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       dayMs: parseDuration(str('lifecycle-day', '1d'), 'lifecycle day'),
     },
     publisher: {
-      listen: parsePublisherListen(str('publisher-listen', '127.0.0.1:31415')),
+      listen: parseOptionalListen(str('publisher-listen', '127.0.0.1:31415'), 'publisher-listen'),
       endpointKeys: list(str('endpoint-keys', '')),
       network: parseNetwork({ network: str('network', 'embedded'), wallet: optional('wallet'), walletAddress: optional('wallet-address'), suiRpc: optional('sui-rpc') }),
       nShards: parseShards(str('n-shards', '1000')),
@@ -335,6 +351,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
         optional('jwt-expiring-sec'),
         values['jwt-verify-upload'] === true || parseBool(str('jwt-verify-upload', 'false'), 'jwt-verify-upload'),
       ),
+    },
+    console: {
+      listen: parseOptionalListen(str('console-listen', '127.0.0.1:9001'), 'console-listen'),
+      origins: parseOrigins(list(str('console-origin', ''))),
     },
     ops: {
       logLevel: parseLogLevel(str('log-level', 'info')),
@@ -388,8 +408,23 @@ function parseRatio(value: string, what: string): number {
   return r;
 }
 
-function parsePublisherListen(value: string): HostPort | undefined {
-  return value === 'off' ? undefined : parseHostPort(value, 'publisher-listen');
+/** Web origins as browsers send them in Origin: scheme://host[:port], nothing after. */
+function parseOrigins(values: string[]): string[] {
+  for (const v of values) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(v).origin;
+    } catch {
+      // reported below
+    }
+    if (origin !== v || !/^https?:/.test(v)) throw new Error(`console-origin: expected an origin like https://console.example.com:9001, got '${v}'`);
+  }
+  return values;
+}
+
+/** A listener that 'off' disables. */
+function parseOptionalListen(value: string, what: string): HostPort | undefined {
+  return value === 'off' ? undefined : parseHostPort(value, what);
 }
 
 function parsePositive(value: string, what: string): number {

@@ -31,11 +31,15 @@ import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
 import { startFrontThreads, type FrontThreads } from './threads/front-threads.js';
+import { consoleOrigins } from './console/origins.js';
+import { consoleHandler, endpointOf, type ConsolePageConfig } from './console/server.js';
 
 export interface RunningServer {
   s3Port: number;
   /** undefined when the publisher is off */
   publisherPort?: number;
+  /** undefined when the console is off */
+  consolePort?: number;
   /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store and the publisher. */
   close(graceMs?: number): Promise<void>;
   /** Loads the TLS certificate and key again (SIGHUP); throws, keeping the old ones, when they do not load. */
@@ -84,6 +88,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     serverHeader: config.serverHeader,
     admin: () => admin,
     isBucketHost: (ex) => isVirtualHostStyle(ex.head, domains),
+    consoleOrigins: () => config.console.origins,
   });
   const serve = (ex: Exchange): Promise<void> => ops(ex) ?? (s3 ? s3(ex) : s3Unavailable(ex, config.serverHeader));
   const refuse = s3Refusal(config.serverHeader);
@@ -104,6 +109,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   });
   const url = `${config.tls ? 'https' : 'http'}://${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${server.port}`;
   logger.info(`listener bound on ${url}; starting (health at ${url}/tusk/health/ready)`);
+  const consoleServer = await listenConsole(config, server.port, tls).catch(async (e: unknown) => {
+    await server.close(0);
+    lock.release();
+    throw e;
+  });
+  // S3 (on every thread) answers CORS for the console's origins, known once its port is
+  if (consoleServer) config = { ...config, console: { ...config.console, origins: consoleServer.origins } };
   let loaded: ReturnType<typeof loadAccounts>;
   let opened: S3Engine;
   try {
@@ -128,6 +140,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       onSegmentRemoved: (segment) => fronts?.segmentRemoved(segment),
     });
   } catch (e) {
+    await consoleServer?.server.close(0);
     await server.close(0);
     lock.release();
     throw e;
@@ -155,8 +168,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, store: opened, quotas, health, log });
+  admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins });
   const cleanUp = async (): Promise<void> => {
+    await consoleServer?.server.close(0);
     await server.close(0);
     await lifecycle.stop();
     await opened.close();
@@ -245,19 +259,22 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
+  if (consoleServer) logger.info(`console on ${consoleServer.url} (S3 allows CORS from ${consoleServer.origins.join(', ')})`);
   logger.info(`s3 listening on ${url}${sharedPort ? ` with ${threads} threads (reads and uploads on each, commits on the first)` : ''}`);
   if (publisher && sharedPort) {
     logger.info(`publisher on ${threads} threads (${publisher.networkView ? 'reads on each' : 'each forwards to the first'}; stores on the first)`);
   }
   if (publisher) publisherStats = () => publisher.stats();
+  if (publisher && consoleServer) consoleServer.page.publisher = endpointOf(consoleServer.page.s3.scheme, p.listen!.host, publisher.port);
   health.stage = 'up';
   return {
     s3Port: server.port,
     publisherPort: publisher?.port,
+    consolePort: consoleServer?.server.port,
     async close(graceMs = 10_000) {
       health.draining = true;
       // every thread keeps its connections until the requests of all of them are answered
-      const listenersClosed = Promise.all([fronts?.close(graceMs), server.close(graceMs)]);
+      const listenersClosed = Promise.all([fronts?.close(graceMs), server.close(graceMs), consoleServer?.server.close(graceMs)]);
       // the front ends read the publisher's nodes: those close after them
       const publisherClosed = publisher?.close(graceMs, listenersClosed);
       await listenersClosed;
@@ -270,6 +287,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       if (!tlsSnapshots) throw new Error('this server has no TLS');
       const files = await tlsSnapshots.take();
       server.reloadTls(files);
+      consoleServer?.server.reloadTls(files);
       publisher?.reloadTls(files);
       await fronts?.reloadTls(files);
     },
@@ -287,6 +305,20 @@ function listenS3(
 ) {
   const { host, port } = config.listen;
   return sharedPort ? listenForThreads(host, port, serve, inFlightCounts, tls, { refuse }) : listen(host, port, serve, tls, { refuse });
+}
+
+/**
+ * The console's listener (src/console), when on. Its page learns the S3 endpoint's port now and the
+ * publisher's through `page` once the publisher is up.
+ */
+async function listenConsole(config: Config, s3Port: number, tls: TlsFiles | undefined) {
+  const at = config.console.listen;
+  if (!at) return undefined;
+  const scheme = config.tls ? 'https' : 'http';
+  const page: ConsolePageConfig = { s3: endpointOf(scheme, config.listen.host, s3Port), region: config.region };
+  const server = await listen(at.host, at.port, consoleHandler(page, config.serverHeader), tls);
+  const origins = consoleOrigins(at, server.port, config.tls !== undefined, config.console.origins);
+  return { server, origins, page, url: `${scheme}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${server.port}` };
 }
 
 /** Acknowledged bytes that start-up found missing: loud, one line per segment and per damaged object (docs/FORMAT.md § Recovery). */

@@ -9,6 +9,7 @@ import { AbortedError, type Exchange, type ResponseHeaders } from '../http/excha
 import type { Health } from '../ops/health.js';
 import type { LogLine } from '../ops/log-line.js';
 import { authenticate } from '../s3/auth/index.js';
+import { consoleCorsHeaders } from '../s3/cors.js';
 import { S3Error } from '../s3/errors.js';
 import { FORMAT_VERSION } from '../store/format.js';
 import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
@@ -25,6 +26,8 @@ export interface AdminServices {
   quotas: BucketQuotas;
   health: Health;
   log: LogLine;
+  /** the web console's origins, which may call the API (its Identity page signs with the root key) */
+  consoleOrigins?(): readonly string[];
 }
 
 class AdminError extends Error {
@@ -122,8 +125,10 @@ function countField(body: Json, name: string): number | undefined {
   return v;
 }
 
-function send(ex: Exchange, server: string, status: number, body: unknown): void {
-  const headers: ResponseHeaders = [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ['Server', server]];
+function send(ex: Exchange, s: AdminServices, status: number, body: unknown): void {
+  const origin = ex.head.headers['origin'];
+  const cors = origin !== undefined && s.consoleOrigins?.().includes(origin) ? consoleCorsHeaders(origin) : [];
+  const headers: ResponseHeaders = [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ['Server', s.config.serverHeader], ...cors];
   ex.send(status, headers, JSON.stringify(body), !ex.bodyEnded);
 }
 
@@ -150,7 +155,6 @@ async function readJson(ex: Exchange, expectedSha256: string | undefined): Promi
 
 /** The admin API's request handler. */
 export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> {
-  const server = s.config.serverHeader;
   return async (ex) => {
     try {
       const head = ex.head;
@@ -173,7 +177,7 @@ export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> 
         const params = m.slice(1).map((p) => decodeURIComponent(p));
         const body = await readJson(ex, auth.payload.kind === 'sha256' ? auth.payload.expectedHex : undefined);
         const [status, result] = await route(s, params, body);
-        send(ex, server, status, result);
+        send(ex, s, status, result);
         return;
       }
       const known = ROUTES.some(([, pattern]) => pattern.test(path));
@@ -182,14 +186,14 @@ export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> 
         : new AdminError(404, 'NoSuchRoute', `no admin route ${head.method} ${head.rawPath}`);
     } catch (e) {
       if (e instanceof AbortedError || ex.aborted) return;
-      if (e instanceof AdminError) send(ex, server, e.status, { error: e.code, message: e.message });
-      else if (e instanceof S3Error) send(ex, server, e.status, { error: e.code, message: e.message });
+      if (e instanceof AdminError) send(ex, s, e.status, { error: e.code, message: e.message });
+      else if (e instanceof S3Error) send(ex, s, e.status, { error: e.code, message: e.message });
       else if (e instanceof AccountError) {
-        send(ex, server, { 'not-found': 404, conflict: 409, invalid: 400 }[e.kind], { error: e.kind, message: e.message });
-      } else if (e instanceof URIError) send(ex, server, 400, { error: 'InvalidURI', message: 'bad percent-encoding in the path' });
+        send(ex, s, { 'not-found': 404, conflict: 409, invalid: 400 }[e.kind], { error: e.kind, message: e.message });
+      } else if (e instanceof URIError) send(ex, s, 400, { error: 'InvalidURI', message: 'bad percent-encoding in the path' });
       else {
         s.log(`admin ${ex.head.method} ${ex.head.rawPath}: internal error: ${(e as Error).stack ?? e}`, 'error');
-        if (!ex.responded) send(ex, server, 500, { error: 'InternalError', message: 'internal error (see the server log)' });
+        if (!ex.responded) send(ex, s, 500, { error: 'InternalError', message: 'internal error (see the server log)' });
       }
     }
   };

@@ -7,6 +7,7 @@ import { framingProblem } from '../http/framing.js';
 import type { Exchange, ResponseHeaders } from '../http/exchange.js';
 import type { Health } from './health.js';
 import type { Metrics } from './metrics.js';
+import { consoleCorsHeaders } from '../s3/cors.js';
 
 export const HEALTH_LIVE_PATH = '/tusk/health/live';
 export const HEALTH_READY_PATH = '/tusk/health/ready';
@@ -23,14 +24,21 @@ export interface OpsRouteOptions {
   admin?(): ((ex: Exchange) => Promise<void>) | undefined;
   /** true for a request addressed to a bucket by its host name: its /tusk/... path is an object key */
   isBucketHost?(ex: Exchange): boolean;
+  /** the web console's origins, which may read the probes and the metrics and call the admin API (src/console/origins.ts) */
+  consoleOrigins?(): readonly string[];
 }
 
 export type OpsHandler = (ex: Exchange) => Promise<void> | undefined;
 
 /** The handler for an operator path, or undefined for everything else (S3). */
 export function opsRoutes(options: OpsRouteOptions): OpsHandler {
+  /** The console's Monitoring and Identity pages call these paths from its own origin. */
+  const cors = (ex: Exchange): ResponseHeaders => {
+    const origin = ex.head.headers['origin'];
+    return origin !== undefined && options.consoleOrigins?.().includes(origin) ? consoleCorsHeaders(origin, ex.head.headers['access-control-request-headers']) : [];
+  };
   const json = (ex: Exchange, status: number, body: unknown, extra: ResponseHeaders = []) => {
-    const headers: ResponseHeaders = [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ['Server', options.serverHeader], ...extra];
+    const headers: ResponseHeaders = [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ['Server', options.serverHeader], ...cors(ex), ...extra];
     const text = JSON.stringify(body);
     if (ex.head.method === 'HEAD') ex.sendHead(status, headers, Buffer.byteLength(text));
     else ex.send(status, headers, text);
@@ -44,6 +52,11 @@ export function opsRoutes(options: OpsRouteOptions): OpsHandler {
     const path = ex.head.rawPath;
     // a request with broken framing gets the S3 face's refusal, before anything reads its body
     if (!path.startsWith('/tusk/') || options.isBucketHost?.(ex) || framingProblem(ex.head)) return undefined;
+    const preflight = ex.head.method === 'OPTIONS' && (path === HEALTH_LIVE_PATH || path === HEALTH_READY_PATH || path === METRICS_PATH || path.startsWith(ADMIN_PREFIX));
+    if (preflight && cors(ex).length > 0) {
+      ex.send(204, [['Server', options.serverHeader], ...cors(ex)]);
+      return Promise.resolve();
+    }
     switch (path) {
       case HEALTH_LIVE_PATH:
         if (getOnly(ex)) json(ex, 200, { status: 'live', uptimeSeconds: Math.round((Date.now() - options.health.startedAt) / 1000) });
@@ -78,7 +91,7 @@ export function opsRoutes(options: OpsRouteOptions): OpsHandler {
       return;
     }
     const text = await m.exposition();
-    const headers: ResponseHeaders = [['Content-Type', m.contentType], ['Server', options.serverHeader]];
+    const headers: ResponseHeaders = [['Content-Type', m.contentType], ['Server', options.serverHeader], ...cors(ex)];
     if (ex.head.method === 'HEAD') ex.sendHead(200, headers, Buffer.byteLength(text));
     else ex.send(200, headers, text);
   }

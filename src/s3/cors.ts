@@ -138,3 +138,24 @@ export function corsForRequest(
   const allowed = splitHeaderList(requestHeaders).filter((h) => allowsHeader(rule, h));
   return corsHeaders(rule, origin, allowed.length ? allowed.join(', ') : undefined);
 }
+
+/**
+ * CORS for the web console's own origins (src/console/origins.ts), on every bucket and on the
+ * service: the console signs each request with its user's keys, so answering its origin gives it
+ * nothing those keys could not do from aws-cli. Every response header is exposed (it reads ETag,
+ * x-amz-version-id, x-amz-meta-*): its requests carry no cookies, where `*` covers them all (Fetch
+ * standard, "CORS protocol and credentials"); Authorization is never covered by `*`, so the
+ * requested headers are echoed.
+ */
+export function consoleCorsHeaders(origin: string, requestHeaders?: string): Array<readonly [string, string]> {
+  const out: Array<readonly [string, string]> = [
+    ['Access-Control-Allow-Origin', origin],
+    ['Access-Control-Allow-Methods', 'GET, PUT, HEAD, POST, DELETE'],
+    ['Access-Control-Expose-Headers', '*'],
+    ['Access-Control-Max-Age', '600'],
+  ];
+  const requested = splitHeaderList(requestHeaders);
+  if (requested.length) out.push(['Access-Control-Allow-Headers', requested.join(', ')]);
+  out.push(['Vary', CORS_VARY]);
+  return out;
+}

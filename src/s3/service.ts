@@ -14,7 +14,7 @@ import type { Principal } from './access.js';
 import { authenticate, type AuthResult } from './auth/index.js';
 import { createBodyDigester } from './body-digests.js';
 import { authContextOf, type S3Context, type S3RequestSummary, type S3Services } from './context.js';
-import { corsForRequest } from './cors.js';
+import { consoleCorsHeaders, corsForRequest } from './cors.js';
 import { dispatch } from './dispatch.js';
 import { S3Error } from './errors.js';
 import { checkRequestFraming, refusalError } from './request-framing.js';
@@ -70,7 +70,9 @@ async function handleClassified(
     summary.key = resource.key;
     const origin = head.headers['origin'];
     let bucket: S3Bucket | undefined;
-    if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
+    if (origin !== undefined && head.method !== 'OPTIONS' && services.config.console.origins.includes(origin)) {
+      ids.cors = consoleCorsHeaders(origin, head.headers['access-control-request-headers']);
+    } else if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
       bucket = services.store.getBucket(resource.bucket);
       ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method, head.headers['access-control-request-headers']);
     }

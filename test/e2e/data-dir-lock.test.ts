@@ -17,7 +17,7 @@ describe('data directory lock', () => {
     const dataDir = join(dirs.path, 'serve');
     const first = await startTusk({ dataDir });
     try {
-      const second = runTusk(['serve', '--listen', '127.0.0.1:0', '--publisher-listen', 'off', '--data-dir', dataDir]);
+      const second = runTusk(['serve', '--listen', '127.0.0.1:0', '--publisher-listen', 'off', '--console-listen', 'off', '--data-dir', dataDir]);
       expect(second.status, second.output).not.toBe(0);
       expect(second.output).toContain(dataDir);
       expect(second.output).toContain(`pid ${first.pid}`);

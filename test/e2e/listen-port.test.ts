@@ -29,7 +29,7 @@ function expectAddressInUse(result: { status: number | null; output: string }, p
 
 describe('a port in use', () => {
   it('stops a second S3 listener with a clear error, and the first keeps its port', async () => {
-    const second = runTuskToExit(['serve', '--listen', `127.0.0.1:${first.port}`, '--publisher-listen', 'off', '--data-dir', `${dirs.path}/s3`]);
+    const second = runTuskToExit(['serve', '--listen', `127.0.0.1:${first.port}`, '--publisher-listen', 'off', '--console-listen', 'off', '--data-dir', `${dirs.path}/s3`]);
     expectAddressInUse(second, first.port);
     expect(first.alive()).toBe(true);
     const res = await fetch(`${first.endpoint}/`);
@@ -38,7 +38,7 @@ describe('a port in use', () => {
   });
 
   it('stops a publisher listener on a busy port', () => {
-    const second = runTuskToExit(['serve', '--listen', '127.0.0.1:0', '--publisher-listen', `127.0.0.1:${first.port}`, '--n-shards', '10', '--data-dir', `${dirs.path}/pub`]);
+    const second = runTuskToExit(['serve', '--listen', '127.0.0.1:0', '--publisher-listen', `127.0.0.1:${first.port}`, '--console-listen', 'off', '--n-shards', '10', '--data-dir', `${dirs.path}/pub`]);
     expectAddressInUse(second, first.port);
   });
 

@@ -87,7 +87,7 @@ describe('engine choice', () => {
     if ('module' in uws) return;
     const dir = makeTempDir();
     try {
-      const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'tusk.js'), 'serve', '--http-engine', 'uws', '--listen', '127.0.0.1:0', '--data-dir', dir, '--publisher-listen', 'off'], {
+      const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'tusk.js'), 'serve', '--http-engine', 'uws', '--listen', '127.0.0.1:0', '--data-dir', dir, '--publisher-listen', 'off', '--console-listen', 'off'], {
         encoding: 'utf8',
         timeout: 30_000,
         env: { ...process.env, TUSK_HTTP_ENGINE: '' },

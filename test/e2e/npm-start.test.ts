@@ -82,7 +82,7 @@ describe('npm start', () => {
   it('stops the server (drained, its port free) on SIGTERM to npm', async () => {
     const dataDir = `${dirs.path}/data`;
     const npm = await spawnUntil(
-      ['start', '--', '--listen', '127.0.0.1:0', '--publisher-listen', 'off', '--durability', 'relaxed', '--data-dir', dataDir],
+      ['start', '--', '--listen', '127.0.0.1:0', '--publisher-listen', 'off', '--console-listen', 'off', '--durability', 'relaxed', '--data-dir', dataDir],
       /s3 listening on http:\/\/127\.0\.0\.1:(\d+)/,
       { command: 'npm', startTimeoutMs: 120_000, label: 'npm start' },
     );

@@ -59,7 +59,7 @@ describe('health probes', () => {
   it('answer without a signature: live at once, ready only after recovery', async () => {
     const dataDir = makeTempDir();
     const child = await spawnUntil(
-      [join(REPO_ROOT, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', '--durability', 'relaxed'],
+      [join(REPO_ROOT, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', '--console-listen', 'off', '--durability', 'relaxed'],
       /listener bound on http:\/\/127\.0\.0\.1:(\d+)/,
       { env: { TUSK_TEST_RECOVERY_DELAY_MS: '2500' }, startTimeoutMs: 30_000, label: 'tusk' },
     );

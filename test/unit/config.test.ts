@@ -143,4 +143,19 @@ describe('SSE-C over plain HTTP', () => {
     expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).tls?.certFile).toMatch(/c\.pem$/);
     expect(() => loadConfig(['--tls-cert', 'c.pem'], {})).toThrow(/both --tls-cert and --tls-key/);
   });
+
+  it('serves the console on 127.0.0.1:9001 unless --console-listen or TUSK_CONSOLE_LISTEN says otherwise (off: none)', () => {
+    expect(loadConfig([], {}).console).toEqual({ listen: { host: '127.0.0.1', port: 9001 }, origins: [] });
+    expect(loadConfig(['--console-listen', 'off'], {}).console.listen).toBeUndefined();
+    expect(loadConfig([], { TUSK_CONSOLE_LISTEN: '0.0.0.0:8080' }).console.listen).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(() => loadConfig(['--console-listen', 'nope'], {})).toThrow(/console-listen/);
+  });
+
+  it('takes console origins as browsers send them, and refuses anything else', () => {
+    const c = loadConfig(['--console-origin', 'https://console.example.com,http://10.0.0.5:9001'], {});
+    expect(c.console.origins).toEqual(['https://console.example.com', 'http://10.0.0.5:9001']);
+    for (const bad of ['https://console.example.com/', 'console.example.com', 'ftp://x.test', 'https://x.test:443', '*']) {
+      expect(() => loadConfig(['--console-origin', bad], {}), bad).toThrow(/console-origin/);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 // Put/Get/DeleteBucketCors and the OPTIONS preflight (s3.md §3.11). CORS headers on actual
 // requests are added by the request entry (service.ts), errors included.
 
-import { corsHeaders, MAX_CORS_BODY, matchCorsRule, parseCorsConfiguration, renderCorsConfiguration, splitHeaderList } from '../cors.js';
+import { consoleCorsHeaders, corsHeaders, MAX_CORS_BODY, matchCorsRule, parseCorsConfiguration, renderCorsConfiguration, splitHeaderList } from '../cors.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
@@ -34,6 +34,10 @@ export async function handleCorsPreflight(ctx: S3Context): Promise<void> {
   const origin = ctx.headers['origin'];
   const method = ctx.headers['access-control-request-method'];
   if (origin === undefined || method === undefined) throw new S3Error('BadRequest');
+  if (ctx.services.config.console.origins.includes(origin)) {
+    send(ctx, 200, consoleCorsHeaders(origin, ctx.headers['access-control-request-headers']));
+    return;
+  }
   if (ctx.resource.bucket === undefined) throw new S3Error('AccessForbidden', {}, { message: NOT_ENABLED });
   const rules = bucketOf(ctx).access?.cors;
   if (!rules) throw new S3Error('AccessForbidden', {}, { message: NOT_ENABLED });

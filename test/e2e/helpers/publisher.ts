@@ -71,7 +71,7 @@ export async function startPublisherProcess(options: PublisherProcessOptions): P
     `let s3;`,
     options.withS3
       ? `{ const { loadConfig } = await import(${JSON.stringify(requireDist('config.js'))}); const { startServer } = await import(${JSON.stringify(requireDist('main.js'))});
-           s3 = await startServer(loadConfig(['--listen', '127.0.0.1:0', '--data-dir', config.dataDir + '/s3', '--durability', 'relaxed', '--publisher-listen', 'off'])); }`
+           s3 = await startServer(loadConfig(['--listen', '127.0.0.1:0', '--data-dir', config.dataDir + '/s3', '--durability', 'relaxed', '--publisher-listen', 'off', '--console-listen', 'off'])); }`
       : '',
     `const face = await startPublisherFace(config);`,
     `console.log('publisher endpoint keys: ' + face.endpointKeys.join(','));`,

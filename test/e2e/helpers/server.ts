@@ -38,6 +38,8 @@ export interface TuskOptions {
   root?: Credentials | 'generated';
   /** `--publisher-listen` value; default 'off' */
   publisherListen?: string;
+  /** `--console-listen` value; default 'off' (its default port would be shared by every test) */
+  consoleListen?: string;
   /** more `tusk serve` flags */
   extraArgs?: string[];
   /** more environment variables for the process */
@@ -118,7 +120,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
   const quietPort = options.quiet ? await freePort('127.0.0.1') : 0;
   const args = [TUSK_BIN, 'serve', '--listen', `127.0.0.1:${quietPort}`, '--data-dir', dataDir];
   // the S3 tests need no publisher; tests of both faces pass a listener (e.g. 127.0.0.1:0) and extra flags
-  args.push('--publisher-listen', options.publisherListen ?? 'off', ...(options.extraArgs ?? []));
+  args.push('--publisher-listen', options.publisherListen ?? 'off', '--console-listen', options.consoleListen ?? 'off', ...(options.extraArgs ?? []));
   args.push('--durability', options.durability ?? 'relaxed');
   if (options.region) args.push('--region', options.region);
   if (options.domains?.length) args.push('--domain', options.domains.join(','));

@@ -1,0 +1,294 @@
+// The web console (issue 36): its listener (static files under a strict Content-Security-Policy,
+// /config.json), the S3 face's CORS for its origin only, and Debian's headless Chromium driven by
+// playwright-core through the real console against this real server, finding every control by its
+// role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
+
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './helpers/child-process.js';
+import { s3Client } from './helpers/clients.js';
+import { makeTempDirFixture, md5OfFile, writeGeneratedFile } from './helpers/fixtures.js';
+import { useTusk } from './helpers/lifecycle.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const BIG = 100 * 1024 * 1024;
+const SHARE_SECONDS = 6;
+const ctx = useTusk({ consoleListen: '127.0.0.1:0', publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
+const dirs = makeTempDirFixture();
+afterAll(() => dirs.remove());
+
+function consoleUrl(): string {
+  const m = /console on (http:\/\/127\.0\.0\.1:\d+)/.exec(ctx.server.output());
+  if (!m) throw new Error(`no console line in:\n${ctx.server.output()}`);
+  return m[1]!;
+}
+
+describe('console listener', () => {
+  it('serves the built page under a strict CSP, and config.json naming the S3 endpoint', async () => {
+    const page = await fetch(consoleUrl() + '/');
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe');
+    expect(csp).toContain(`connect-src 'self' ${ctx.server.endpoint}`);
+    const html = await page.text();
+    expect(html).not.toMatch(/<script>|<style>|https?:\/\//);
+    const config = (await (await fetch(consoleUrl() + '/config.json')).json()) as { s3: { host: string; port: number } };
+    expect(config.s3).toEqual({ scheme: 'http', host: '127.0.0.1', port: ctx.server.port });
+  });
+
+  it('serves nothing outside its build', async () => {
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/%2e%2e/%2e%2e/package.json', '/nope.js']) {
+      expect((await fetch(consoleUrl() + path)).status, path).toBe(404);
+    }
+    expect((await fetch(consoleUrl() + '/', { method: 'POST' })).status).toBe(405);
+  });
+
+  it("S3 answers CORS for the console's origin and for no other", async () => {
+    const preflight = (origin: string) =>
+      fetch(ctx.server.endpoint + '/', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,x-amz-date' },
+      });
+    const allowed = await preflight(consoleUrl());
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(consoleUrl());
+    expect(allowed.headers.get('access-control-allow-headers')).toBe('authorization, x-amz-date');
+    expect((await preflight('http://127.0.0.1:1')).status).toBe(403);
+    // an actual request: the answer (an error here) carries the headers for the console only
+    const get = (origin: string) => fetch(ctx.server.endpoint + '/', { headers: { origin } });
+    expect((await get(consoleUrl())).headers.get('access-control-allow-origin')).toBe(consoleUrl());
+    expect((await get('http://evil.test')).headers.get('access-control-allow-origin')).toBeNull();
+    const health = await fetch(ctx.server.endpoint + '/tusk/health/ready', { headers: { origin: consoleUrl() } });
+    expect(health.headers.get('access-control-allow-origin')).toBe(consoleUrl());
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const bucket = `console-${Date.now().toString(36)}`;
+  const problems: string[] = [];
+  // the README's pictures come from the one-thread run only: the threads-4 project runs this file
+  // at the same time and would write the same files
+  const shot = async (name: string) => {
+    if (process.env.TUSK_THREADS === '1') await page.screenshot({ path: join(REPO_ROOT, 'docs', `console-${name}.png`) });
+  };
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, acceptDownloads: true });
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    // no CSP violation, no script error, and no request anywhere but this machine's listeners
+    page.on('console', (m) => m.type() === 'error' && !/Failed to load resource/.test(m.text()) && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(String(e)));
+    page.on('request', (r) => !r.url().startsWith('http://127.0.0.1:') && !r.url().startsWith('blob:') && problems.push(`request to ${r.url()}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('signs in with the keyboard alone, keeping the secret in sessionStorage only', async () => {
+    await page.goto(consoleUrl() + '/');
+    await page.getByRole('heading', { name: 'Sign in to Tusk' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ctx.server.root.accessKeyId);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ctx.server.root.secretAccessKey);
+    await shot('sign-in');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Buckets' }).waitFor();
+    const stored = await page.evaluate('({ session: sessionStorage.length, local: localStorage.length, cookies: document.cookie })');
+    expect(stored).toEqual({ session: 1, local: 0, cookies: '' });
+  });
+
+  it('creates a bucket, uploads three files (one of 100 MiB, in parts) with progress, downloads it intact', async () => {
+    await page.getByLabel('New bucket name').fill(bucket);
+    await page.getByRole('button', { name: 'Create bucket' }).click();
+    await page.getByRole('link', { name: bucket, exact: true }).click();
+    await page.getByRole('heading', { name: bucket }).waitFor();
+    const big = join(dirs.path, 'big.bin');
+    const bigMd5 = await writeGeneratedFile(big, BIG);
+    writeFileSync(join(dirs.path, 'hello.txt'), 'hello from the console\n');
+    writeFileSync(join(dirs.path, 'data.json'), '{"a":1}\n');
+    await page.getByLabel('Upload files').setInputFiles([join(dirs.path, 'hello.txt'), join(dirs.path, 'data.json'), big]);
+    const bar = page.getByRole('progressbar', { name: 'Upload of big.bin' });
+    await bar.waitFor();
+    // progress is shown while the parts go up, then the bar is full
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 90_000 }).toBe(BIG);
+    await page.getByRole('link', { name: 'Details of big.bin' }).waitFor();
+    await page.getByRole('link', { name: 'Details of hello.txt' }).waitFor();
+    await page.getByRole('link', { name: 'Details of data.json' }).waitFor();
+    await shot('objects');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download big.bin' }).click()]);
+    expect(download.suggestedFilename()).toBe('big.bin');
+    const saved = join(dirs.path, 'downloaded.bin');
+    await download.saveAs(saved);
+    expect(await md5OfFile(saved)).toBe(bigMd5);
+    rmSync(saved);
+    rmSync(big);
+  }, 150_000);
+
+  it('opens a folder and shares a link that works in a fresh context until its expiry', async () => {
+    await page.getByLabel('New folder name').fill('docs');
+    await page.getByRole('button', { name: 'Create folder' }).click();
+    await page.getByRole('link', { name: 'Open folder docs/' }).click();
+    await page.getByRole('heading', { name: `${bucket}/docs/` }).waitFor();
+    writeFileSync(join(dirs.path, 'note.txt'), 'first version\n');
+    await page.getByLabel('Upload files').setInputFiles(join(dirs.path, 'note.txt'));
+    await page.getByRole('link', { name: 'Details of note.txt' }).click();
+    await page.getByRole('heading', { name: 'docs/note.txt' }).waitFor();
+    await page.getByLabel('Link expires in (seconds)').fill(String(SHARE_SECONDS));
+    await page.getByRole('button', { name: 'Create share link' }).click();
+    const created = Date.now();
+    const link = await page.getByLabel('Share link').inputValue();
+    expect(link.startsWith(ctx.server.endpoint)).toBe(true);
+    const fresh = await browser.newContext();
+    try {
+      const first = await fresh.request.get(link);
+      if (Date.now() - created < SHARE_SECONDS * 1000) {
+        expect(first.status()).toBe(200);
+        expect(await first.text()).toBe('first version\n');
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, created + SHARE_SECONDS * 1000 + 1500 - Date.now())));
+      const late = await fresh.request.get(link);
+      expect(late.status()).toBe(403);
+      expect(await late.text()).toContain('<Code>AccessDenied</Code>');
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
+
+  it('turns versioning on and shows two versions of an object written twice', async () => {
+    await page.getByRole('link', { name: bucket, exact: true }).click();
+    await page.getByRole('link', { name: 'Bucket settings' }).click();
+    await page.getByRole('button', { name: 'Enable versioning' }).click();
+    await page.getByText('Versioning is enabled.').waitFor();
+    expect((await s3Client(ctx.server).send(new GetBucketVersioningCommand({ Bucket: bucket }))).Status).toBe('Enabled');
+    await page.getByRole('link', { name: `Objects of ${bucket}` }).click();
+    await page.getByRole('link', { name: 'Open folder docs/' }).click();
+    writeFileSync(join(dirs.path, 'note.txt'), 'second version\n');
+    await page.getByLabel('Upload files').setInputFiles(join(dirs.path, 'note.txt'));
+    await page.getByRole('listitem').filter({ hasText: 'note.txt' }).getByText('done').waitFor();
+    await page.getByRole('link', { name: 'Details of note.txt' }).click();
+    await page.getByRole('table').filter({ has: page.getByText('2 version(s)') }).waitFor();
+    const versions = await s3Client(ctx.server).send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'docs/note.txt' }));
+    expect(versions.Versions?.length).toBe(2);
+    await shot('object');
+  });
+
+  it('adds a lifecycle rule and a policy, refusing a malformed one before sending it', async () => {
+    await page.goto(`${consoleUrl()}/#/settings?bucket=${bucket}`);
+    await page.getByRole('heading', { name: `Settings of ${bucket}` }).waitFor();
+    await page.getByLabel('Rule name').fill('expire-logs');
+    await page.getByLabel('Prefix').fill('logs/');
+    await page.getByLabel('Expire after days').fill('30');
+    await page.getByRole('button', { name: 'Add lifecycle rule' }).click();
+    await page.getByRole('cell', { name: 'expire-logs', exact: true }).waitFor();
+    const rules = (await s3Client(ctx.server).send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules;
+    expect(rules).toMatchObject([{ ID: 'expire-logs', Filter: { Prefix: 'logs/' }, Expiration: { Days: 30 }, Status: 'Enabled' }]);
+
+    const policy = page.getByLabel('Policy JSON');
+    await policy.fill('{"Statement": [');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Not valid JSON/);
+    const doc = {
+      Version: '2012-10-17',
+      Statement: [{ Sid: 'PublicRead', Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/public/*` }],
+    };
+    await policy.fill(JSON.stringify(doc));
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Policy saved.').waitFor();
+    const saved = (await s3Client(ctx.server).send(new GetBucketPolicyCommand({ Bucket: bucket }))).Policy!;
+    expect(JSON.parse(saved)).toMatchObject(doc);
+    await shot('settings');
+  });
+
+  it('shows readiness and a live chart of requests per second that moves under load', async () => {
+    await page.getByRole('link', { name: 'Monitoring' }).click();
+    await page.getByText('Readiness: ready').waitFor();
+    const now = page.getByLabel('Requests per second now');
+    // the chart has points once two readings of /tusk/metrics were taken
+    await expect.poll(async () => (await page.locator('svg polyline').getAttribute('points'))?.split(' ').length ?? 0, { timeout: 20_000 }).toBeGreaterThan(1);
+    // a bounded load (at most 15 s, one request at a time) until the page shows it
+    const client = s3Client(ctx.server);
+    let loading = true;
+    const load = (async () => {
+      for (const end = Date.now() + 15_000; loading && Date.now() < end; ) await client.send(new GetBucketVersioningCommand({ Bucket: bucket }));
+    })();
+    try {
+      await expect.poll(async () => Number(await now.textContent()), { timeout: 15_000 }).toBeGreaterThan(5);
+    } finally {
+      loading = false;
+      await load;
+    }
+    await shot('monitoring');
+  }, 45_000);
+
+  it('stores a file through the publisher on the Walrus page and reads it back', async () => {
+    const endpointKey = /publisher endpoint key: (\S+)/.exec(ctx.server.output())?.[1];
+    expect(endpointKey).toBeDefined();
+    await page.getByRole('link', { name: 'Walrus' }).click();
+    await page.getByRole('heading', { name: 'Walrus' }).waitFor();
+    writeFileSync(join(dirs.path, 'blob.txt'), 'a blob stored from the console\n');
+    await page.getByLabel('Endpoint key').fill(endpointKey!);
+    await page.getByLabel('File to store').setInputFiles(join(dirs.path, 'blob.txt'));
+    await page.getByRole('button', { name: 'Store blob' }).click();
+    const blobId = (await page.getByRole('definition').locator('code').textContent())!;
+    expect(blobId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await page.getByLabel('Blob ID to read').fill(blobId);
+    await page.getByRole('button', { name: 'Read blob' }).click();
+    expect(await page.getByLabel('Blob content').textContent()).toBe('a blob stored from the console\n');
+    // the aggregator serves the same bytes to anyone
+    expect(await (await fetch(`http://127.0.0.1:${ctx.server.output().match(/publisher listening on http:\/\/127\.0\.0\.1:(\d+)/)![1]}/v1/blobs/${blobId}`)).text()).toBe('a blob stored from the console\n');
+    await shot('walrus');
+  });
+
+  it('creates an account and its key on the Identity page; that key sees no Identity page and gets no further than its rights', async () => {
+    await page.getByRole('link', { name: 'Identity' }).click();
+    await page.getByLabel('New account name').fill('alice');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const accessKeyId = (await page.getByLabel('New access key ID').textContent())!;
+    const secretAccessKey = (await page.getByLabel('New secret access key').textContent())!;
+    await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
+    await shot('identity');
+    const other = await browser.newContext();
+    try {
+      const alice = await other.newPage();
+      await alice.goto(consoleUrl() + '/');
+      await alice.getByLabel('Access key ID').fill(accessKeyId);
+      await alice.getByLabel('Secret access key').fill(secretAccessKey);
+      const asked = alice.waitForResponse((r) => r.url().endsWith('/tusk/admin/v1/info'));
+      await alice.getByRole('button', { name: 'Sign in' }).click();
+      expect((await asked).status()).toBe(403);
+      await alice.getByRole('heading', { name: 'Buckets' }).waitFor();
+      await alice.getByRole('caption').filter({ hasText: '0 bucket(s)' }).waitFor();
+      expect(await alice.getByRole('link', { name: 'Identity' }).count()).toBe(0);
+      // root's bucket: its policy lets anyone read public/* only, so alice may not list it
+      await alice.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
+      await expect.poll(() => alice.getByRole('alert').textContent()).toMatch(/AccessDenied/);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('is usable at a phone width, without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
+    await page.getByRole('link', { name: 'Details of hello.txt' }).waitFor();
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow as number).toBeLessThanOrEqual(0);
+    await shot('phone');
+    expect(problems).toEqual([]);
+  });
+});
