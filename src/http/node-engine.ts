@@ -505,8 +505,15 @@ function refuseResponse(res: ServerResponse, refusal: RequestRefusal, refuse: Re
 /** Node's three TLS 1.3 suites: a `ciphers` list without any turns TLS 1.3 off (node:tls secure-context). */
 const TLS13_SUITES = 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256';
 
-function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer; ciphers: string; minVersion: 'TLSv1.2' } {
-  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile), ciphers: `${TLS13_SUITES}:${TLS12_CIPHERS}`, minVersion: 'TLSv1.2' };
+/** Server preference (issue 30): TLS 1.2 takes the first of TLS12_CIPHERS the client offers, whatever the client's order. */
+function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer; ciphers: string; minVersion: 'TLSv1.2'; honorCipherOrder: true } {
+  return {
+    cert: readFileSync(files.certFile),
+    key: readFileSync(files.keyFile),
+    ciphers: `${TLS13_SUITES}:${TLS12_CIPHERS}`,
+    minVersion: 'TLSv1.2',
+    honorCipherOrder: true,
+  };
 }
 
 /** Whether `files` hold a PEM certificate chain and the private key of its first certificate. */
