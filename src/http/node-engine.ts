@@ -122,6 +122,8 @@ export class NodeExchange implements Exchange {
   bytesSent = 0;
   /** the whole response went to Node */
   private finished = false;
+  /** the response said `Connection: close`, or the connection was dropped: nothing may follow it */
+  closesConnection = false;
   private readonly queue: Buffer[] = [];
   private queued = 0;
   private ended: boolean;
@@ -180,6 +182,15 @@ export class NodeExchange implements Exchange {
   afterResponse(then: () => void): void {
     if (this.res.writableFinished) then();
     else this.res.once('finish', then);
+  }
+
+  /** Calls `then` once the exchange is over: the response went out whole, or the connection closed. */
+  whenOver(then: () => void): void {
+    if (this.over) then();
+    else {
+      this.res.once('finish', then);
+      this.onAbort(then);
+    }
   }
 
   /** The client is what this exchange waits for: the body it announced, or room in the socket. */
@@ -360,6 +371,7 @@ export class NodeExchange implements Exchange {
   /** Drops the connection without a response (or after a partial one). */
   close(): void {
     if (this.aborted || this.finished) return;
+    this.closesConnection = true;
     this.responded = true;
     this.aborted = true;
     this.res.destroy();
@@ -380,9 +392,21 @@ export class NodeExchange implements Exchange {
   private fields(status: number, headers: ResponseHeaders, length: number | undefined, close: boolean): Fields {
     const out = fieldsOf(headers);
     if (length !== undefined && status !== 204 && status !== 304) out.push(['content-length', String(length)]);
-    if (close || this.continuePending) out.push(['connection', 'close']);
+    if (close || this.continuePending) {
+      this.closesConnection = true;
+      out.push(['connection', 'close']);
+    }
     return out;
   }
+}
+
+/** A connection's requests: the one being answered (or answered last), and those pipelined behind it. */
+interface Connection {
+  current?: NodeExchange;
+  /** what arrived while `current` was being answered, in order: requests, then maybe a refusal of what followed them */
+  waiting: Array<{ req?: IncomingMessage; start(): void }>;
+  /** no request that arrives later on this connection may run */
+  closing: boolean;
 }
 
 /** The head of `req` as handlers see it. */
@@ -481,8 +505,15 @@ function refuseResponse(res: ServerResponse, refusal: RequestRefusal, refuse: Re
 /** Node's three TLS 1.3 suites: a `ciphers` list without any turns TLS 1.3 off (node:tls secure-context). */
 const TLS13_SUITES = 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256';
 
-function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer; ciphers: string; minVersion: 'TLSv1.2' } {
-  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile), ciphers: `${TLS13_SUITES}:${TLS12_CIPHERS}`, minVersion: 'TLSv1.2' };
+/** Server preference (issue 30): TLS 1.2 takes the first of TLS12_CIPHERS the client offers, whatever the client's order. */
+function tlsOptionsOf(files: TlsFiles): { cert: Buffer; key: Buffer; ciphers: string; minVersion: 'TLSv1.2'; honorCipherOrder: true } {
+  return {
+    cert: readFileSync(files.certFile),
+    key: readFileSync(files.keyFile),
+    ciphers: `${TLS13_SUITES}:${TLS12_CIPHERS}`,
+    minVersion: 'TLSv1.2',
+    honorCipherOrder: true,
+  };
 }
 
 /** Whether `files` hold a PEM certificate chain and the private key of its first certificate. */
@@ -525,30 +556,63 @@ export function listen(
   // the head's size is bounded by maxHeaderSize; a count limit would drop fields silently
   server.maxHeadersCount = 0;
   server.timeout = IDLE_TIMEOUT_MS;
-  /** the exchange each connection answers, or answered last */
-  const current = new WeakMap<Socket, NodeExchange>();
-  // one listener per connection rather than one per response: abort detection
-  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => socket.once('close', () => current.get(socket)?.connectionClosed()));
   /**
-   * Connections whose request said Connection: close or framed its body in a way HTTP forbids:
-   * Node's parser hands over the requests pipelined behind it before that one is answered, and
-   * none of them may run (RFC 9112 §9.6; a request hidden in a body, §11.2). They get no answer:
-   * the connection closes after the first one's.
+   * Each connection's requests in turn. Node's parser hands over the requests pipelined behind one
+   * before that one is answered; each waits here until the previous exchange is over, and none
+   * runs once a request said Connection: close, framed its body in a way HTTP forbids, or was
+   * answered with Connection: close, whether at once or after an await (RFC 9112 §9.6; a request
+   * hidden in a body, §11.2). Those get no answer: the connection closes after the first one's.
    */
-  const closing = new WeakSet<Socket>();
+  const connections = new WeakMap<Socket, Connection>();
+  const connectionOf = (socket: Socket): Connection => {
+    let conn = connections.get(socket);
+    if (!conn) connections.set(socket, (conn = { waiting: [], closing: false }));
+    return conn;
+  };
+  // one listener per connection rather than one per response: abort detection
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) =>
+    socket.once('close', () => {
+      const conn = connectionOf(socket);
+      conn.closing = true;
+      conn.waiting.length = 0;
+      conn.current?.connectionClosed();
+    }),
+  );
+
+  /** Starts what waits next on `conn`, unless the answer just given closes it. */
+  const next = (conn: Connection): void => {
+    if (conn.current?.closesConnection) {
+      conn.closing = true;
+      conn.waiting.length = 0;
+    }
+    conn.waiting.shift()?.start();
+  };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue = false): void => {
-    if (closing.has(req.socket)) return;
+    const conn = connectionOf(req.socket);
+    if (conn.closing || conn.current?.closesConnection) return;
     const head = headOf(req, secure);
-    if (asksToClose(head) || framingProblem(head)) closing.add(req.socket);
-    // RFC 9112 §3.2: a request without Host is answered 400; HTTP/0.9 has no head to answer to
-    if (req.httpVersionMajor === 0 || (head.headers['host'] === undefined && req.httpVersionMinor === 1)) {
-      refuseResponse(res, req.httpVersionMajor === 0 ? { kind: 'malformed', detail: 'HTTP/0.9' } : { kind: 'missing-host' }, refuse);
-      return;
-    }
-    const ex = new NodeExchange(req, res, head, expectsContinue);
-    current.set(req.socket, ex);
-    inFlight.track(handler(ex));
+    // Node's own verdict covers HTTP/1.0 without keep-alive (RFC 9112 §9.3)
+    if (!res.shouldKeepAlive || asksToClose(head) || framingProblem(head)) conn.closing = true;
+    const start = (): void => {
+      // RFC 9112 §3.2: a request without Host is answered 400; HTTP/0.9 has no head to answer to
+      if (req.httpVersionMajor === 0 || (head.headers['host'] === undefined && req.httpVersionMinor === 1)) {
+        conn.closing = true;
+        refuseResponse(res, req.httpVersionMajor === 0 ? { kind: 'malformed', detail: 'HTTP/0.9' } : { kind: 'missing-host' }, refuse);
+        return;
+      }
+      const ex = new NodeExchange(req, res, head, expectsContinue);
+      conn.current = ex;
+      let over = false;
+      ex.whenOver(() => {
+        if (!over) next(conn);
+        over = true;
+      });
+      inFlight.track(handler(ex));
+    };
+    // `closing` set by this very request still lets it be answered
+    if (conn.current && !conn.current.over) conn.waiting.push({ req, start });
+    else start();
   };
   server.on('request', onRequest);
   // the handler reads the body, and so grants the continue, only once the request is authorized
@@ -571,7 +635,16 @@ export function listen(
       if (socket.writable) socket.end(refusalBytes(refuse(refusal)), () => socket.destroy());
       else socket.destroy();
     };
-    const last = current.get(socket as Socket);
+    const conn = connections.get(socket as Socket);
+    if (conn) conn.closing = true;
+    if (conn?.waiting.length) {
+      // the refused bytes follow pipelined requests that wait their turn: the refusal answers after
+      // them, in place of the last one when the refused bytes are in its body
+      if (!conn.waiting.at(-1)!.req?.complete) conn.waiting.pop();
+      conn.waiting.push({ start: answer });
+      return;
+    }
+    const last = conn?.current;
     const ex = last?.over ? undefined : last;
     if (!ex) answer();
     // the refused bytes follow a request being answered (pipelined): its answer goes first
@@ -581,7 +654,7 @@ export function listen(
     else socket.destroy();
   });
   server.on('timeout', (socket: Socket) => {
-    const ex = current.get(socket);
+    const ex = connections.get(socket)?.current;
     // a handler still working (a long copy, a slow disk) keeps its connection
     if (!ex || ex.over || ex.waitsOnClient) socket.destroy();
   });

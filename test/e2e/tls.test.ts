@@ -251,3 +251,28 @@ describe('TLS', () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
 });
+
+// Server preference (issue 30): node:https takes the server's order (honorCipherOrder); uWS has no
+// such setting (README TLS), so this runs on the node engine
+describe('TLS on the node engine', () => {
+  const dir = makeTempDirFixture();
+  let server: TuskServer;
+
+  beforeAll(async () => {
+    const { cert, key } = makeCertificate(dir.path, 'node');
+    server = await startTusk({ env: { TUSK_HTTP_ENGINE: 'node' }, extraArgs: ['--tls-cert', cert, '--tls-key', key] });
+  });
+
+  afterAll(async () => {
+    await server?.dispose();
+    dir.remove();
+  });
+
+  it("chooses by the server's order of TLS 1.2 suites, not the client's", () => {
+    // TLS12_CIPHERS lists AES128-GCM before AES256-GCM before CHACHA20-POLY1305
+    expect(opensslHandshake(server.port, 'ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256').cipher).toBe('ECDHE-RSA-AES128-GCM-SHA256');
+    expect(opensslHandshake(server.port, 'ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES256-GCM-SHA384').cipher).toBe('ECDHE-RSA-AES256-GCM-SHA384');
+    // the check can pass: a client offering one suite gets it
+    expect(opensslHandshake(server.port, 'ECDHE-RSA-CHACHA20-POLY1305').cipher).toBe('ECDHE-RSA-CHACHA20-POLY1305');
+  });
+});
