@@ -32,7 +32,7 @@ import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
 import type { WalrusNetworkConfig } from './network-config.js';
 import { loadWallet } from './wallet.js';
-import { DEFAULT_SUB_WALLETS, isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
+import { isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
 
 /** Gas the wallet must hold per transaction of a store before it starts (0.05 SUI; a register or certify costs a few thousandths). */
 export const GAS_PER_TRANSACTION_MIST = 50_000_000n;
@@ -55,7 +55,7 @@ export async function openWalrusBackend({ config, log }: WalrusBackendOptions): 
   } catch (e) {
     throw new Error(`network ${config.name}: cannot read the Walrus system at ${config.rpcUrl}: ${(e as Error).message}`);
   }
-  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log, DEFAULT_SUB_WALLETS);
+  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log, config.subWallets);
   const funds = await backend.balances();
   log(
     `tusk: publisher on Walrus ${config.name} (epoch ${state.committee.epoch}, ${state.committee.nodes.length} storage nodes, ${state.committee.nShards} shards); ` +
