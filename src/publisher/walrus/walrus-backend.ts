@@ -31,6 +31,7 @@ import type { StoreQuery } from '../service/store-query.js';
 import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
 import type { WalrusNetworkConfig } from './network-config.js';
+import { resendOnReset } from './sui-fetch.js';
 import { loadWallet } from './wallet.js';
 import { isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
 
@@ -38,7 +39,7 @@ import { isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
 export const GAS_PER_TRANSACTION_MIST = 50_000_000n;
 /** How long the committee and the system state are trusted before they are read again. */
 const STATE_TTL_MS = 60_000;
-/** Writes and certifications of one store, when epochs change under it (the Walrus client retries a few times too). */
+/** Writes and certifications of one store, when too few nodes confirm or epochs change under it (the Walrus client retries a few times too). */
 const EPOCH_CHANGE_ATTEMPTS = 3;
 
 export interface WalrusBackendOptions {
@@ -49,7 +50,7 @@ export interface WalrusBackendOptions {
 /** Connects to the network, reads its committee and checks the wallet; throws with a clear message when it cannot. */
 export async function openWalrusBackend({ config, log }: WalrusBackendOptions): Promise<WalrusBackend> {
   const signer = loadWallet(config.walletPath, config.walletAddress);
-  const sui = new SuiGrpcClient({ network: config.name, baseUrl: config.rpcUrl });
+  const sui = new SuiGrpcClient({ network: config.name, baseUrl: config.rpcUrl, fetch: resendOnReset() });
   const walrus = new WalrusClient({ packageConfig: { systemObjectId: config.systemObjectId, stakingPoolId: config.stakingPoolId }, suiClient: sui });
   let state;
   try {
@@ -202,11 +203,11 @@ export class WalrusBackend implements BlobBackend {
 
   /**
    * Writes metadata and slivers to the committee and certifies the registered `objectId` with their
-   * confirmations. When that fails and the epoch has changed meanwhile (the confirmations, or the
-   * certificate, are of the ended epoch: certify_blob aborts), it reads the committee again and
-   * writes and certifies anew, without registering again, as the Walrus client retries a store on
-   * an epoch change (walrus-sdk node_client.rs retry_if_error_epoch_change; error.rs
-   * may_be_caused_by_epoch_change: NotEnoughConfirmations, CertificationFailed).
+   * confirmations. When too few nodes confirmed, or the epoch has changed meanwhile (the
+   * certificate is of the ended epoch: certify_blob aborts), it reads the committee again and
+   * writes and certifies anew, without registering again, as the Walrus client retries a store
+   * (walrus-sdk node_client.rs retry_if_error_epoch_change; error.rs may_be_caused_by_epoch_change:
+   * NotEnoughConfirmations, CertificationFailed).
    */
   private async writeAndCertify(signer: Signer, encoded: EncodedBlob, deletable: boolean, objectId: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -224,8 +225,9 @@ export class WalrusBackend implements BlobBackend {
         // a certify whose outcome is unknown is settled by the pool, never sent anew
         if (attempt >= EPOCH_CHANGE_ATTEMPTS || isUnknownOutcome(e)) throw e;
         await this.refresh(true);
-        if (this.state.committee.epoch === epoch) throw e;
-        this.log(`publisher: Walrus ${this.name} moved to epoch ${this.state.committee.epoch} during the store of ${encoded.blobIdText}: writing and certifying it again`);
+        const moved = this.state.committee.epoch !== epoch;
+        if (!moved && !(e instanceof NotEnoughBlobConfirmationsError)) throw e;
+        this.log(`publisher: ${moved ? `Walrus ${this.name} moved to epoch ${this.state.committee.epoch}` : 'too few confirmations'} during the store of ${encoded.blobIdText}: writing and certifying it again`);
       }
     }
   }
