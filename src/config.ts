@@ -173,6 +173,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            (TUSK_WALLET, default ~/.sui/sui_config/client.yaml)
   --wallet-address A       the wallet's address to pay from (TUSK_WALLET_ADDRESS, default its active one)
   --sui-rpc URL            Walrus networks: the Sui full node's gRPC URL (TUSK_SUI_RPC, default the network's)
+  --sub-wallets N          Walrus networks: sub-wallets, funded from the wallet, that stores run on in parallel,
+                           1-64 (TUSK_SUB_WALLETS, default 8, as the Walrus daemon's --n-clients)
   --endpoint-keys K[,K]    endpoint keys (TUSK_ENDPOINT_KEYS; default: one generated on first start)
   Embedded network:
   --n-shards N             shard count (TUSK_N_SHARDS, default 1000 as on Walrus mainnet; at least 4)
@@ -234,6 +236,7 @@ const SERVE_OPTIONS = {
   wallet: { type: 'string' },
   'wallet-address': { type: 'string' },
   'sui-rpc': { type: 'string' },
+  'sub-wallets': { type: 'string' },
   'endpoint-keys': { type: 'string', multiple: true },
   'n-shards': { type: 'string' },
   'storage-nodes': { type: 'string', multiple: true },
@@ -340,7 +343,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     publisher: {
       listen: parseOptionalListen(str('publisher-listen', '127.0.0.1:31415'), 'publisher-listen'),
       endpointKeys: list(str('endpoint-keys', '')),
-      network: parseNetwork({ network: str('network', 'embedded'), wallet: optional('wallet'), walletAddress: optional('wallet-address'), suiRpc: optional('sui-rpc') }),
+      network: parseNetwork({ network: str('network', 'embedded'), wallet: optional('wallet'), walletAddress: optional('wallet-address'), suiRpc: optional('sui-rpc'), subWallets: parseSubWallets(optional('sub-wallets')) }),
       nShards: parseShards(str('n-shards', '1000')),
       nodeUrls: list(str('storage-nodes', '')),
       epochLengthMs: parseDuration(str('epoch-length', '1d'), 'epoch length'),
@@ -430,6 +433,14 @@ function parseOptionalListen(value: string, what: string): HostPort | undefined 
 function parsePositive(value: string, what: string): number {
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && Number.isSafeInteger(n))) throw new Error(`${what}: expected a positive integer, got '${value}'`);
+  return n;
+}
+
+/** At most 64: every store with reuse_resources=true lists the Blob objects of each sub-wallet, and start-up reads each one's balance. */
+function parseSubWallets(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = parsePositive(value, 'sub-wallets');
+  if (n > 64) throw new Error(`sub-wallets: expected 1 to 64, got '${value}'`);
   return n;
 }
 

@@ -21,8 +21,9 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWalrusDouble, type WalrusDouble } from '../double/walrus/index.js';
 import { NEEDS_NODE_22 } from '../double/walrus/node-version.js';
+import { moveCalls, registeredBlobIds, txSender } from '../double/walrus/ledger.js';
 import { Blob, blobIdFromInt, SharedBlob } from '../double/walrus/sdk.js';
-import { DEFAULT_SUB_WALLETS, deriveSubWallet } from '../../src/publisher/walrus/wallet-pool.js';
+import { deriveSubWallet } from '../../src/publisher/walrus/wallet-pool.js';
 import { randomBytes } from '../unit/publisher/codec/vector-input.js';
 import { wasmBlobId } from '../unit/publisher/service/native-publisher.js';
 import { getBytes, putBlob } from './helpers/publisher-client.js';
@@ -38,6 +39,7 @@ interface Publisher {
   address: string;
   /** the main wallet's and its sub-wallets' (wallet-pool.ts): Blob objects belong to the sub-wallet that registered them */
   addresses: string[];
+  wallet: Ed25519Keypair;
 }
 
 let double: WalrusDouble;
@@ -61,19 +63,27 @@ function writeWalrusConfig(name: string, key: Ed25519Keypair): string {
   return config;
 }
 
-async function startPublisher(name: string, fund: { sui?: bigint; wal?: bigint }): Promise<Publisher> {
-  const key = Ed25519Keypair.generate();
+async function startPublisher(name: string, fund: { sui?: bigint; wal?: bigint }, options: { subWallets?: number; key?: Ed25519Keypair } = {}): Promise<Publisher> {
+  const key = options.key ?? Ed25519Keypair.generate();
   if (fund.sui || fund.wal) await double.fund(key.toSuiAddress(), fund);
+  const config = options.key ? path.join(dir, name, 'client_config.yaml') : writeWalrusConfig(name, key);
+  const subWallets = options.subWallets ?? 8;
+  const dataDir = path.join(dir, name, 'data');
+  fs.mkdirSync(dataDir, { recursive: true });
   const tusk = await startTusk({
     publisherListen: '127.0.0.1:0',
-    extraArgs: ['--network', writeWalrusConfig(name, key)],
+    // a restart (options.key given) keeps the data dir, and so the endpoint key
+    dataDir,
+    extraArgs: ['--network', config, ...(options.subWallets ? ['--sub-wallets', String(subWallets)] : [])],
     env: { NODE_EXTRA_CA_CERTS: double.caCertFile },
+    // it reads the Walrus system, the committee and every sub-wallet's balance from the chain first
+    startTimeoutMs: 90_000,
   });
   started.push(tusk);
   const [, url] = await waitForOutput(() => tusk.output(), /publisher listening on (http:\/\/[^\s"]+)/);
   const [, endpointKey] = await waitForOutput(() => tusk.output(), /publisher endpoint key: ([^\s"]+)/);
-  const addresses = [key.toSuiAddress(), ...Array.from({ length: DEFAULT_SUB_WALLETS }, (_, i) => deriveSubWallet(key, i).toSuiAddress())];
-  return { tusk, url: url!, key: endpointKey!, address: key.toSuiAddress(), addresses };
+  const addresses = [key.toSuiAddress(), ...Array.from({ length: subWallets }, (_, i) => deriveSubWallet(key, i).toSuiAddress())];
+  return { tusk, url: url!, key: endpointKey!, address: key.toSuiAddress(), addresses, wallet: key };
 }
 
 async function walBalance(address: string): Promise<bigint> {
@@ -264,6 +274,64 @@ describe.skipIf(SKIP_REASON !== '')(`publisher on a Walrus network (gRPC double)
     expect(Buffer.from(await direct.readBlob({ blobId })).equals(data)).toBe(true);
   });
 
+  it('16 stores sent at once from one wallet (--sub-wallets 4) all answer newlyCreated, each paid once, as the ledger shows', async () => {
+    const parallel = await startPublisher('parallel', { sui: 20n * SUI, wal: 1_000n * WAL }, { subWallets: 4 });
+    expect(parallel.tusk.output()).toMatch(/\(with its 4 sub-wallets\)/);
+    const before = await publisherWal(parallel);
+    const since = double.transactions().length;
+    const blobs = Array.from({ length: 16 }, (_, i) => randomBytes(120 + i, 10_000 + i));
+    const puts = await Promise.all(blobs.map((data) => putBlob(parallel.url, `/${parallel.key}/v1/blobs?epochs=1`, data)));
+    for (const put of puts) expect(put.status, put.text).toBe(200);
+    const created = puts.map((put) => put.json.newlyCreated as { blobObject: { blobId: string }; cost: number });
+    expect(created.map((c) => c?.blobObject.blobId)).toEqual(blobs.map((data) => wasmBlobId(data, double.nShards)));
+
+    // the ledger: no transaction of the run failed, each blob was registered once, by one of the 4
+    // sub-wallets, and the WAL the wallets lost together is the sum of the costs answered
+    const run = double.transactions().slice(since);
+    expect(run.filter((tx) => !tx.success).map((tx) => tx.failure?.description)).toEqual([]);
+    const registrations = run.flatMap((tx) => registeredBlobIds(tx).map((blobId) => ({ blobId, sender: txSender(tx.txBytes) })));
+    expect(registrations.map((r) => r.blobId).sort()).toEqual(created.map((c) => c.blobObject.blobId).sort());
+    const subWallets = parallel.addresses.slice(1);
+    for (const { sender } of registrations) expect(subWallets).toContain(sender);
+    expect(before - (await publisherWal(parallel))).toBe(created.reduce((n, c) => n + BigInt(c.cost), 0n));
+    // the main wallet only funded its sub-wallets
+    for (const tx of run.filter((t) => txSender(t.txBytes) === parallel.address)) expect(moveCalls(tx.txBytes)).toEqual([]);
+  }, 180_000);
+
+  it('a store killed (kill -9) after paying, at its certify transaction, is completed on retry with reuse_resources=true without paying again', async () => {
+    const first = await startPublisher('killed', { sui: 10n * SUI, wal: 100n * WAL });
+    const data = randomBytes(140, 40_000);
+    const blobId = wasmBlobId(data, double.nShards);
+    const execute = 'sui.rpc.v2.TransactionExecutionService/ExecuteTransaction';
+    // the publisher dies the moment it sends the certify transaction: registered and paid, slivers on the nodes, not certified
+    let killed: Promise<void> | undefined;
+    double.rpcFaults.before = (method, request) => {
+      if (method !== execute || !moveCalls(request.transaction.bcs.value).some((c) => c.function === 'certify_blob')) return null;
+      killed ??= first.tusk.kill9();
+      return { code: 14, message: 'injected: the publisher was killed' };
+    };
+    try {
+      const cut = await putBlob(first.url, `/${first.key}/v1/blobs?epochs=2&reuse_resources=true`, data).catch((e: unknown) => e);
+      expect(cut).toBeInstanceOf(Error);
+      await killed;
+    } finally {
+      double.rpcFaults.before = undefined;
+    }
+    const registrations = () => double.transactions().filter((tx) => registeredBlobIds(tx).includes(blobId));
+    expect(registrations()).toHaveLength(1);
+    const paid = await publisherWal(first);
+
+    // the same wallet and data dir, a new process
+    const second = await startPublisher('killed', {}, { key: first.wallet });
+    expect(second.key).toBe(first.key);
+    const retried = await putBlob(second.url, `/${second.key}/v1/blobs?epochs=2&reuse_resources=true`, data);
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.json.newlyCreated).toMatchObject({ blobObject: { blobId, certifiedEpoch: double.epoch }, resourceOperation: { reuseRegistration: {} }, cost: 0 });
+    expect(registrations()).toHaveLength(1);
+    expect(await publisherWal(second)).toBe(paid);
+    expect((await getBytes(second.url, `/v1/blobs/${blobId}`)).body.equals(data)).toBe(true);
+  }, 120_000);
+
   it('refuses with a clear JSON error, before any work, when the wallet cannot pay; the ledger routes say the ledger is Sui', async () => {
     const poor = await startPublisher('poor', { sui: 1n * SUI });
     const put = await putBlob(poor.url, `/${poor.key}/v1/blobs`, randomBytes(110, 1_000));
@@ -276,5 +344,11 @@ describe.skipIf(SKIP_REASON !== '')(`publisher on a Walrus network (gRPC double)
     expect(put2.json.error.details[0]).toMatchObject({ reason: 'INSUFFICIENT_GAS' });
     const ledger = await fetch(`${publisher.url}/v1/ledger/status`);
     expect(ledger.status).toBe(404);
+  }, 180_000);
+
+  it('sent the Sui full node gRPC-web only: no request the double refused as JSON-RPC, every call a sui.rpc.v2 method', () => {
+    expect(double.rpcRefused).toEqual([]);
+    expect([...double.rpcCalls.keys()].filter((m) => !/^sui\.rpc\.v2\.\w+Service\/\w+$/.test(m))).toEqual([]);
+    expect(double.rpcCalls.get('sui.rpc.v2.TransactionExecutionService/ExecuteTransaction')).toBeGreaterThan(0);
   });
 });

@@ -24,6 +24,15 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(() => loadConfig(['--wallet', '/w'], {})).toThrow(/need --network/);
   });
 
+  it('runs Walrus stores on 8 sub-wallets unless --sub-wallets or TUSK_SUB_WALLETS says how many (1-64)', () => {
+    expect(loadConfig(['--network', 'testnet'], {}).publisher.network).toMatchObject({ subWallets: 8 });
+    expect(loadConfig(['--network', 'testnet'], { TUSK_SUB_WALLETS: '3' }).publisher.network).toMatchObject({ subWallets: 3 });
+    expect(loadConfig(['--network', 'testnet', '--sub-wallets', '64'], { TUSK_SUB_WALLETS: '3' }).publisher.network).toMatchObject({ subWallets: 64 });
+    expect(() => loadConfig(['--network', 'testnet', '--sub-wallets', '0'], {})).toThrow("sub-wallets: expected a positive integer, got '0'");
+    expect(() => loadConfig(['--network', 'testnet', '--sub-wallets', '65'], {})).toThrow("sub-wallets: expected 1 to 64, got '65'");
+    expect(() => loadConfig(['--sub-wallets', '4'], {})).toThrow(/--sub-wallets need --network/);
+  });
+
   it('serves S3 on one thread per core unless told, with TLS too', () => {
     expect(loadConfig(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}).threads).toBe(availableParallelism());
     expect(loadConfig(['--threads', '3'], {}).threads).toBe(3);

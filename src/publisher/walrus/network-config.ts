@@ -21,6 +21,8 @@ export interface WalrusNetworkConfig {
   walletPath: string;
   /** the wallet address to pay from; default: the client.yaml's active address, else the keystore's first key */
   walletAddress?: string;
+  /** sub-wallets stores run on in parallel (wallet-pool.ts; upstream's daemon `--n-clients`) */
+  subWallets: number;
 }
 
 export type NetworkConfig = { kind: 'embedded' } | WalrusNetworkConfig;
@@ -64,18 +66,26 @@ export interface NetworkSettings {
   wallet?: string;
   walletAddress?: string;
   suiRpc?: string;
+  subWallets?: number;
 }
+
+/** Sub-wallets when --sub-wallets is not given: the Walrus publisher daemon's default `--n-clients` (MystenLabs/walrus
+ * crates/walrus-service/src/client/cli/args.rs: n_publisher_clients() = publisher_max_concurrent_requests() = 8). */
+export const DEFAULT_SUB_WALLETS = 8;
 
 export function parseNetwork(settings: NetworkSettings): NetworkConfig {
   const { network } = settings;
   if (network === 'embedded') {
-    if (settings.wallet || settings.walletAddress || settings.suiRpc) throw new Error('network: --wallet, --wallet-address and --sui-rpc need --network testnet, mainnet or a Walrus client config file');
+    if (settings.wallet || settings.walletAddress || settings.suiRpc || settings.subWallets !== undefined) {
+      throw new Error('network: --wallet, --wallet-address, --sui-rpc and --sub-wallets need --network testnet, mainnet or a Walrus client config file');
+    }
     return { kind: 'embedded' };
   }
   const walletAddress = settings.walletAddress === undefined ? undefined : checkAddress(settings.walletAddress, 'wallet-address');
+  const subWallets = settings.subWallets ?? DEFAULT_SUB_WALLETS;
   if (network === 'testnet' || network === 'mainnet') {
     const known = KNOWN_NETWORKS[network];
-    return { kind: 'walrus', name: network, ...known, rpcUrl: settings.suiRpc ?? known.rpcUrl, walletPath: expandHome(settings.wallet ?? DEFAULT_WALLET), walletAddress };
+    return { kind: 'walrus', name: network, ...known, rpcUrl: settings.suiRpc ?? known.rpcUrl, walletPath: expandHome(settings.wallet ?? DEFAULT_WALLET), walletAddress, subWallets };
   }
   const fromFile = readClientConfig(network);
   return {
@@ -83,11 +93,12 @@ export function parseNetwork(settings: NetworkSettings): NetworkConfig {
     rpcUrl: settings.suiRpc ?? fromFile.rpcUrl,
     walletPath: settings.wallet ? expandHome(settings.wallet) : fromFile.walletPath,
     walletAddress: walletAddress ?? fromFile.walletAddress,
+    subWallets,
   };
 }
 
 /** A Walrus client configuration file (walrus-sdk config.rs ClientConfig / MultiClientConfig). */
-export function readClientConfig(file: string): WalrusNetworkConfig {
+export function readClientConfig(file: string): Omit<WalrusNetworkConfig, 'subWallets'> {
   let doc: unknown;
   try {
     doc = parseYaml(readFileSync(file, 'utf8'), YAML_STRINGS);

@@ -1,5 +1,5 @@
 // Stores in parallel from one wallet, as upstream's publisher does with its sub-wallets (walrus
-// daemon `--n-clients`, each sub-client with its own wallet funded from the main one): a
+// daemon `--n-clients`, here `--sub-wallets`: each sub-client with its own wallet funded from the main one): a
 // transaction spends owned coins at one version, and two transactions built from one wallet at
 // once pick the same coin — one fails ("not available for consumption"), and on Sui conflicting
 // transactions on one owned object version can lock it until the epoch ends.
@@ -22,7 +22,6 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { coinWithBalance, Transaction } from '@mysten/sui/transactions';
 
 export const SUI_TYPE = '0x2::sui::SUI';
-export const DEFAULT_SUB_WALLETS = 8;
 const SETTLE_FIRST_PAUSE_MS = 500;
 const SETTLE_MAX_PAUSE_MS = 30_000;
 

@@ -31,13 +31,16 @@ import type { StoreQuery } from '../service/store-query.js';
 import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
 import type { WalrusNetworkConfig } from './network-config.js';
+import { resendOnReset } from './sui-fetch.js';
 import { loadWallet } from './wallet.js';
-import { DEFAULT_SUB_WALLETS, isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
+import { isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';
 
 /** Gas the wallet must hold per transaction of a store before it starts (0.05 SUI; a register or certify costs a few thousandths). */
 export const GAS_PER_TRANSACTION_MIST = 50_000_000n;
 /** How long the committee and the system state are trusted before they are read again. */
 const STATE_TTL_MS = 60_000;
+/** Writes and certifications of one store, when too few nodes confirm or epochs change under it (the Walrus client retries a few times too). */
+const EPOCH_CHANGE_ATTEMPTS = 3;
 
 export interface WalrusBackendOptions {
   config: WalrusNetworkConfig;
@@ -47,7 +50,7 @@ export interface WalrusBackendOptions {
 /** Connects to the network, reads its committee and checks the wallet; throws with a clear message when it cannot. */
 export async function openWalrusBackend({ config, log }: WalrusBackendOptions): Promise<WalrusBackend> {
   const signer = loadWallet(config.walletPath, config.walletAddress);
-  const sui = new SuiGrpcClient({ network: config.name, baseUrl: config.rpcUrl });
+  const sui = new SuiGrpcClient({ network: config.name, baseUrl: config.rpcUrl, fetch: resendOnReset() });
   const walrus = new WalrusClient({ packageConfig: { systemObjectId: config.systemObjectId, stakingPoolId: config.stakingPoolId }, suiClient: sui });
   let state;
   try {
@@ -55,7 +58,7 @@ export async function openWalrusBackend({ config, log }: WalrusBackendOptions): 
   } catch (e) {
     throw new Error(`network ${config.name}: cannot read the Walrus system at ${config.rpcUrl}: ${(e as Error).message}`);
   }
-  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log, DEFAULT_SUB_WALLETS);
+  const backend = new WalrusBackend(config.name, walrus, sui, signer, state, log, config.subWallets);
   const funds = await backend.balances();
   log(
     `tusk: publisher on Walrus ${config.name} (epoch ${state.committee.epoch}, ${state.committee.nodes.length} storage nodes, ${state.committee.nShards} shards); ` +
@@ -187,15 +190,7 @@ export class WalrusBackend implements BlobBackend {
           })
         ).blob.id;
     // From here on a failure leaves the paid registration on chain, as with the Walrus daemon (walrus.md §15).
-    if (certify) {
-      const confirmations = await this.walrus.writeEncodedBlobToNodes({
-        blobId: encoded.blobIdText,
-        metadata: metadataOf(encoded),
-        sliversByNode: this.sliversByNode(encoded),
-        ...(query.deletable ? { deletable: true, objectId } : { deletable: false }),
-      });
-      await this.walrus.executeCertifyBlobTransaction({ signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable: query.deletable });
-    }
+    if (certify) await this.writeAndCertify(signer, encoded, query.deletable, objectId);
     if (epochsExtended > 0) await this.walrus.executeExtendBlobTransaction({ signer, blobObjectId: objectId, epochs: epochsExtended });
     // Read before sharing: a shared blob is wrapped in its SharedBlob and no longer readable by id.
     const blobObject = await this.blobObject(objectId, address);
@@ -204,6 +199,37 @@ export class WalrusBackend implements BlobBackend {
     else if (query.sendObjectTo) await this.transfer(signer, objectId, query.sendObjectTo);
     const resourceOperation = owned && reuseOperation(owned, encoded.encodedLength, epochsExtended);
     return newlyCreatedJson({ blobObject, encodedLength: encoded.encodedLength, epochsAhead: query.epochs, cost, sharedBlobObject, resourceOperation });
+  }
+
+  /**
+   * Writes metadata and slivers to the committee and certifies the registered `objectId` with their
+   * confirmations. When too few nodes confirmed, or the epoch has changed meanwhile (the
+   * certificate is of the ended epoch: certify_blob aborts), it reads the committee again and
+   * writes and certifies anew, without registering again, as the Walrus client retries a store
+   * (walrus-sdk node_client.rs retry_if_error_epoch_change; error.rs may_be_caused_by_epoch_change:
+   * NotEnoughConfirmations, CertificationFailed).
+   */
+  private async writeAndCertify(signer: Signer, encoded: EncodedBlob, deletable: boolean, objectId: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const epoch = this.state.committee.epoch;
+      try {
+        const confirmations = await this.walrus.writeEncodedBlobToNodes({
+          blobId: encoded.blobIdText,
+          metadata: metadataOf(encoded),
+          sliversByNode: this.sliversByNode(encoded),
+          ...(deletable ? { deletable: true, objectId } : { deletable: false }),
+        });
+        await this.walrus.executeCertifyBlobTransaction({ signer, blobId: encoded.blobIdText, blobObjectId: objectId, confirmations, deletable });
+        return;
+      } catch (e) {
+        // a certify whose outcome is unknown is settled by the pool, never sent anew
+        if (attempt >= EPOCH_CHANGE_ATTEMPTS || isUnknownOutcome(e)) throw e;
+        await this.refresh(true);
+        const moved = this.state.committee.epoch !== epoch;
+        if (!moved && !(e instanceof NotEnoughBlobConfirmationsError)) throw e;
+        this.log(`publisher: ${moved ? `Walrus ${this.name} moved to epoch ${this.state.committee.epoch}` : 'too few confirmations'} during the store of ${encoded.blobIdText}: writing and certifying it again`);
+      }
+    }
   }
 
   /** With `reuse_resources=true`: a Blob object of the wallet or its sub-wallets to store with (owned-blob.ts), from the chain. */
@@ -339,9 +365,9 @@ export class WalrusBackend implements BlobBackend {
     return result.Transaction;
   }
 
-  /** Reads the committee and the system state again once they are STATE_TTL_MS old (epochs change). */
-  private async refresh(): Promise<void> {
-    if (Date.now() - this.state.loadedAt < STATE_TTL_MS) return;
+  /** Reads the committee and the system state again once they are STATE_TTL_MS old (epochs change), or now when `force`. */
+  private async refresh(force = false): Promise<void> {
+    if (!force && Date.now() - this.state.loadedAt < STATE_TTL_MS) return;
     this.walrus.reset();
     const next = await loadState(this.walrus, this.sui);
     if (next.committee.epoch !== this.state.committee.epoch) this.log(`publisher: Walrus ${this.name} is at epoch ${next.committee.epoch}`);

@@ -363,3 +363,39 @@ export function createGenesis(chain: Chain, o: GenesisOptions): World {
   }
   return world;
 }
+
+/**
+ * An epoch change as the contracts make it, with the same committee one epoch on (no shard moves):
+ * system_state_inner.move advance_epoch (the committee's epoch; storage_accounting.move
+ * ring_pop_expand: the ending epoch's slot comes back as the last one, epoch + length; the used
+ * capacity is the new epoch's) and staking_inner.move (epoch, previous_committee, EpochChangeDone).
+ * The System and Staking objects get a new version, as a transaction touching them would give them.
+ */
+export function advanceEpoch(chain: Chain, world: World): number {
+  const edit = (parentId: string, fieldVersion: number, codec: BcsType<any, any>, change: (inner: any) => void) => {
+    const fieldId = deriveDynamicFieldID(parentId, 'u64', bcs.u64().serialize(fieldVersion).toBytes());
+    const parent = chain.get(parentId)!;
+    const field = chain.get(fieldId)!;
+    const version = (parent.version > field.version ? parent.version : field.version) + 1n;
+    const value = Field(bcs.u64(), codec).parse(field.contents);
+    change(value.value);
+    chain.put({ ...field, version, contents: Field(bcs.u64(), codec).serialize(value).toBytes() });
+    chain.put({ ...parent, version });
+  };
+  let epoch = 0;
+  edit(world.systemObjectId, SYSTEM_VERSION, SystemStateInnerV1, (inner) => {
+    epoch = inner.committee.epoch + 1;
+    inner.committee.epoch = epoch;
+    const accounting = inner.future_accounting;
+    const ended = accounting.ring_buffer[accounting.current_index];
+    Object.assign(ended, { epoch: epoch - 1 + accounting.length, used_capacity: 0n, rewards_to_distribute: { value: 0n } });
+    accounting.current_index = (accounting.current_index + 1) % accounting.length;
+    inner.used_capacity_size = accounting.ring_buffer[accounting.current_index].used_capacity;
+  });
+  edit(world.stakingObjectId, STAKING_VERSION, StakingInnerV1, (inner) => {
+    inner.epoch = epoch;
+    inner.previous_committee = inner.committee;
+    inner.epoch_state = { EpochChangeDone: BigInt(Date.now()) };
+  });
+  return epoch;
+}

@@ -10,7 +10,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
 import { Chain, GAS, type TxRecord } from './chain.js';
-import { createGenesis } from './genesis.js';
+import { advanceEpoch, createGenesis } from './genesis.js';
 import { startSuiGrpc, type GrpcFaults } from './sui-grpc.js';
 import { StorageNodeDouble, WalrusView } from './storage-nodes.js';
 import { SUI_TYPE } from './sui-formats.js';
@@ -60,6 +60,8 @@ export interface WalrusDouble {
   rpcFaults: GrpcFaults;
   /** gRPC method → calls so far */
   rpcCalls: Map<string, number>;
+  /** requests the full node refused as no gRPC-web (a JSON-RPC client's POST application/json), as "METHOD content-type" */
+  rpcRefused: readonly string[];
   /** every executed transaction, in order (the ledger a test checks payments against) */
   transactions(): TxRecord[];
   packageConfig: { systemObjectId: string; stakingPoolId: string };
@@ -69,7 +71,10 @@ export interface WalrusDouble {
   caCert: string;
   nodes: DoubleNode[];
   nShards: number;
-  epoch: number;
+  /** the current Walrus epoch (from the chain) */
+  readonly epoch: number;
+  /** ends the current epoch: the same committee, one epoch on (genesis.ts advanceEpoch); returns the new epoch */
+  advanceEpoch(): number;
   /** the WAL coin type, e.g. 0x…::wal::WAL */
   walType: string;
   /** sends SUI (MIST) and/or WAL (FROST) from the faucet to `address`, in a real transaction; returns its digest */
@@ -140,6 +145,7 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
     rpcUrl: rpc.url,
     rpcFaults: rpc.faults,
     rpcCalls: rpc.calls,
+    rpcRefused: rpc.refused,
     transactions: () => [...chain.transactions.values()],
     packageConfig: { systemObjectId: world.systemObjectId, stakingPoolId: world.stakingObjectId },
     caCertFile: tls.caCertFile,
@@ -161,7 +167,10 @@ export async function startWalrusDouble(options: WalrusDoubleOptions = {}): Prom
       signMessage: (message: Uint8Array) => bls12_381.sign(message, world.nodes[i]!.blsSecretKey),
     })),
     nShards,
-    epoch,
+    get epoch() {
+      return view.epoch();
+    },
+    advanceEpoch: () => advanceEpoch(chain, world),
     walType: world.walType,
     fund,
     stopRpc: () => rpc.close(),

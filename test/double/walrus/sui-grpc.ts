@@ -533,6 +533,8 @@ export interface SuiGrpcServer {
   faults: GrpcFaults;
   /** method → number of calls, for tests */
   calls: Map<string, number>;
+  /** the requests refused as no gRPC-web ("POST application/json", a JSON-RPC client's), for tests */
+  refused: string[];
   close(): Promise<void>;
 }
 
@@ -541,10 +543,12 @@ export async function startSuiGrpc(chain: Chain, world: World): Promise<SuiGrpcS
   const table = handlers(chain, world);
   const faults: GrpcFaults = {};
   const calls = new Map<string, number>();
+  const refused: string[] = [];
   const serve = async (req: IncomingMessage, res: ServerResponse, received: Buffer) => {
     let body = received;
     const contentType = req.headers['content-type'] ?? '';
     if (req.method !== 'POST' || !contentType.startsWith('application/grpc-web')) {
+      refused.push(`${req.method} ${contentType}`);
       res.writeHead(415, { 'content-type': 'text/plain' });
       res.end(`this Sui full node speaks gRPC-web (sui.rpc.v2), not ${req.method} ${contentType || 'without a content type'}`);
       return;
@@ -593,6 +597,7 @@ export async function startSuiGrpc(chain: Chain, world: World): Promise<SuiGrpcS
     url: `http://127.0.0.1:${port}`,
     faults,
     calls,
+    refused,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

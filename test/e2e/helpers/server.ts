@@ -52,6 +52,8 @@ export interface TuskOptions {
   /** Serve from a file system of this many bytes: a tmpfs mounted over the data dir in a mount
    * namespace of the server's own (unshare), so it goes away with the process. */
   tmpfsBytes?: number;
+  /** how long the start-up may take (default 30 s; a Walrus network's publisher reads the chain first) */
+  startTimeoutMs?: number;
 }
 
 export interface TuskServer {
@@ -132,10 +134,10 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
     ? await spawnUntil(onTmpfs(options.tmpfsBytes, dataDir, [process.execPath, ...args]), ready, {
         command: 'unshare',
         env,
-        startTimeoutMs: START_TIMEOUT_MS,
+        startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS,
         label: 'tusk on tmpfs',
       })
-    : await spawnUntil(args, ready, { env, startTimeoutMs: START_TIMEOUT_MS, label: 'tusk' });
+    : await spawnUntil(args, ready, { env, startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS, label: 'tusk' });
   const port = Number(child.match[2]);
   // TUSK_HTTP_ENGINE (inherited) runs the suite on one engine: make sure the server took it (a quiet
   // one does not say)

@@ -11,6 +11,7 @@ import { NEEDS_NODE_22 } from '../../double/walrus/node-version.js';
 import { bcs } from '@mysten/sui/bcs';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
+import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { coinWithBalance, Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
 import { fromBase64, parseStructTag } from '@mysten/sui/utils';
@@ -396,6 +397,10 @@ describe.skipIf(NEEDS_NODE_22)(`the Walrus double with the unmodified SDK${NEEDS
     });
     expect(jsonRpc.status).toBe(415);
     expect(await jsonRpc.text()).toMatch(/gRPC-web/);
+    // the Sui SDK's own JSON-RPC client gets nothing either
+    const legacy = new SuiJsonRpcClient({ url: double.rpcUrl, network: 'localnet' });
+    await expect(legacy.getObject({ id: double.packageConfig.systemObjectId })).rejects.toThrow(/415/);
+    expect(double.rpcRefused).toEqual(['POST application/json', 'POST application/json']);
     const { suiClient } = walrus();
     // ListEvents is a real sui.rpc.v2 method that the double does not serve
     await expect(suiClient.core.listEvents({ filter: { sender: double.packageConfig.systemObjectId } } as never)).rejects.toThrow(/LedgerService\/ListEvents is not doubled/);

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
-import { bcs } from '@mysten/sui/bcs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { WalrusClient } from '@mysten/walrus';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
@@ -19,7 +18,7 @@ import { openWalrusBackend, type WalrusBackend } from '../../../../src/publisher
 import type { WalrusNetworkConfig } from '../../../../src/publisher/walrus/network-config.js';
 import { startWalrusDouble, type WalrusDouble } from '../../../double/walrus/index.js';
 import { NEEDS_NODE_22 } from '../../../double/walrus/node-version.js';
-import { BlobRegistered, blobIdFromInt } from '../../../double/walrus/sdk.js';
+import { moveCalls, registeredBlobIds, txSender } from '../../../double/walrus/ledger.js';
 import { randomBytes } from '../codec/vector-input.js';
 
 let double: WalrusDouble;
@@ -53,7 +52,7 @@ async function wallet(fund: { sui?: bigint; wal?: bigint }): Promise<{ key: Ed25
 }
 
 function config(walletPath: string, rpcUrl = double.rpcUrl): WalrusNetworkConfig {
-  return { kind: 'walrus', name: 'double', ...double.packageConfig, rpcUrl, walletPath };
+  return { kind: 'walrus', name: 'double', ...double.packageConfig, rpcUrl, walletPath, subWallets: 8 };
 }
 
 describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @mysten/sui 2.x needs Node 22)' : ''}`, () => {
@@ -140,7 +139,7 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     expect(before.wal - (await parallel.balances()).wal).toBe(paid);
     // the main wallet only funded: its coins were in no store's transaction
     const main = key.toSuiAddress();
-    const mainTxs = run.filter((tx) => bcs.TransactionData.parse(tx.txBytes).V1!.sender === main);
+    const mainTxs = run.filter((tx) => txSender(tx.txBytes) === main);
     expect(mainTxs.length).toBeGreaterThan(0);
     for (const tx of mainTxs) expect(moveCalls(tx.txBytes).map((c) => c.function)).not.toContain('register_blob');
     expect(new Set(parallel.pool.addresses).size).toBe(parallel.pool.wallets.length);
@@ -160,7 +159,7 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     } finally {
       await Promise.all(down.map((n) => n.start()));
     }
-    const registrations = () => double.transactions().filter((tx) => moveCalls(tx.txBytes).some((c) => c.function === 'register_blob' && registersBlob(tx, encoded.blobIdText)));
+    const registrations = () => double.transactions().filter((tx) => moveCalls(tx.txBytes).some((c) => c.function === 'register_blob' && registeredBlobIds(tx).includes(encoded.blobIdText)));
     expect(registrations()).toHaveLength(1);
     // a new process with the same wallet finds the sub-wallet's paid registration and certifies it at no cost
     const second = await openWalrusBackend({ config: config(file), log: () => {} });
@@ -201,7 +200,7 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
       const failure = await backend.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false }).catch((e: unknown) => e);
       expect((failure as PublisherError).code).toBe('CHAIN_UNAVAILABLE');
       // the register transaction it had signed reaches the chain, once, without another store
-      const registered = () => double.transactions().filter((tx) => registersBlob(tx, encoded.blobIdText));
+      const registered = () => double.transactions().filter((tx) => registeredBlobIds(tx).includes(encoded.blobIdText));
       for (let i = 0; i < 100 && registered().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       expect(registered()).toHaveLength(1);
       expect(dropped).toBeGreaterThan(1);
@@ -211,6 +210,31 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
       double.rpcFaults.before = undefined;
     }
   }, 60_000);
+
+  it('an epoch change between the confirmations and the certify transaction: written and certified again in the new epoch, registered and paid once', async () => {
+    const execute = 'sui.rpc.v2.TransactionExecutionService/ExecuteTransaction';
+    const certifies = (tx: { txBytes: Uint8Array }) => moveCalls(tx.txBytes).some((c) => c.function === 'certify_blob');
+    // the epoch ends just before the first certify transaction executes: its certificate is of the ended epoch
+    let changes = 0;
+    double.rpcFaults.before = (method, request) => {
+      if (method === execute && certifies({ txBytes: request.transaction.bcs.value }) && changes++ === 0) double.advanceEpoch();
+      return null;
+    };
+    const since = double.transactions().length;
+    const epoch = double.epoch;
+    try {
+      const encoded = await codec.encode(randomBytes(433, 15_000), double.nShards);
+      const stored = await backend.publish(encoded, { epochs: 3, deletable: false, force: false, share: false, reuseResources: false });
+      expect(stored).toMatchObject({ newlyCreated: { blobObject: { blobId: encoded.blobIdText, registeredEpoch: epoch, certifiedEpoch: epoch + 1 } } });
+      const run = double.transactions().slice(since);
+      expect(run.filter((tx) => registeredBlobIds(tx).includes(encoded.blobIdText))).toHaveLength(1);
+      // the first certify aborted on chain (an old epoch's certificate), the second certified
+      expect(run.filter(certifies).map((tx) => tx.success)).toEqual([false, true]);
+      expect(await walrusClient().getVerifiedBlobStatus({ blobId: encoded.blobIdText })).toMatchObject({ type: 'permanent', isCertified: true });
+    } finally {
+      double.rpcFaults.before = undefined;
+    }
+  }, 120_000);
 
   it('a store answers 503 CHAIN_UNAVAILABLE once the Sui RPC stops answering, and a start-up without one fails clearly', async () => {
     const { file } = await wallet({ sui: 10n ** 10n, wal: 10n ** 12n });
@@ -235,7 +259,7 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend with nodes that see registrations 
       await late.fund(key.toSuiAddress(), { sui: 10n ** 10n, wal: 10n ** 12n });
       const file = path.join(dir, `late-${key.toSuiAddress()}.keystore`);
       fs.writeFileSync(file, JSON.stringify([key.getSecretKey()]));
-      const onLate = await openWalrusBackend({ config: { kind: 'walrus', name: 'late', ...late.packageConfig, rpcUrl: late.rpcUrl, walletPath: file }, log: () => {} });
+      const onLate = await openWalrusBackend({ config: { kind: 'walrus', name: 'late', ...late.packageConfig, rpcUrl: late.rpcUrl, walletPath: file, subWallets: 8 }, log: () => {} });
       setGlobalDispatcher(new Agent({ connect: { ca: late.caCert } }));
       const encoded = await codec.encode(randomBytes(431, 20_000), late.nShards);
       const stored = await onLate.publish(encoded, { epochs: 1, deletable: false, force: false, share: false, reuseResources: false });
@@ -248,16 +272,6 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend with nodes that see registrations 
     }
   }, 120_000);
 });
-
-/** The Move calls of a transaction. */
-function moveCalls(txBytes: Uint8Array): { module: string; function: string }[] {
-  return bcs.TransactionData.parse(txBytes).V1!.kind.ProgrammableTransaction!.commands.flatMap((c) => (c.MoveCall ? [c.MoveCall] : []));
-}
-
-/** Whether a register_blob transaction registers `blobId` (its BlobRegistered event says so). */
-function registersBlob(tx: { events: { bcs: Uint8Array; type: string }[] }, blobId: string): boolean {
-  return tx.events.some((e) => e.type.endsWith('::events::BlobRegistered') && blobIdFromInt(BlobRegistered.parse(e.bcs).blob_id) === blobId);
-}
 
 function walrusClient(): WalrusClient {
   return new WalrusClient({ packageConfig: double.packageConfig, suiClient: new SuiGrpcClient({ network: 'double', baseUrl: double.rpcUrl }) });
