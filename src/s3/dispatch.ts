@@ -32,6 +32,7 @@ import {
   handlePutPublicAccessBlock,
 } from './handlers/bucket-access.js';
 import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from './handlers/bucket-tagging.js';
+import { handleGetBucketNotificationConfiguration, handlePutBucketNotificationConfiguration } from './handlers/notification.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
 import { handlePostObject } from './handlers/post-object.js';
 import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
@@ -94,6 +95,8 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   PutBucketCors: handlePutBucketCors,
   GetBucketCors: handleGetBucketCors,
   DeleteBucketCors: handleDeleteBucketCors,
+  PutBucketNotificationConfiguration: handlePutBucketNotificationConfiguration,
+  GetBucketNotificationConfiguration: handleGetBucketNotificationConfiguration,
   CorsPreflight: handleCorsPreflight,
   PostObject: handlePostObject,
   ListObjectVersions: handleListObjectVersions,

@@ -2,6 +2,7 @@
 // (size, etag, time, version id, extents): the engine holds it as opaque `attrs`.
 
 import type { BucketRecord, CannedAcl, ObjectVersion, Store } from '../store/types.js';
+import type { NotificationRule } from './notification.js';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 
@@ -72,6 +73,8 @@ export interface S3Bucket extends BucketRecord {
   encryption?: BucketEncryption;
   /** the bucket's own tags (PutBucketTagging) */
   tags?: Array<[string, string]>;
+  /** PutBucketNotificationConfiguration's rules (notification.ts); absent when none */
+  notification?: NotificationRule[];
 }
 
 export interface BucketEncryption {
