@@ -159,7 +159,6 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --notify-webhook-ca ID=FILE       PEM CA certificates webhook ID's https URL is checked against
                                     (TUSK_NOTIFY_WEBHOOK_CA)
   --notify-redis ID=URL[,...]       RPUSH each event to the list redis://HOST:PORT/KEY (TUSK_NOTIFY_REDIS)
-  --notify-nats ID=URL[,...]        publish each event on nats://HOST:PORT/SUBJECT (TUSK_NOTIFY_NATS)
   --notify-queue-limit N            events a target may have pending; past it new events for that
                                     target are dropped, counted and logged (TUSK_NOTIFY_QUEUE_LIMIT,
                                     default 100000)
@@ -250,7 +249,6 @@ const SERVE_OPTIONS = {
   'notify-webhook-auth': { type: 'string', multiple: true },
   'notify-webhook-ca': { type: 'string', multiple: true },
   'notify-redis': { type: 'string', multiple: true },
-  'notify-nats': { type: 'string', multiple: true },
   'notify-queue-limit': { type: 'string' },
 } as const;
 
@@ -358,7 +356,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     notify: {
       targets: parseNotifyTargets(
-        { webhook: list(str('notify-webhook', '')), redis: list(str('notify-redis', '')), nats: list(str('notify-nats', '')) },
+        { webhook: list(str('notify-webhook', '')), redis: list(str('notify-redis', '')) },
         list(str('notify-webhook-auth', '')),
         list(str('notify-webhook-ca', '')),
       ),

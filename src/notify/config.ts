@@ -4,13 +4,13 @@
 
 import { readFileSync } from 'node:fs';
 
-export const TARGET_KINDS = ['webhook', 'redis', 'nats'] as const;
+export const TARGET_KINDS = ['webhook', 'redis'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
 export interface TargetConfig {
   id: string;
   kind: TargetKind;
-  /** webhook: the URL events are POSTed to; redis: redis://host:port/LIST-KEY; nats: nats://host:port/SUBJECT */
+  /** webhook: the URL events are POSTed to; redis: redis://host:port/LIST-KEY */
   url: string;
   /** webhook: the Authorization header's value */
   auth?: string;
@@ -39,7 +39,6 @@ function pairs(items: string[], what: string): Array<[string, string]> {
 const SCHEMES: Record<TargetKind, readonly string[]> = {
   webhook: ['http:', 'https:'],
   redis: ['redis:', 'rediss:'],
-  nats: ['nats:'],
 };
 
 /**

@@ -13,7 +13,7 @@ export async function openTarget(config: TargetConfig): Promise<Target> {
   switch (config.kind) {
     case 'webhook':
       return webhookTarget(config);
-    default:
-      throw new Error(`notify: ${config.kind} targets are not supported yet`);
+    case 'redis':
+      return (await import('./redis.js')).redisTarget(config);
   }
 }
