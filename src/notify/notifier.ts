@@ -15,8 +15,9 @@ import { openTarget, type Target } from './target.js';
 /** What the notifier needs of the engine (SegmentStore). */
 export interface NoticeStore {
   notices(after: number, limit: number): StoredNotice[];
+  notice(seq: number): StoredNotice | undefined;
   settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void>;
-  onNotice: (() => void) | undefined;
+  onNotice: ((seq: number) => void) | undefined;
 }
 
 export interface TargetStatus {
@@ -119,9 +120,6 @@ export class Notifier {
   private readonly queues = new Map<string, TargetQueue>();
   /** notices being delivered: seq → targets still to have it, and those that have it */
   private readonly open = new Map<number, { left: Set<string>; done: string[] }>();
-  private cursor = 0;
-  private pulling = false;
-  private pullAgain = false;
   private settles: Array<{ seq: number; done: string[] | null }> = [];
   private settleTimer: NodeJS.Timeout | undefined;
   private settling: Promise<void> = Promise.resolve();
@@ -139,8 +137,8 @@ export class Notifier {
     for (const t of config.targets) {
       n.queues.set(t.id, new TargetQueue(t, region, await openTarget(t), (seq, id) => n.delivered(seq, id), log, () => n.closed));
     }
-    store.onNotice = () => n.pull();
-    n.pull();
+    store.onNotice = (seq) => n.announce(seq);
+    n.loadStored();
     return n;
   }
 
@@ -158,24 +156,19 @@ export class Notifier {
     }
   }
 
-  /** Reads the notices committed since the last pull into the targets' queues. */
-  pull(): void {
-    if (this.closed) return;
-    if (this.pulling) {
-      this.pullAgain = true;
-      return;
-    }
-    this.pulling = true;
-    try {
-      do {
-        this.pullAgain = false;
-        for (let page = this.store.notices(this.cursor, PULL_PAGE); page.length; page = this.store.notices(this.cursor, PULL_PAGE)) {
-          for (const n of page) this.enqueue(n);
-          this.cursor = page.at(-1)!.seq;
-        }
-      } while (this.pullAgain);
-    } finally {
-      this.pulling = false;
+  /** A change with a notice committed: queue it (by its seq: changes of different keys commit out of seq order). */
+  private announce(seq: number): void {
+    if (this.closed || this.open.has(seq)) return;
+    const n = this.store.notice(seq);
+    if (n) this.enqueue(n);
+  }
+
+  /** At start: the notices a previous run left undelivered, in commit order. */
+  private loadStored(): void {
+    let after = 0;
+    for (let page = this.store.notices(after, PULL_PAGE); page.length; page = this.store.notices(after, PULL_PAGE)) {
+      for (const n of page) if (!this.open.has(n.seq)) this.enqueue(n);
+      after = page.at(-1)!.seq;
     }
   }
 

@@ -442,8 +442,15 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
 
   // ── notices (bucket notifications, src/notify) ───────────────────────────────────────────
 
-  /** Told after a change with a notice committed. */
-  onNotice: (() => void) | undefined;
+  /**
+   * Told after a change with a notice committed, with its seq. Changes of different keys may commit
+   * out of seq order; those of one key commit in order (each waits for the key's lock).
+   */
+  onNotice: ((seq: number) => void) | undefined;
+
+  notice(seq: number): StoredNotice | undefined {
+    return this.index.notices.get(seq);
+  }
 
   /** Stored notices past seq `after`, in commit order, at most `limit`. */
   notices(after: number, limit: number): StoredNotice[] {
@@ -582,7 +589,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         throw asStoreError(e);
       }
       await this.apply({ op, at });
-      if (op.ev) this.onNotice?.();
+      if (op.ev) this.onNotice?.(op.seq);
       return planned.result;
     } finally {
       if (seq !== undefined) this.log.done(seq);
