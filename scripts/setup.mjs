@@ -60,8 +60,8 @@ function ensureConsole() {
 }
 
 // the clients the e2e tests drive: aws-cli, boto3 and s3cmd (also with SigV2), rclone; chromium runs the browser
-// tests; prometheus's promtool checks the metrics exposition
-const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium', 'prometheus'];
+// tests; prometheus's promtool checks the metrics exposition; redis-server is a bucket notification target
+const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium', 'prometheus', 'redis-server'];
 
 try {
   checkNode();

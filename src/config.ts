@@ -10,6 +10,7 @@ import { parseHttpEngineMode, type HttpEngineMode } from './http/engine.js';
 import type { TlsFiles } from './http/listener.js';
 import { parseLogLevel, type LogLevel } from './ops/logger.js';
 import { parseNetwork, type NetworkConfig } from './publisher/walrus/network-config.js';
+import { parseNotifyTargets, type NotifyConfig } from './notify/config.js';
 
 export type Durability = 'strict' | 'relaxed';
 
@@ -37,6 +38,8 @@ export interface Config {
   publisher: PublisherConfig;
   console: ConsoleConfig;
   lifecycle: LifecycleConfig;
+  /** bucket notification targets (src/notify) */
+  notify: NotifyConfig;
   ops: OpsConfig;
   /** HTTPS for every listener; reloaded on SIGHUP */
   tls?: TlsFiles;
@@ -158,6 +161,16 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --lifecycle-interval D   time between lifecycle passes, e.g. 10m (TUSK_LIFECYCLE_INTERVAL, default 1h)
   --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
 
+  Bucket notifications (targets a NotificationConfiguration names as arn:tusk:sqs:REGION:ID:KIND):
+  --notify-webhook ID=URL[,...]     POST each event as JSON to URL (TUSK_NOTIFY_WEBHOOK; KIND webhook)
+  --notify-webhook-auth ID=VALUE    Authorization header sent to webhook ID (TUSK_NOTIFY_WEBHOOK_AUTH)
+  --notify-webhook-ca ID=FILE       PEM CA certificates webhook ID's https URL is checked against
+                                    (TUSK_NOTIFY_WEBHOOK_CA)
+  --notify-redis ID=URL[,...]       RPUSH each event to the list redis://HOST:PORT/KEY (TUSK_NOTIFY_REDIS)
+  --notify-queue-limit N            events a target may have pending; past it new events for that
+                                    target are dropped, counted and logged (TUSK_NOTIFY_QUEUE_LIMIT,
+                                    default 100000)
+
   Operations:
   --log-level LEVEL        trace, debug, info (default), warn (warnings and errors only), error, fatal
                            or silent (TUSK_LOG_LEVEL); JSON lines, human-readable on a terminal
@@ -251,6 +264,11 @@ const SERVE_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'allow-sse-c-over-http': { type: 'boolean' },
+  'notify-webhook': { type: 'string', multiple: true },
+  'notify-webhook-auth': { type: 'string', multiple: true },
+  'notify-webhook-ca': { type: 'string', multiple: true },
+  'notify-redis': { type: 'string', multiple: true },
+  'notify-queue-limit': { type: 'string' },
 } as const;
 
 type SettingName = keyof typeof SERVE_OPTIONS;
@@ -358,6 +376,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     console: {
       listen: parseOptionalListen(str('console-listen', '127.0.0.1:9001'), 'console-listen'),
       origins: parseOrigins(list(str('console-origin', ''))),
+    },
+    notify: {
+      targets: parseNotifyTargets(
+        { webhook: list(str('notify-webhook', '')), redis: list(str('notify-redis', '')) },
+        list(str('notify-webhook-auth', '')),
+        list(str('notify-webhook-ca', '')),
+      ),
+      queueLimit: parsePositive(str('notify-queue-limit', '100000'), 'notify-queue-limit'),
     },
     ops: {
       logLevel: parseLogLevel(str('log-level', 'info')),

@@ -30,6 +30,7 @@ import type { SegmentStore, StoreRecovery } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2-native.js';
 import { startPublisherFace } from './publisher/service/index.js';
 import { openStore } from './store/index.js';
+import { Notifier, type TargetStatus } from './notify/notifier.js';
 import { startFrontThreads, type FrontThreads } from './threads/front-threads.js';
 import { consoleOrigins } from './console/origins.js';
 import { consoleHandler, endpointOf, type ConsolePageConfig } from './console/server.js';
@@ -73,8 +74,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const readCacheBytes = Math.floor(config.storage.readCache / threads);
   let fronts: FrontThreads | undefined;
   let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
+  let notifyStatus: (() => TargetStatus[]) | undefined;
   const metrics = config.ops.metrics
-    ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.() })
+    ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.(), notify: () => notifyStatus?.() ?? [] })
     : undefined;
   // The listener comes up first so that probes see the start-up (not ready during recovery);
   // S3 requests before the engine is open answer 503.
@@ -167,12 +169,17 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
+  // delivers the notices recovery left in the store as well as new ones
+  const notifier = await Notifier.start(opened, config.notify, config.region, log);
+  services.notifier = notifier;
+  notifyStatus = () => notifier.status();
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins });
+  admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
   const cleanUp = async (): Promise<void> => {
     await consoleServer?.server.close(0);
     await server.close(0);
     await lifecycle.stop();
+    await notifier.close();
     await opened.close();
     lock.release();
   };
@@ -279,6 +286,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       const publisherClosed = publisher?.close(graceMs, listenersClosed);
       await listenersClosed;
       await lifecycle.stop();
+      await notifier.close();
       await opened.close();
       await publisherClosed;
       lock.release();

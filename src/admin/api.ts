@@ -14,6 +14,7 @@ import { S3Error } from '../s3/errors.js';
 import { FORMAT_VERSION } from '../store/format.js';
 import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
 import type { S3Store } from '../s3/object-attrs.js';
+import type { TargetStatus } from '../notify/notifier.js';
 import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from './quotas.js';
 
 export const ADMIN_API_PREFIX = '/tusk/admin/v1/';
@@ -28,6 +29,8 @@ export interface AdminServices {
   log: LogLine;
   /** the web console's origins, which may call the API (its Identity page signs with the root key) */
   consoleOrigins?(): readonly string[];
+  /** bucket notification targets' delivery status */
+  notify?: () => TargetStatus[];
 }
 
 class AdminError extends Error {
@@ -46,6 +49,7 @@ type Route = (s: AdminServices, params: string[], body: Json) => Promise<[number
 const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
   ['GET', /^info$/, info],
   ['GET', /^accounts$/, (s) => [200, { accounts: s.accounts.list() }]],
+  ['GET', /^notify$/, (s) => [200, { targets: s.notify?.() ?? [] }]],
   ['POST', /^accounts$/, (s, _p, body) => {
     const created = s.accounts.createAccount(stringField(body, 'name'));
     return [201, { account: created.account, accessKeyId: created.account.accessKeyIds[0], secretAccessKey: created.secretAccessKey }];

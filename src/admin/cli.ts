@@ -24,6 +24,7 @@ Commands:
   buckets list
   buckets usage BUCKET            objects and bytes of current versions; all versions and delete markers; incomplete uploads
   buckets quota BUCKET            show; with --max-bytes SIZE and/or --max-objects N: set; with --clear: remove
+  notify status                   each bucket notification target: pending, delivered, failed, dropped, up
 
 Options:
   --endpoint URL         the S3 listener (TUSK_ENDPOINT, default http://127.0.0.1:9000)
@@ -72,6 +73,8 @@ export function adminCall(positionals: string[], values: { 'max-bytes'?: string;
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'info':
       return { method: 'GET', path: 'info' };
+    case 'notify status':
+      return { method: 'GET', path: 'notify' };
     case 'accounts list':
       return { method: 'GET', path: 'accounts' };
     case 'accounts create':

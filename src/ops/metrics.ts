@@ -7,6 +7,7 @@ import type { PublisherFaceStats } from '../publisher/service/index.js';
 import type { StoreStats } from '../store/segment-store.js';
 import type { Health } from './health.js';
 import { RequestMetrics } from './request-metrics.js';
+import type { TargetStatus } from '../notify/notifier.js';
 
 export type PublisherStats = PublisherFaceStats;
 
@@ -15,6 +16,8 @@ export interface MetricSources {
   /** undefined until the engine is open */
   store(): StoreStats | undefined;
   publisher?(): Promise<PublisherStats | undefined>;
+  /** bucket notification targets (src/notify/notifier.ts) */
+  notify?(): TargetStatus[];
 }
 
 export class Metrics {
@@ -40,6 +43,7 @@ export class Metrics {
     registerStoreMetrics(registers, sources.store);
     registerHealthMetrics(registers, sources.health);
     if (sources.publisher) registerPublisherMetrics(registers, sources.publisher);
+    if (sources.notify) registerNotifyMetrics(registers, sources.notify);
   }
 
   exposition(): Promise<string> {
@@ -159,6 +163,49 @@ function registerPublisherMetrics(registers: Registry[], read: () => Promise<Pub
       if (!s) return;
       this.reset();
       for (const [node, up] of Object.entries(s.nodesUp)) this.set({ node }, up);
+    },
+  });
+}
+
+/** One series per notification target, labelled by its ARN. */
+function registerNotifyMetrics(registers: Registry[], status: () => TargetStatus[]): void {
+  const series: Array<[name: string, help: string, field: 'pending' | 'delivered' | 'failed' | 'dropped', counter: boolean]> = [
+    ['tusk_notify_pending', 'Events queued for a notification target and not yet delivered', 'pending', false],
+    ['tusk_notify_delivered_total', 'Events a notification target acknowledged', 'delivered', true],
+    ['tusk_notify_failed_total', 'Failed delivery attempts to a notification target (each is retried)', 'failed', true],
+    ['tusk_notify_dropped_total', 'Events not queued for a notification target because its queue was full', 'dropped', true],
+  ];
+  for (const [name, help, field, counter] of series) {
+    if (counter) {
+      new Counter({
+        name,
+        help,
+        labelNames: ['target'],
+        registers,
+        collect() {
+          this.reset();
+          for (const t of status()) this.inc({ target: t.arn }, t[field]);
+        },
+      });
+    } else {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['target'],
+        registers,
+        collect() {
+          for (const t of status()) this.set({ target: t.arn }, t[field]);
+        },
+      });
+    }
+  }
+  new Gauge({
+    name: 'tusk_notify_target_up',
+    help: '1 while the last delivery attempt to a notification target succeeded',
+    labelNames: ['target'],
+    registers,
+    collect() {
+      for (const t of status()) this.set({ target: t.arn }, t.up ? 1 : 0);
     },
   });
 }

@@ -55,6 +55,8 @@ export interface S3Services {
   digester: BodyDigester;
   /** accounts' TOTP devices for MFA delete (s3.md §2.14) */
   mfa: MfaDevices;
+  /** bucket notification delivery (src/notify); only in the writer thread, which answers configuration changes */
+  notifier?: { test(bucket: string, rules: ReadonlyArray<{ arn: string }>, requestId: string, hostId: string): void };
 }
 
 export interface S3Context {

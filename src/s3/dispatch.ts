@@ -33,6 +33,7 @@ import {
 } from './handlers/bucket-access.js';
 import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from './handlers/bucket-tagging.js';
 import { handleDeleteBucketWebsite, handleGetBucketWebsite, handlePutBucketWebsite } from './handlers/bucket-website.js';
+import { handleGetBucketNotificationConfiguration, handlePutBucketNotificationConfiguration } from './handlers/notification.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
 import { handlePostObject } from './handlers/post-object.js';
 import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
@@ -98,6 +99,8 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   PutBucketCors: handlePutBucketCors,
   GetBucketCors: handleGetBucketCors,
   DeleteBucketCors: handleDeleteBucketCors,
+  PutBucketNotificationConfiguration: handlePutBucketNotificationConfiguration,
+  GetBucketNotificationConfiguration: handleGetBucketNotificationConfiguration,
   CorsPreflight: handleCorsPreflight,
   PostObject: handlePostObject,
   ListObjectVersions: handleListObjectVersions,

@@ -3,6 +3,7 @@
 
 import type { BucketRecord, CannedAcl, ObjectVersion, Store } from '../store/types.js';
 import type { WebsiteConfiguration } from './website.js';
+import type { NotificationRule } from './notification.js';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 
@@ -81,6 +82,8 @@ export interface S3Bucket extends BucketRecord {
   tags?: Array<[string, string]>;
   /** static website configuration (PutBucketWebsite) */
   website?: WebsiteConfiguration;
+  /** PutBucketNotificationConfiguration's rules (notification.ts); absent when none */
+  notification?: NotificationRule[];
 }
 
 export interface BucketEncryption {

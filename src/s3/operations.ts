@@ -52,6 +52,8 @@ export const IMPLEMENTED_OPERATIONS = [
   'PutBucketCors',
   'GetBucketCors',
   'DeleteBucketCors',
+  'PutBucketNotificationConfiguration',
+  'GetBucketNotificationConfiguration',
   'CorsPreflight',
   'PostObject',
   'ListObjectVersions',

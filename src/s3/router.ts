@@ -136,6 +136,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('website')) return { op: 'PutBucketWebsite' };
       if (q.has('encryption')) return { op: 'PutBucketEncryption' };
       if (q.has('tagging')) return { op: 'PutBucketTagging' };
+      if (q.has('notification')) return { op: 'PutBucketNotificationConfiguration' };
       if (stub) return { op: 'PutBucketSubresourceStub', subresource: stub };
       return { op: 'CreateBucket' };
     case 'GET':
@@ -161,6 +162,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('website')) return { op: 'GetBucketWebsite' };
       if (q.has('encryption')) return { op: 'GetBucketEncryption' };
       if (q.has('tagging')) return { op: 'GetBucketTagging' };
+      if (q.has('notification')) return { op: 'GetBucketNotificationConfiguration' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
       return { op: 'ListObjects' };
     case 'HEAD':

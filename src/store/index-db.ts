@@ -7,6 +7,7 @@ import { StoreError } from './errors.js';
 import { observeLmdbCommitFailures } from '../storage-failures.js';
 import { MAX_BUCKET_BYTES, MAX_OBJECT_KEY_BYTES } from './format.js';
 import type { BucketRecord, Extent, ObjectVersion } from './types.js';
+import type { StoredNotice } from './redo-ops.js';
 
 /** Version of the index layout, stored under `meta`/`format`; a layout change bumps it. */
 export const INDEX_FORMAT_VERSION = 2;
@@ -57,6 +58,8 @@ export interface IndexDb {
   /** `uploadId partNumber(u16 BE)` → a part of an incomplete upload */
   parts: Database<StoredPart, Buffer>;
   segments: Database<SegmentStats, number>;
+  /** seq → a change to announce (redo-ops.ts StoredNotice), until every notification target has it */
+  notices: Database<StoredNotice, number>;
   /** seqs of redo operations applied past the `applied` marker (redo-log.ts) */
   recent: Database<number, number>;
   meta: Database<unknown, string>;
@@ -87,6 +90,7 @@ export function openIndex(dataDir: string, { readOnly = false } = {}): IndexDb {
     uploads: env.openDB<StoredUpload, Buffer>('uploads', keyed),
     parts: env.openDB<StoredPart, Buffer>('parts', { keyEncoding: 'binary' }),
     segments: env.openDB<SegmentStats, number>('segments', { keyEncoding: 'uint32' }),
+    notices: env.openDB<StoredNotice, number>('notices', {}),
     recent: env.openDB<number, number>('recent', {}),
     meta: env.openDB<unknown, string>('meta', {}),
   };

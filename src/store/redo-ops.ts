@@ -18,7 +18,7 @@ import {
 } from './index-db.js';
 import { SEGMENT_HEADER_SIZE } from './format.js';
 import { findVersion, pushVersion, removeVersion } from './version-chain.js';
-import type { Extent, VersioningState } from './types.js';
+import type { Extent, Notice, VersioningState } from './types.js';
 
 /** Where a record's bytes end, so that recovery keeps them. */
 export interface RecordEnd {
@@ -33,6 +33,39 @@ interface OpBase {
   k: string;
   /** records whose bytes this operation makes live */
   ends?: RecordEnd[];
+  /** the face's notice (types.ts Notice): applying the operation stores it in `notices` */
+  ev?: Notice;
+}
+
+/** A change to announce, as `notices` holds it until every target has it (src/notify). */
+export interface StoredNotice {
+  seq: number;
+  t: 'put' | 'remove' | 'attrs' | 'complete';
+  b: string;
+  k: string;
+  versionId: string | null;
+  /** a new version's size and entity tag (put, complete) */
+  size?: number;
+  etag?: string;
+  deleteMarker?: boolean;
+  ev: Notice;
+  /** targets that have it already (or gave it up): written by the notifier */
+  done?: string[];
+}
+
+function noticeOf(op: RedoOp & { ev: Notice }): StoredNotice | undefined {
+  const base = { seq: op.seq, b: op.b, k: op.k, ev: op.ev };
+  switch (op.t) {
+    case 'put':
+    case 'complete':
+      return { ...base, t: op.t, versionId: op.v.versionId, size: op.v.size, etag: op.v.etag, deleteMarker: op.v.deleteMarker };
+    case 'remove':
+      return { ...base, t: op.t, versionId: op.versionId };
+    case 'attrs':
+      return { ...base, t: op.t, versionId: op.versionId };
+    default:
+      return undefined;
+  }
 }
 
 export type RedoOp = OpBase &
@@ -129,6 +162,11 @@ export function groupAccounting(db: IndexDb, released?: ReleaseListener): ApplyC
 export function applyOp(ctx: ApplyContext, op: RedoOp): void {
   const { db } = ctx;
   for (const e of op.ends ?? []) ctx.markEnd(e.segment, e.end);
+  // in the change's own transaction: no change without its notice, no notice without its change
+  if (op.ev) {
+    const notice = noticeOf(op as RedoOp & { ev: Notice });
+    if (notice) db.notices.putSync(op.seq, notice);
+  }
   const objKey = objectKey(op.b, op.k);
   switch (op.t) {
     case 'put': {

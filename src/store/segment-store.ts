@@ -35,7 +35,7 @@ import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, replayLog, type Logged, type ReplayReport } from './redo-log.js';
-import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp } from './redo-ops.js';
+import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp, type StoredNotice } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
 import { damagedError, IndexReads, toPart } from './index-reads.js';
 import {
@@ -46,6 +46,7 @@ import {
   type DeleteOptions,
   type DeleteOutcome,
   type Extent,
+  type Notice,
   type ObjectVersion,
   type Part,
   type PartChoice,
@@ -110,6 +111,11 @@ type Failure = { fail: StoreError };
 type Outcome<T> = T | Failure;
 /** What a key operation decided: the operation to log and apply (none: nothing to change), and the caller's answer. */
 type Planned<T> = { op?: RedoOp; result: T };
+
+/** An operation's `ev` field: absent without a notice, so that a change nobody listens to logs no more than before. */
+function noticeField(notice: Notice | undefined): { ev?: Notice } {
+  return notice ? { ev: notice } : {};
+}
 
 function failed<T>(o: Outcome<T>): o is Failure {
   return typeof o === 'object' && o !== null && 'fail' in o;
@@ -328,7 +334,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         if (guarded) return guarded;
         const seq = this.clock.next();
         return {
-          op: { t: 'remove', seq, b: bucket, k: key, versionId: target.versionId },
+          op: { t: 'remove', seq, b: bucket, k: key, versionId: target.versionId, ...noticeField(options.notice) },
           result: { kind: 'removed', version: toVersion<A>(key, target) },
         };
       }
@@ -344,7 +350,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         seq,
       };
       return {
-        op: { t: 'put', seq, b: bucket, k: key, v: marker, mode: record.versioning },
+        op: { t: 'put', seq, b: bucket, k: key, v: marker, mode: record.versioning, ...noticeField(options.notice) },
         result: { kind: 'marker', marker: toVersion<A>(key, marker) },
       };
     });
@@ -366,7 +372,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     });
   }
 
-  async updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A): Promise<ObjectVersion<A>> {
+  async updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A, notice?: Notice): Promise<ObjectVersion<A>> {
     const objKey = objectKey(bucket, key);
     return this.logged([{ bucket, key }], [], (): Outcome<Planned<ObjectVersion<A>>> => {
       const latest = this.index.objects.get(objKey);
@@ -374,7 +380,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       if (!found || found.deleteMarker) return fail('not-found', 'no such version', versionId === undefined ? 'key' : 'version');
       const attrs = update(found.attrs as A);
       return {
-        op: { t: 'attrs', seq: this.clock.next(), b: bucket, k: key, versionId: versionId ?? null, attrs },
+        op: { t: 'attrs', seq: this.clock.next(), b: bucket, k: key, versionId: versionId ?? null, attrs, ...noticeField(notice) },
         result: toVersion<A>(key, { ...found, attrs }),
       };
     });
@@ -420,8 +426,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       }
       const planned = this.planVersion(bucket, key, size, extents, input, condition);
       if (failed(planned) || planned.op?.t !== 'put') return planned;
-      const { v, mode, seq } = planned.op;
-      return { op: { t: 'complete', seq, b: bucket, k: key, uploadId, chosen: choices.map((c) => c.partNumber), v, mode }, result: planned.result };
+      const { v, mode, seq, ev } = planned.op;
+      return { op: { t: 'complete', seq, b: bucket, k: key, uploadId, chosen: choices.map((c) => c.partNumber), v, mode, ...noticeField(ev) }, result: planned.result };
     });
   }
 
@@ -431,6 +437,36 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return this.logged([{ bucket, key }], [], (): Outcome<Planned<boolean>> => {
       if (!this.index.uploads.get(at)) return { result: false };
       return { op: { t: 'abort', seq: this.clock.next(), b: bucket, k: key, uploadId }, result: true };
+    });
+  }
+
+  // ── notices (bucket notifications, src/notify) ───────────────────────────────────────────
+
+  /**
+   * Told after a change with a notice committed, with its seq. Changes of different keys may commit
+   * out of seq order; those of one key commit in order (each waits for the key's lock).
+   */
+  onNotice: ((seq: number) => void) | undefined;
+
+  notice(seq: number): StoredNotice | undefined {
+    return this.index.notices.get(seq);
+  }
+
+  /** Stored notices past seq `after`, in commit order, at most `limit`. */
+  notices(after: number, limit: number): StoredNotice[] {
+    return Array.from(this.index.notices.getRange({ start: after + 1, limit }), (e) => e.value);
+  }
+
+  /** Records which targets have each notice; `done: null` removes it (every target has it). */
+  async settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void> {
+    await this.transact(() => {
+      for (const { seq, done } of updates) {
+        const notice = this.index.notices.get(seq);
+        if (!notice) continue;
+        if (done === null) this.index.notices.removeSync(seq);
+        else this.index.notices.putSync(seq, { ...notice, done });
+      }
+      return undefined;
     });
   }
 
@@ -518,7 +554,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       attrs: input.attrs,
       seq,
     };
-    return { op: { t: 'put', seq, b: bucket, k: key, v: version, mode: record.versioning }, result: toVersion<A>(key, version) };
+    return { op: { t: 'put', seq, b: bucket, k: key, v: version, mode: record.versioning, ...noticeField(input.notice) }, result: toVersion<A>(key, version) };
   }
 
   private guard(key: string, version: StoredVersion, options: DeleteOptions<A>): Failure | undefined {
@@ -553,6 +589,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         throw asStoreError(e);
       }
       await this.apply({ op, at });
+      if (op.ev) this.onNotice?.(op.seq);
       return planned.result;
     } finally {
       if (seq !== undefined) this.log.done(seq);

@@ -67,11 +67,19 @@ export interface ObjectVersion<A = unknown> {
   damaged?: number;
 }
 
+/**
+ * A face's request that a change be announced (bucket notifications): plain data, opaque to the
+ * engine, stored with the change in the same commit (index-db.ts `notices`) and replayed with it.
+ */
+export type Notice = Record<string, unknown>;
+
 /** What the face supplies when it commits a body or makes a version without one. */
 export interface VersionInput<A = unknown> {
   etag: string;
   lastModified: number;
   attrs: A;
+  /** announce this change (stored with it; never part of the version) */
+  notice?: Notice;
 }
 
 /**
@@ -174,6 +182,8 @@ export interface DeleteOptions<A = unknown> {
    * §3.0.9): false fails the delete with 'condition-failed' (subject 'version', condition 'guard').
    */
   mayRemove?: (version: ObjectVersion<A>) => boolean;
+  /** announce the removal or the delete marker (VersionInput.notice) */
+  notice?: Notice;
 }
 
 export type DeleteOutcome<A = unknown> =
@@ -250,7 +260,7 @@ export interface Store<A = unknown, P = unknown, B extends BucketRecord = Bucket
     condition?: WriteCondition,
   ): Promise<ObjectVersion<A>>;
   /** Changes a version's attrs in place (tags, ACL, retention): no new version. 'not-found' if it is gone. */
-  updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A): Promise<ObjectVersion<A>>;
+  updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A, notice?: Notice): Promise<ObjectVersion<A>>;
   /** One page of current objects (delete markers skipped) in UTF-8 byte order (s3.md §3.0.8). */
   list(bucket: string, options: ListOptions): ListResult<A>;
   /** One page of versions: key ascending, then newest first (s3.md §3.0.7). */

@@ -109,6 +109,8 @@ const MATRIX: Record<MatrixOp, Cell> = {
   DeletePublicAccessBlock: { method: 'DELETE', target: 'bucket', query: 'publicAccessBlock', need: 'owner' },
   GetBucketCors: { method: 'GET', target: 'bucket', query: 'cors', need: 'owner' },
   PutBucketCors: { method: 'PUT', target: 'bucket', query: 'cors', body: '<bad/>', need: 'owner' },
+  GetBucketNotificationConfiguration: { method: 'GET', target: 'bucket', query: 'notification', need: 'owner' },
+  PutBucketNotificationConfiguration: { method: 'PUT', target: 'bucket', query: 'notification', body: '<bad/>', need: 'owner' },
   DeleteBucketCors: { method: 'DELETE', target: 'bucket', query: 'cors', need: 'owner' },
   GetBucketVersioning: { method: 'GET', target: 'bucket', query: 'versioning', need: 'owner' },
   PutBucketVersioning: { method: 'PUT', target: 'bucket', query: 'versioning', body: '<bad/>', need: 'owner' },

@@ -136,6 +136,8 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   GetBucketCors: bucket('s3:GetBucketCORS', 'read'),
   PutBucketCors: bucket('s3:PutBucketCORS', 'write'),
   DeleteBucketCors: bucket('s3:PutBucketCORS', 'write'),
+  GetBucketNotificationConfiguration: bucket('s3:GetBucketNotification', 'read'),
+  PutBucketNotificationConfiguration: bucket('s3:PutBucketNotification', 'write'),
   CorsPreflight: { action: 's3:CorsPreflight', scope: 'preflight', capability: 'read' },
   GetBucketVersioning: bucket('s3:GetBucketVersioning', 'read'),
   PutBucketVersioning: bucket('s3:PutBucketVersioning', 'write'),

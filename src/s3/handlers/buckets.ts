@@ -144,7 +144,6 @@ const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> =
 
 const STUB_EMPTY_DOCS: Record<string, string> = {
   logging: 'BucketLoggingStatus',
-  notification: 'NotificationConfiguration',
   accelerate: 'AccelerateConfiguration',
 };
 

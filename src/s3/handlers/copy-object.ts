@@ -3,6 +3,7 @@
 // (SSE-S3, SSE-C, the bucket's default, or none); with the source's or the request's metadata and
 // tags; answers only after the copy committed.
 
+import { noticeField, requestNotice } from './notification.js';
 import { hashBody } from '../body-pipeline.js';
 import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
@@ -128,7 +129,7 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     { bucket: source.bucket.name, key: source.key, versionId: src.versionId },
     bucket.name,
     ctx.resource.key!,
-    { etag: src.etag, lastModified: Date.now(), attrs },
+    { etag: src.etag, lastModified: Date.now(), attrs, ...noticeField(requestNotice(ctx, bucket, 'ObjectCreated:Copy', ctx.resource.key!)) },
     condition,
   );
   ctx.services.quotas?.written(bucket.name, objectSize(src));

@@ -2,6 +2,7 @@
 // delete (§2.14) and object lock (§3.0.9) on permanent deletes. deleteVersion() is the one path for
 // DeleteObject and each entry of DeleteObjects.
 
+import { noticeField, requestNotice } from './notification.js';
 import { requireEtagReadable } from '../authz/request.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
@@ -49,6 +50,7 @@ export async function deleteVersion(
       versionId,
       condition,
       mayRemove: removalGuard(authority.bypassGovernance),
+      ...noticeField(requestNotice(ctx, bucket, 'ObjectRemoved:*', key)),
     });
   } catch (e) {
     if (isStoreError(e, 'condition-failed') && e.detail.condition === 'guard') throw lockedError();

@@ -1,6 +1,7 @@
 // CreateMultipartUpload, CompleteMultipartUpload and AbortMultipartUpload (s3.md §3.20, §3.23,
 // §3.24). Complete never copies part data: the object becomes its parts' extents (engine).
 
+import { noticeField, requestNotice } from './notification.js';
 import { createHash } from 'node:crypto';
 import { checkCompleteChecksumHeaders, headerNameOf, CHECKSUM_ALGORITHMS } from '../checksums.js';
 import { normalizeEtag } from '../conditionals.js';
@@ -232,7 +233,7 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
       key,
       uploadId,
       parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })),
-      { etag, lastModified: Date.now(), attrs },
+      { etag, lastModified: Date.now(), attrs, ...noticeField(requestNotice(ctx, bucket, 'ObjectCreated:CompleteMultipartUpload', key)) },
       condition,
     );
     ctx.services.quotas?.written(bucket.name, size);

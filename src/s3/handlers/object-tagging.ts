@@ -1,6 +1,7 @@
 // GetObjectTagging, PutObjectTagging, DeleteObjectTagging (s3.md §3.19): tags live in the
 // version's attrs and change in place (no new version).
 
+import { requestNotice } from './notification.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
@@ -23,7 +24,7 @@ async function updateTags(ctx: S3Context, tags: Array<[string, string]> | undefi
     if (tags && tags.length > 0) next.tags = tags;
     else delete next.tags;
     return next;
-  });
+  }, requestNotice(ctx, bucket, tags ? 'ObjectTagging:Put' : 'ObjectTagging:Delete', ctx.resource.key!));
   send(ctx, status, versionHeader(version));
 }
 

@@ -3,6 +3,8 @@
 // the segment write, chunk by chunk → verify every declared digest and trailer → conditional index
 // commit → answer. Any failure or client abort leaves no index entry.
 
+import { noticeField, requestNotice } from './notification.js';
+import type { S3Operation } from '../operations.js';
 import { receiveBody } from '../body-pipeline.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
@@ -17,6 +19,13 @@ import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { WriteCondition } from '../../store/types.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
+
+/** The event an object stored by each operation announces (AWS *Supported event types*). */
+const CREATED_BY: Partial<Record<S3Operation, string>> = {
+  PutObject: 'ObjectCreated:Put',
+  PostObject: 'ObjectCreated:Post',
+  CopyObject: 'ObjectCreated:Copy',
+};
 
 /**
  * Streams `body` into a new version of `key` with `attrs` (PutObject, the POST form upload):
@@ -45,7 +54,8 @@ export async function storeObject(
     const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const etag = sealedEtag(sealing, digests.md5.toString('hex'));
-    const record = await writer.commit(bucket.name, key, { etag, lastModified: Date.now(), attrs: stored }, condition);
+    const notice = requestNotice(ctx, bucket, CREATED_BY[ctx.route.op] ?? 'ObjectCreated:Put', key);
+    const record = await writer.commit(bucket.name, key, { etag, lastModified: Date.now(), attrs: stored, ...noticeField(notice) }, condition);
     committed = true;
     ctx.services.quotas?.written(bucket.name, body.length);
     return { record, checksum, responseHeaders: sealing?.responseHeaders ?? [] };

@@ -9,6 +9,8 @@ import { isStoreError } from '../../store/errors.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object, S3Store } from '../object-attrs.js';
 import { removalGuard } from '../object-lock.js';
+import { noticeField, noticeOf } from '../notification.js';
+import type { Notice } from '../../store/types.js';
 import { expiresAt, lifecycleRulesOf, ruleMatches, type LifecycleRule } from './rules.js';
 
 const PAGE = 1000;
@@ -69,10 +71,15 @@ export function startLifecycleWorker(store: S3Store, options: { intervalMs: numb
   };
 }
 
+/** The notice of a lifecycle removal (s3:LifecycleExpiration:*; AWS names S3 itself as the requester). */
+function expiryNotice(bucket: S3Bucket, key: string): { notice?: Notice } {
+  return noticeField(noticeOf(bucket, 'LifecycleExpiration:*', key));
+}
+
 /** Removes one version unless it is locked or already gone; true when removed. */
-async function removeVersion(store: S3Store, bucket: string, v: S3Object, stats: LifecycleStats): Promise<boolean> {
+async function removeVersion(store: S3Store, bucket: S3Bucket, v: S3Object, stats: LifecycleStats): Promise<boolean> {
   try {
-    const out = await store.deleteObject(bucket, v.key, { versionId: v.versionId, mayRemove: removalGuard(false) });
+    const out = await store.deleteObject(bucket.name, v.key, { versionId: v.versionId, mayRemove: removalGuard(false), ...expiryNotice(bucket, v.key) });
     return out.kind === 'removed';
   } catch (e) {
     if (isStoreError(e, 'condition-failed')) {
@@ -110,7 +117,7 @@ async function applyToKey(
         continue;
       }
       const supersededAt = (i === 0 ? latest : noncurrent[i - 1]!).lastModified;
-      if (now >= supersededAt + nc.days * dayMs && (await removeVersion(store, bucket.name, v, stats))) {
+      if (now >= supersededAt + nc.days * dayMs && (await removeVersion(store, bucket, v, stats))) {
         removed.add(v);
         stats.noncurrentRemoved++;
       }
@@ -121,7 +128,7 @@ async function applyToKey(
     // a delete marker with no noncurrent versions left is "expired" (AWS ExpiredObjectDeleteMarker)
     const markerRule = rules.some((r) => r.expiration?.expiredObjectDeleteMarker && latest.key.startsWith(r.filter.prefix));
     if (markerRule && remaining.length === 0) {
-      const out = await store.deleteObject(bucket.name, latest.key, { versionId: latest.versionId });
+      const out = await store.deleteObject(bucket.name, latest.key, { versionId: latest.versionId, ...expiryNotice(bucket, latest.key) });
       if (out.kind === 'removed') stats.markersRemoved++;
     }
     return;
@@ -134,6 +141,7 @@ async function applyToKey(
       const out = await store.deleteObject(bucket.name, latest.key, {
         condition: { ifMatch: latest.etag },
         mayRemove: removalGuard(false),
+        ...expiryNotice(bucket, latest.key),
       });
       if (out.kind !== 'missing') stats.expired++;
     } catch (e) {
