@@ -1,5 +1,5 @@
 // The publisher's RS2 codec (codec-types.ts) over the native module. Anything that takes more than
-// a fraction of a millisecond runs in a piscina pool of worker threads (src/workers/rs2-worker.ts),
+// a fraction of a millisecond runs in a piscina pool of worker threads (src/publisher/rs2/rs2-worker.ts),
 // so the event loop never encodes, hashes or decodes a large blob. Inputs go to a worker in a
 // buffer of their own that is transferred, and results come back transferred, so each byte is
 // copied at most once on this thread. Encodes work in shared buffers of the codec's pool instead
@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
-import { keepLargeAllocations } from '../native.js';
+import { keepLargeAllocations } from '../native/native.js';
 
 import { SharedBufferPool } from './buffer-pool.js';
 import { metadataLength, ulebLength } from './nodes/bcs.js';
@@ -27,8 +27,8 @@ import {
   type ConsistencyCheck,
   type NativeEncoding,
   type SliverAxis,
-} from './rs2-native.js';
-import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from '../workers/rs2-tasks.js';
+} from './rs2/rs2-native.js';
+import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from './rs2/rs2-tasks.js';
 
 /** Blobs up to this size at up to INLINE_MAX_SHARDS shards are encoded on the calling thread (< 0.5 ms). */
 export const INLINE_MAX_BYTES = 64 * 1024;
@@ -55,13 +55,13 @@ export interface BlobCodecOptions {
 const LAZY_IDLE_MS = 60_000;
 
 /**
- * The worker module. tsc compiles it to dist/workers/rs2-worker.js beside dist/publisher/codec.js;
+ * The worker module. tsc compiles it to dist/publisher/rs2/rs2-worker.js below dist/publisher/codec.js;
  * worker threads cannot load TypeScript, so when this file runs from src/ (vitest) the pool uses
  * the compiled worker in dist/, which `npm test` builds first (scripts/setup.mjs).
  */
 export function workerFile(): string {
   const here = import.meta.url;
-  const url = here.endsWith('.ts') ? new URL('../../dist/workers/rs2-worker.js', here) : new URL('../workers/rs2-worker.js', here);
+  const url = here.endsWith('.ts') ? new URL('../../dist/publisher/rs2/rs2-worker.js', here) : new URL('./rs2/rs2-worker.js', here);
   const path = fileURLToPath(url);
   if (!existsSync(path)) throw new Error(`RS2 worker ${path} is missing: build with \`npm run build\``);
   return url.href;

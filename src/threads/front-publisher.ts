@@ -9,7 +9,7 @@ import { listen } from '../http/engine.js';
 import type { Exchange } from '../http/exchange.js';
 import type { TlsFiles } from '../http/listener.js';
 import { publisherAccessRecord, type PublisherAccessRecord } from '../ops/access-log.js';
-import type { LogLine } from '../ops/log-line.js';
+import type { LogLine } from '../log/log-line.js';
 import { openBlobCodec } from '../publisher/codec.js';
 import type { BlobCodec } from '../publisher/codec-types.js';
 import { openNetworkReader, type NetworkReader, type NetworkView } from '../publisher/service/network-view.js';

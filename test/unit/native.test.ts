@@ -16,7 +16,7 @@ import {
   selfTest,
   simdPaths,
   type Digests,
-} from '../../src/native.js';
+} from '../../src/native/native.js';
 import { uwsBinaries } from '../../src/http/uws.js';
 import { mulberry32, reference } from './digest-reference.js';
 

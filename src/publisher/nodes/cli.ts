@@ -7,7 +7,7 @@ import { openBlobCodec } from '../codec.js';
 import { nativeBlobVerifier } from '../native-verifier.js';
 import { openLocalNode } from './local-node.js';
 import { startNodeThreads, type NodeThreads } from './node-threads.js';
-import { lockDataDir } from '../../data-dir-lock.js';
+import { lockDataDir } from '../../store/data-dir-lock.js';
 import { chooseHttpEngine, httpEngine, parseHttpEngineMode, type HttpEngineMode } from '../../http/engine.js';
 import { sharedInFlightCounts } from '../../http/listener.js';
 

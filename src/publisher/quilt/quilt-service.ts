@@ -2,7 +2,7 @@
 // a multipart form becomes a quilt blob stored like any other, and patches are read back out of
 // the rebuilt quilt blob by patch id or by identifier.
 
-import type { ConsistencyCheck } from '../rs2-native.js';
+import type { ConsistencyCheck } from '../rs2/rs2-native.js';
 import { openBlob } from '../service/aggregator.js';
 import type { BlobReadContext, PublisherContext } from '../service/context.js';
 import { PublisherError } from '../service/errors.js';

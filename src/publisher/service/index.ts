@@ -6,7 +6,7 @@ import path from 'node:path';
 import { openBlobCodec } from '../codec.js';
 import type { TlsFiles } from '../../http/listener.js';
 import type { BlobCodec } from '../codec-types.js';
-import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
+import { LEDGER_DIR, NODES_DIR } from '../../base/layout.js';
 import { openLedger } from '../ledger/index.js';
 import { RemoteNodeClient } from '../nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';

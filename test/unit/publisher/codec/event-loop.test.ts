@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
-import { rs2BlobId } from '../../../../src/publisher/rs2-native.js';
+import { rs2BlobId } from '../../../../src/publisher/rs2/rs2-native.js';
 
 let codec: NativeBlobCodec;
 

@@ -9,7 +9,7 @@ import type { BlobCodec, BlobIdInfo, EncodedBlob } from '../../../../src/publish
 import { encodedLength } from '../../../../src/publisher/ledger/index.js';
 import { encodeBlobMetadata, encodeSliverData, parseBlobMetadata, parseSliverData } from '../../../../src/publisher/nodes/bcs.js';
 import { encodingParams, symbolSize } from '../../../../src/publisher/nodes/encoding-params.js';
-import { Rs2Error } from '../../../../src/publisher/rs2-native.js';
+import { Rs2Error } from '../../../../src/publisher/rs2/rs2-native.js';
 
 const EXP = new Uint8Array(512);
 const LOG = new Uint8Array(256);

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AccessKey, Accounts } from '../../../../src/accounts.js';
-import { loadConfig } from '../../../../src/config.js';
+import type { AccessKey, Accounts } from '../../../../src/identity/accounts.js';
+import { loadConfig } from '../../../../src/config/config.js';
 import { joinHeaders, type RequestHead } from '../../../../src/http/request-head.js';
 import { parseQuery } from '../../../../src/http/query.js';
 import { UwsExchange } from '../../../../src/http/uws.js';

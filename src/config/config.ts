@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { parseHttpEngineMode, type HttpEngineMode } from './http/engine.js';
-import type { TlsFiles } from './http/listener.js';
-import { parseLogLevel, type LogLevel } from './ops/logger.js';
-import { parseNetwork, type NetworkConfig } from './publisher/walrus/network-config.js';
+import { parseHttpEngineMode, type HttpEngineMode } from '../http/engine.js';
+import type { TlsFiles } from '../http/listener.js';
+import { parseLogLevel, type LogLevel } from '../log/logger.js';
+import { parseNetwork, type NetworkConfig } from '../publisher/walrus/network-config.js';
 
 export type Durability = 'strict' | 'relaxed';
 

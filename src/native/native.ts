@@ -87,12 +87,12 @@ function platformSuffix(): string {
   return `${platform}-${arch}`;
 }
 
-/** `TUSK_NATIVE_PATH`, else `<package root>/native/…node`: this file sits one level below the
- * root both as src/native.ts (vitest) and as dist/native.js (tsc output). */
+/** `TUSK_NATIVE_PATH`, else `<package root>/native/…node`: this file sits two levels below the
+ * root both as src/native/native.ts (vitest) and as dist/native/native.js (tsc output). */
 export function nativeBinaryPath(): string {
   const override = process.env.TUSK_NATIVE_PATH;
   if (override) return override;
-  return fileURLToPath(new URL(`../native/tusk-native.${platformSuffix()}.node`, import.meta.url));
+  return fileURLToPath(new URL(`../../native/tusk-native.${platformSuffix()}.node`, import.meta.url));
 }
 
 let loaded: Binding | undefined;
@@ -106,7 +106,7 @@ function binding(): Binding {
   const b = createRequire(import.meta.url)(path) as Binding;
   const native = b.algorithms();
   for (const [name, bit] of Object.entries(DIGEST)) {
-    if (native[name.toLowerCase()] !== bit) throw new Error(`native module mask for ${name} differs from src/native.ts`);
+    if (native[name.toLowerCase()] !== bit) throw new Error(`native module mask for ${name} differs from src/native/native.ts`);
   }
   loaded = b;
   return b;
