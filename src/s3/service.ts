@@ -3,7 +3,7 @@
 
 import type { Accounts } from '../identity/accounts.js';
 import type { Config } from '../config/config.js';
-import { parseQuery } from '../http/query.js';
+import { parseQuery } from './query.js';
 import { AbortedError, type Exchange } from '../http/exchange.js';
 import type { RenderRefusal } from '../http/listener.js';
 import type { LogLine } from '../log/log-line.js';

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAccounts } from '../identity/accounts.js';
 import { QuotaView } from '../s3/quotas.js';
-import { parseQuery } from '../http/query.js';
+import { parseQuery } from '../s3/query.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/exchange.js';
 import { forwardTo } from '../http/thread-bridge.js';
