@@ -28,7 +28,7 @@ import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/ser
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
 import type { SegmentStore, StoreRecovery } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2/rs2-native.js';
-import { startPublisherFace } from './publisher/service/index.js';
+import { startPublisherFace } from './publisher/index.js';
 import { openStore } from './store/index.js';
 import { startFrontThreads, type FrontThreads } from './threads/front-threads.js';
 

@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
       return runBenchCli(rest);
     }
     case 'storage-node': {
-      const { runStorageNodeCli } = await import('../publisher/nodes/cli.js');
+      const { runStorageNodeCli } = await import('../publisher/cli/storage-node.js');
       return runStorageNodeCli(rest);
     }
     case 'ledger':

@@ -9,7 +9,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parseHttpEngineMode, type HttpEngineMode } from '../http/engine.js';
 import type { TlsFiles } from '../http/listener.js';
 import { parseLogLevel, type LogLevel } from '../log/logger.js';
-import { parseNetwork, type NetworkConfig } from '../publisher/walrus/network-config.js';
+import { parseNetwork, type NetworkConfig } from './walrus-network.js';
 
 export type Durability = 'strict' | 'relaxed';
 

@@ -2,7 +2,7 @@
 
 import type { Exchange } from '../../http/exchange.js';
 import type { LogLine } from '../../log/log-line.js';
-import type { BlobCodec } from '../codec-types.js';
+import type { BlobCodec } from '../rs2/codec-types.js';
 import type { BlobBackend, SliverSource } from './backend.js';
 import type { KeyedLock } from './keyed-lock.js';
 

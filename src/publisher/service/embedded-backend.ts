@@ -4,7 +4,7 @@
 // quorum of signed confirmations → certify.
 
 import { diskSpace } from '../../base/disk-space.js';
-import type { EncodedBlob } from '../codec-types.js';
+import type { EncodedBlob } from '../rs2/codec-types.js';
 import {
   alreadyCertifiedJson,
   alreadyCertifiedObjectJson,

@@ -1,7 +1,7 @@
 // The codec's results built over what the native module returns: blob-id info, and an
 // EncodedBlob whose metadata and sliver BCS are views into the one buffer of the encoding.
 import type { BlobIdInfo, EncodedBlob } from './codec-types.js';
-import type { NativeBlobIdInfo, NativeEncoding } from './rs2/rs2-native.js';
+import type { NativeBlobIdInfo, NativeEncoding } from './rs2-native.js';
 
 /** A Buffer over the same memory (results from a worker arrive as plain Uint8Arrays). */
 export function asBuffer(bytes: Uint8Array): Buffer {

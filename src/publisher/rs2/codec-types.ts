@@ -2,7 +2,7 @@
 // compute its blob id, rebuild it from primary slivers, and check what storage nodes receive.
 // Implemented over the native module, in the worker pool for large inputs.
 
-import type { ConsistencyCheck } from './rs2/rs2-native.js';
+import type { ConsistencyCheck } from './rs2-native.js';
 
 export interface BlobIdInfo {
   /** 32 bytes */

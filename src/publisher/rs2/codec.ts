@@ -9,11 +9,11 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
-import { keepLargeAllocations } from '../native/native.js';
+import { keepLargeAllocations } from '../../native/native.js';
 
 import { SharedBufferPool } from './buffer-pool.js';
-import { metadataLength, ulebLength } from './nodes/bcs.js';
-import { encodingParams, sliverDataLength, symbolSize } from './nodes/encoding-params.js';
+import { metadataLength, ulebLength } from '../nodes/bcs.js';
+import { encodingParams, sliverDataLength, symbolSize } from '../nodes/encoding-params.js';
 
 import type { BlobCodec, BlobIdInfo, EncodedBlob } from './codec-types.js';
 import { asBuffer, blobIdInfo, encodedBlob } from './encoded-blob.js';
@@ -27,8 +27,8 @@ import {
   type ConsistencyCheck,
   type NativeEncoding,
   type SliverAxis,
-} from './rs2/rs2-native.js';
-import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from './rs2/rs2-tasks.js';
+} from './rs2-native.js';
+import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from './rs2-tasks.js';
 
 /** Blobs up to this size at up to INLINE_MAX_SHARDS shards are encoded on the calling thread (< 0.5 ms). */
 export const INLINE_MAX_BYTES = 64 * 1024;
@@ -61,7 +61,7 @@ const LAZY_IDLE_MS = 60_000;
  */
 export function workerFile(): string {
   const here = import.meta.url;
-  const url = here.endsWith('.ts') ? new URL('../../dist/publisher/rs2/rs2-worker.js', here) : new URL('./rs2/rs2-worker.js', here);
+  const url = here.endsWith('.ts') ? new URL('../../../dist/publisher/rs2/rs2-worker.js', here) : new URL('./rs2-worker.js', here);
   const path = fileURLToPath(url);
   if (!existsSync(path)) throw new Error(`RS2 worker ${path} is missing: build with \`npm run build\``);
   return url.href;
