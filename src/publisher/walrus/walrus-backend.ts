@@ -20,7 +20,7 @@ import {
   type SliversForNode,
 } from '@mysten/walrus';
 import type { EncodedBlob } from '../rs2/codec-types.js';
-import { unshared } from '../rs2/encoded-blob.js';
+import { unshared } from '../../base/cross-thread-bytes.js';
 import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, reuseOperation, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
