@@ -55,7 +55,7 @@ export interface BlobCodecOptions {
 const LAZY_IDLE_MS = 60_000;
 
 /**
- * The worker module. tsc compiles it to dist/publisher/rs2/rs2-worker.js below dist/publisher/codec.js;
+ * The worker module. tsc compiles it to dist/publisher/rs2/rs2-worker.js beside dist/publisher/rs2/codec.js;
  * worker threads cannot load TypeScript, so when this file runs from src/ (vitest) the pool uses
  * the compiled worker in dist/, which `npm test` builds first (scripts/setup.mjs).
  */
