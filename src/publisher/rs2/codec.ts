@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
-import { keepLargeAllocations } from '../../native/native.js';
+import { keepLargeAllocations } from '../../native/process.js';
 
 import { SharedBufferPool } from './buffer-pool.js';
 import { metadataLength, ulebLength } from '../nodes/bcs.js';
@@ -131,7 +131,7 @@ export class NativeBlobCodec implements BlobCodec {
   static async open(options: BlobCodecOptions = {}): Promise<NativeBlobCodec> {
     const threads = options.threads ?? availableParallelism();
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
-    // each encode's slivers reuse the memory of the blob before rather than fresh pages (native.ts)
+    // each encode's slivers reuse the memory of the blob before rather than fresh pages (native/process.ts)
     keepLargeAllocations();
     const lazy = options.lazy === true;
     const pool = new Piscina({ filename: workerFile(), minThreads: lazy ? 0 : threads, maxThreads: threads, idleTimeout: lazy ? LAZY_IDLE_MS : Infinity });
