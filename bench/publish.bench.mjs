@@ -115,7 +115,7 @@ try {
 }
 
 // Encode alone: the server's codec, in this process now that the server is gone.
-const { openBlobCodec } = await import(new URL('../dist/publisher/codec.js', import.meta.url).href);
+const { openBlobCodec } = await import(new URL('../dist/publisher/rs2/codec.js', import.meta.url).href);
 const codec = await openBlobCodec();
 try {
   for (const [i, size] of sizes.entries()) {

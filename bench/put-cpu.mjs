@@ -21,7 +21,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
   },
 });
-const native = await import(new URL('dist/native.js', `file://${repo}`).href);
+const native = await import(new URL('dist/native/native.js', `file://${repo}`).href);
 
 const accessKeyId = 'TUSKPUTCPUBENCH00001';
 const secretAccessKey = 'put-cpu-bench-secret-put-cpu-bench';

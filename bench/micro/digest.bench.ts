@@ -12,7 +12,8 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import { crc32c as awsCrc32c } from '@aws-crypto/crc32c';
 import { Crc64Nvme } from '@aws-sdk/crc64-nvme';
 import { Bench } from 'tinybench';
-import { DIGEST, DIGEST_ALL, Hasher, digestSync, selfTest, simdPaths } from '../../src/native.js';
+import { DIGEST, DIGEST_ALL, Hasher, digestSync, simdPaths } from '../../src/native/native.js';
+import { selfTest } from '../../src/native/self-test.js';
 
 const SIZES = (process.env.DIGEST_BENCH_SIZES ?? `${4 << 10},${1 << 20},${64 << 20}`).split(',').map(Number);
 const TIME_MS = Number(process.env.DIGEST_BENCH_TIME_MS ?? 400);

@@ -3,11 +3,11 @@
 // Changes are written to the data directory before they apply, so they hold without a restart.
 
 import { createHash } from 'node:crypto';
-import { AccountError, type AccountRegistry } from '../accounts.js';
-import { VERSION, type Config } from '../config.js';
+import { AccountError, type AccountRegistry } from '../identity/accounts.js';
+import { VERSION, type Config } from '../config/config.js';
 import { AbortedError, type Exchange, type ResponseHeaders } from '../http/exchange.js';
 import type { Health } from '../ops/health.js';
-import type { LogLine } from '../ops/log-line.js';
+import type { LogLine } from '../log/log-line.js';
 import { authenticate } from '../s3/auth/index.js';
 import { consoleCorsHeaders } from '../s3/cors.js';
 import { S3Error } from '../s3/errors.js';
@@ -15,7 +15,7 @@ import { FORMAT_VERSION } from '../store/format.js';
 import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
 import type { S3Store } from '../s3/object-attrs.js';
 import type { TargetStatus } from '../notify/notifier.js';
-import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from './quotas.js';
+import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from '../s3/quotas.js';
 
 export const ADMIN_API_PREFIX = '/tusk/admin/v1/';
 const MAX_BODY = 64 * 1024;

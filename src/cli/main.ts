@@ -1,10 +1,10 @@
 // The `tusk` command: serve (what `npm start` runs) and bench; later issues add more subcommands.
 
 import { join, resolve } from 'node:path';
-import { loadConfig, SERVE_USAGE, VERSION } from '../config.js';
-import { LEDGER_DIR } from '../layout.js';
+import { loadConfig, SERVE_USAGE, VERSION } from '../config/config.js';
+import { LEDGER_DIR } from '../base/layout.js';
 import { startServer } from '../main.js';
-import { createLogger, flushLogger } from '../ops/logger.js';
+import { createLogger, flushLogger } from '../log/logger.js';
 
 const USAGE = `Usage: tusk <command> [options]
 
@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
       return runBenchCli(rest);
     }
     case 'storage-node': {
-      const { runStorageNodeCli } = await import('../publisher/nodes/cli.js');
+      const { runStorageNodeCli } = await import('../publisher/cli/storage-node.js');
       return runStorageNodeCli(rest);
     }
     case 'ledger':
@@ -105,7 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       return runMfaCli(rest);
     }
     case 'admin': {
-      const { runAdminCli } = await import('../admin/cli.js');
+      const { runAdminCli } = await import('./admin.js');
       return runAdminCli(rest);
     }
     case 'blob-id':

@@ -3,8 +3,8 @@
 
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { loadAccounts } from '../accounts.js';
-import { MfaDevices } from '../mfa/devices.js';
+import { loadAccounts } from '../identity/accounts.js';
+import { MfaDevices } from '../identity/mfa-devices.js';
 
 export const MFA_USAGE = `Usage: tusk mfa <create|list|delete> [options]
 

@@ -4,8 +4,8 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
-import { lockDataDir } from '../data-dir-lock.js';
-import { NODES_DIR } from '../layout.js';
+import { lockDataDir } from '../store/data-dir-lock.js';
+import { NODES_DIR } from '../base/layout.js';
 import { fastestCrc32c } from '../store/crc32c.js';
 import { openStore } from '../store/index.js';
 import { scrubSegments } from '../store/scrub.js';

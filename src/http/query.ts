@@ -1,6 +1,4 @@
-// Query-string and path decoding shared by the router and the handlers (s3.md §1.2, §2.3).
-
-import { S3Error } from '../s3/errors.js';
+// Percent-decoding of query strings and paths, shared by both faces (s3.md §1.2, §2.3).
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -29,21 +27,4 @@ export function percentDecode(raw: string, plusIsSpace: boolean): string | undef
   } catch {
     return undefined;
   }
-}
-
-/** Decoded query parameters; a name without '=' has the value ''. The first occurrence of a name wins. */
-export function parseQuery(rawQuery: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!rawQuery) return out;
-  for (const item of rawQuery.split('&')) {
-    if (!item) continue;
-    const eq = item.indexOf('=');
-    const rawName = eq < 0 ? item : item.slice(0, eq);
-    const rawValue = eq < 0 ? '' : item.slice(eq + 1);
-    const name = percentDecode(rawName, true);
-    const value = percentDecode(rawValue, true);
-    if (name === undefined || value === undefined) throw new S3Error('InvalidURI');
-    if (!out.has(name)) out.set(name, value);
-  }
-  return out;
 }

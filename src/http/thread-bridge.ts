@@ -3,7 +3,7 @@
 // engine's exchange); the writer sees an Exchange like any other and answers it with its own handler.
 
 import type { MessagePort } from 'node:worker_threads';
-import { asBuffer, exact } from '../cross-thread-bytes.js';
+import { asBuffer, exact } from '../base/cross-thread-bytes.js';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import { joinHeaders, type RequestHead } from './request-head.js';
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { cStdoutToStderr } from '../native.js';
+import { cStdoutToStderr } from '../native/process.js';
 import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
 import { asksToClose, framingProblem } from './framing.js';
 import {

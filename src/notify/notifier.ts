@@ -6,7 +6,7 @@
 // for that target are dropped, counted (tusk_notify_dropped_total) and logged, as MinIO does when
 // its queue store is full; the other targets and the writes go on.
 
-import type { LogLine } from '../ops/log-line.js';
+import type { LogLine } from '../log/log-line.js';
 import type { StoredNotice } from '../store/redo-ops.js';
 import { targetArn, targetOfArn, type NotifyConfig, type TargetConfig } from './config.js';
 import { eventMatches, eventMessage, eventNameOf, testEventMessage, type NoticeData } from './records.js';

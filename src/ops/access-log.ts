@@ -5,7 +5,7 @@
 import type { Exchange } from '../http/exchange.js';
 import type { PublisherRequestObserver } from '../publisher/service/context.js';
 import type { S3RequestObserver, S3RequestSummary } from '../s3/context.js';
-import { isoTimeField, jsonLineSink, type Logger } from './logger.js';
+import { isoTimeField, jsonLineSink, type Logger } from '../log/logger.js';
 import type { Metrics } from './metrics.js';
 
 /** nginx's code for a request the client closed before the answer */

@@ -2,20 +2,11 @@
 // the native self-test and the index are up, and neither draining nor short of disk space; degraded
 // (still ready: the intact objects are served) while stored objects have lost bytes.
 
-import { statfs } from 'node:fs/promises';
+import { diskSpace, type DiskSpace } from '../base/disk-space.js';
 
 export type StartStage = 'starting' | 'self-test' | 'recovery' | 'up';
 
-export interface DiskSpace {
-  freeBytes: number;
-  totalBytes: number;
-}
-
-/** Free space of the file system holding `dir` (what an unprivileged writer may use). */
-export async function diskSpace(dir: string): Promise<DiskSpace> {
-  const s = await statfs(dir);
-  return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
-}
+export type { DiskSpace } from '../base/disk-space.js';
 
 export interface Readiness {
   ready: boolean;

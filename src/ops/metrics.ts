@@ -3,7 +3,7 @@
 // heap, GC) and the process's health.
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PublisherFaceStats } from '../publisher/service/index.js';
+import type { PublisherFaceStats } from '../publisher/index.js';
 import type { StoreStats } from '../store/segment-store.js';
 import type { Health } from './health.js';
 import { RequestMetrics } from './request-metrics.js';

@@ -1,7 +1,7 @@
 // Who is calling (s3.md §2.11) and the request-level checks that are not authorization proper:
 // the canned ACL header and `x-amz-expected-bucket-owner`. Authorization itself is src/s3/authz/.
 
-import type { AccessKey } from '../accounts.js';
+import type { AccessKey } from '../identity/accounts.js';
 import type { CannedAcl } from '../store/types.js';
 import type { S3Context } from './context.js';
 import { S3Error } from './errors.js';

@@ -1,7 +1,7 @@
 // The fused digest pass of a request body (MD5 for the ETag plus whatever the request needs), on
 // the native module: small chunks inline, large ones on the libuv thread pool.
 
-import { checksumBytes, DIGEST, Hasher } from '../native.js';
+import { checksumBytes, DIGEST, Hasher } from '../native/native.js';
 import type { DigestName, DigestSet } from './checksums.js';
 
 export interface BodyHasher {

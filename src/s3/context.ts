@@ -1,10 +1,10 @@
 // Everything a handler gets: the exchange, the classified request, the caller, and the services.
 
-import type { Accounts } from '../accounts.js';
-import type { Config } from '../config.js';
+import type { Accounts } from '../identity/accounts.js';
+import type { Config } from '../config/config.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange, ResponseHeaders } from '../http/exchange.js';
-import type { MfaDevices } from '../mfa/devices.js';
+import type { MfaDevices } from '../identity/mfa-devices.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
@@ -34,7 +34,7 @@ export interface S3RequestObserver {
   finished(ex: Exchange, summary: S3RequestSummary): void;
 }
 
-/** Per-bucket quotas (src/admin/quotas.ts): checked before a write, told after it committed. */
+/** Per-bucket quotas (src/s3/quotas.ts): checked before a write, told after it committed. */
 export interface WriteQuota {
   /** throws S3Error('QuotaExceeded') when writing `bytes` to `key` would pass the bucket's quota */
   checkWrite(bucket: string, key: string, bytes: number): Promise<void>;

@@ -3,9 +3,9 @@
 // COMPOSITE = digest of the concatenated part digests + "-N"; FULL_OBJECT = the parts' CRCs
 // combined (no byte is read again).
 
-import { checksumBytes, DIGEST, digestSync } from '../native.js';
+import { checksumBytes, DIGEST, digestSync } from '../native/native.js';
 import { CHECKSUM_ALGORITHMS } from './checksums.js';
-import { CRC32_MODEL, CRC32C_MODEL, CRC64NVME_MODEL, crcCombine, type CrcModel } from '../crc-combine.js';
+import { CRC32_MODEL, CRC32C_MODEL, CRC64NVME_MODEL, crcCombine, type CrcModel } from '../base/crc-combine.js';
 import { S3Error } from './errors.js';
 import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
 

@@ -1,13 +1,13 @@
 // The S3 face's request entry: resolve the resource, authenticate, classify, dispatch, and turn
 // every failure into one S3 error answer (processing order of s3.md §1.10).
 
-import type { Accounts } from '../accounts.js';
-import type { Config } from '../config.js';
-import { parseQuery } from '../http/query.js';
+import type { Accounts } from '../identity/accounts.js';
+import type { Config } from '../config/config.js';
+import { parseQuery } from './query.js';
 import { AbortedError, type Exchange } from '../http/exchange.js';
 import type { RenderRefusal } from '../http/listener.js';
-import type { LogLine } from '../ops/log-line.js';
-import { MfaDevices } from '../mfa/devices.js';
+import type { LogLine } from '../log/log-line.js';
+import { MfaDevices } from '../identity/mfa-devices.js';
 import type { S3Store } from './object-attrs.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { Principal } from './access.js';

@@ -4,7 +4,7 @@
 // anything else InternalError. Handlers let failures propagate; the request entry calls this.
 
 import { StoreError } from '../store/errors.js';
-import { isOutOfSpace, storageErrno } from '../storage-failures.js';
+import { isOutOfSpace, storageErrno } from '../base/storage-failures.js';
 import { S3Error } from './errors.js';
 import { lockedError } from './object-lock.js';
 import type { Resource } from './router.js';

@@ -2,7 +2,7 @@
 // their own checksum, so that a read of any range checks only the blocks it touches before a byte
 // leaves the server.
 
-import { CRC32C_MODEL, crcCombine } from '../crc-combine.js';
+import { CRC32C_MODEL, crcCombine } from '../base/crc-combine.js';
 import type { Crc32c } from './crc32c.js';
 
 /** 1 MiB: 4 bytes of index per MiB stored, and a 1 MiB read at most to check any byte. */

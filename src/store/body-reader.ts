@@ -3,7 +3,7 @@
 // returned, so that corrupted bytes never leave the server as good ones. Two buffers per reader at
 // most (the chunk the caller holds and the read-ahead), so memory does not grow with the body.
 
-import { BufferShelf } from '../buffer-shelf.js';
+import { BufferShelf } from '../base/buffer-shelf.js';
 import type { BlockCache } from './block-cache.js';
 import { BLOCK_SIZE } from './block-crcs.js';
 import type { Crc32c } from './crc32c.js';

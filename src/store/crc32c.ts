@@ -62,7 +62,7 @@ const CHECK_VALUE = 0xe3069283;
 /** The native CRC32C (SIMD) when the module is built and passes the check value, else the TypeScript one. */
 export async function fastestCrc32c(): Promise<Crc32c> {
   try {
-    const native = await import('../native.js');
+    const native = await import('../native/native.js');
     const candidate: Crc32c = (buf, seed) => native.crc32c(buf, seed);
     const chained = candidate(CHECK_INPUT.subarray(4), candidate(CHECK_INPUT.subarray(0, 4), 0));
     if (candidate(CHECK_INPUT, 0) === CHECK_VALUE && chained === CHECK_VALUE) return candidate;

@@ -4,7 +4,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import path from 'node:path';
 import { StoreError } from './errors.js';
-import { observeLmdbCommitFailures } from '../storage-failures.js';
+import { observeLmdbCommitFailures } from '../base/storage-failures.js';
 import { MAX_BUCKET_BYTES, MAX_OBJECT_KEY_BYTES } from './format.js';
 import type { BucketRecord, Extent, ObjectVersion } from './types.js';
 import type { StoredNotice } from './redo-ops.js';

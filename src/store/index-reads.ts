@@ -2,7 +2,7 @@
 // and the segment files. The writing store (segment-store.ts) and a read replica in another
 // thread (read-replica.ts) both serve reads through this.
 
-import { GenerationWatch } from '../shared-generation.js';
+import { GenerationWatch } from '../base/shared-generation.js';
 import { SegmentBodyReader, type ReadContext } from './body-reader.js';
 import { StoreError, type StoreSubject } from './errors.js';
 import { lookupBucketKey, lookupObjectKey, lookupObjectKeyNow, partsOf, toVersion, uploadKey, type IndexDb, type StoredPart } from './index-db.js';

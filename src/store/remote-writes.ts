@@ -8,10 +8,10 @@
 // segment of every grant (compaction does not delete it) until the front end is done with it.
 
 import type { MessagePort } from 'node:worker_threads';
-import { BatchedPort, onBatches } from '../batched-port.js';
+import { BatchedPort, onBatches } from '../base/batched-port.js';
 import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type CommitTarget, type WriterContext } from './body-writer.js';
 import type { Crc32c } from './crc32c.js';
-import { storageErrno } from '../storage-failures.js';
+import { storageErrno } from '../base/storage-failures.js';
 import { StoreError, type StoreErrorKind, type StoreSubject } from './errors.js';
 import type { Reservation } from './segment-allocator.js';
 import type { SegmentReadTable } from './segment-files.js';

@@ -9,9 +9,9 @@ import { listen } from '../http/engine.js';
 import type { Exchange } from '../http/exchange.js';
 import type { TlsFiles } from '../http/listener.js';
 import { publisherAccessRecord, type PublisherAccessRecord } from '../ops/access-log.js';
-import type { LogLine } from '../ops/log-line.js';
-import { openBlobCodec } from '../publisher/codec.js';
-import type { BlobCodec } from '../publisher/codec-types.js';
+import type { LogLine } from '../log/log-line.js';
+import { openBlobCodec } from '../publisher/rs2/codec.js';
+import type { BlobCodec } from '../publisher/rs2/codec-types.js';
 import { openNetworkReader, type NetworkReader, type NetworkView } from '../publisher/service/network-view.js';
 import { publisherReader, publisherRefusal } from '../publisher/service/publisher-server.js';
 

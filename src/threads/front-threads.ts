@@ -7,15 +7,15 @@
 // A front end that ends (an error nobody caught in it) is replaced by a new one.
 
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Exchange } from '../http/exchange.js';
 import type { TlsFiles } from '../http/listener.js';
 import { serveForwarded } from '../http/thread-bridge.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
-import type { LogLine } from '../ops/log-line.js';
+import type { LogLine } from '../log/log-line.js';
 import type { FrontPublisherData } from './front-publisher.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
-import { startListenerThreads, type ListenerThread } from '../listener-threads.js';
+import { startListenerThreads, type ListenerThread } from '../http/listener-threads.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
 
 export interface FrontThreads {

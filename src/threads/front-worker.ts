@@ -5,15 +5,15 @@
 // With the publisher on, it also listens on the publisher's port and serves its reads (front-publisher.ts).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadAccounts } from '../accounts.js';
-import { QuotaView } from '../admin/quotas.js';
-import { parseQuery } from '../http/query.js';
+import { loadAccounts } from '../identity/accounts.js';
+import { QuotaView } from '../s3/quotas.js';
+import { parseQuery } from '../s3/query.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/exchange.js';
 import { forwardTo } from '../http/thread-bridge.js';
 import { chooseHttpEngine, listen } from '../http/engine.js';
 import { s3AccessRecord, type PublisherAccessRecord, type S3AccessRecord } from '../ops/access-log.js';
-import type { LogLine } from '../ops/log-line.js';
+import type { LogLine } from '../log/log-line.js';
 import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
 import { classify, resolveResource } from '../s3/router.js';
@@ -21,7 +21,7 @@ import { s3Refusal, s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
-import { endOnUncaught } from '../listener-threads.js';
+import { endOnUncaught } from '../http/listener-threads.js';
 import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
 
 const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);

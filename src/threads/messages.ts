@@ -1,10 +1,10 @@
 // What the writer thread and its front-end threads tell each other besides forwarded requests.
 
 import type { MessagePort } from 'node:worker_threads';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { TlsFiles } from '../http/listener.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
-import type { LineLevel } from '../ops/log-line.js';
+import type { LineLevel } from '../log/log-line.js';
 import type { FrontPublisherData } from './front-publisher.js';
 
 export interface FrontWorkerData {
@@ -20,7 +20,7 @@ export interface FrontWorkerData {
   tls?: TlsFiles;
   /** the writer logs or counts requests: send their access records */
   observe: boolean;
-  /** bumped by the writer after a bucket quota changed (admin/quotas.ts) */
+  /** bumped by the writer after a bucket quota changed (s3/quotas.ts) */
   quotaGeneration: Int32Array;
   /** the request bridge to the writer (thread-bridge.ts) */
   bridge: MessagePort;

@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { base32Decode, hotp, TOTP_STEP_MS } from '../../src/mfa/totp.js';
+import { base32Decode, hotp, TOTP_STEP_MS } from '../../src/identity/totp.js';
 import { runBoto3 } from './helpers/boto3.js';
 import { REPO_ROOT } from './helpers/child-process.js';
 import { s3Client, s3Request, sdkError } from './helpers/clients.js';

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBlobCodec, type NativeBlobCodec } from '../../src/publisher/codec.js';
+import { openBlobCodec, type NativeBlobCodec } from '../../src/publisher/rs2/codec.js';
 import { verifyConfirmation } from '../../src/publisher/nodes/confirmation.js';
 import { RemoteNodeClient } from '../../src/publisher/nodes/http-client.js';
 import { blobIdToText } from '../../src/publisher/nodes/identifiers.js';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { crc32c as awsCrc32c } from '@aws-crypto/crc32c';
 import { Crc64Nvme } from '@aws-sdk/crc64-nvme';
-import type { Digests } from '../../src/native.js';
+import type { Digests } from '../../src/native/native.js';
 
 export async function reference(data: Uint8Array): Promise<Required<Digests>> {
   const crc64 = new Crc64Nvme();

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MfaDevices } from '../../src/mfa/devices.js';
-import { base32Decode, totp } from '../../src/mfa/totp.js';
+import { MfaDevices } from '../../src/identity/mfa-devices.js';
+import { base32Decode, totp } from '../../src/identity/totp.js';
 
 const dirs: string[] = [];
 afterEach(() => {

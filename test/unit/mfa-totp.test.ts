@@ -2,7 +2,7 @@
 // 8-digit values, and base32 round trips.
 
 import { describe, expect, it } from 'vitest';
-import { base32Decode, base32Encode, hotp, matchingStep, newSecret, totp } from '../../src/mfa/totp.js';
+import { base32Decode, base32Encode, hotp, matchingStep, newSecret, totp } from '../../src/identity/totp.js';
 
 const SEED = Buffer.from('12345678901234567890');
 

@@ -15,7 +15,7 @@ import {
   simdPaths,
   type Digests,
   type HashScheduling,
-} from '../../src/native.js';
+} from '../../src/native/native.js';
 import { mulberry32, reference } from './digest-reference.js';
 
 /** Tiny, block-straddling and upload-sized (~512 KiB) chunks. */

@@ -11,12 +11,12 @@ import {
   digestAsync,
   digestSync,
   hmacSha256Hex,
-  keepLargeAllocations,
   nativeBinaryPath,
-  selfTest,
   simdPaths,
   type Digests,
-} from '../../src/native.js';
+} from '../../src/native/native.js';
+import { keepLargeAllocations } from '../../src/native/process.js';
+import { selfTest } from '../../src/native/self-test.js';
 import { uwsBinaries } from '../../src/http/uws.js';
 import { mulberry32, reference } from './digest-reference.js';
 

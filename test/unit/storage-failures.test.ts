@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isOutOfSpace, storageErrno } from '../../src/storage-failures.js';
+import { isOutOfSpace, storageErrno } from '../../src/base/storage-failures.js';
 
 /** The shape lmdb-js rejects a failed commit's writes with (node_modules/lmdb/write.js rejectCommit). */
 function lmdbCommitFailure(errno: number): Error {

@@ -4,8 +4,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
-import { openBlobCodec, type NativeBlobCodec } from '../codec.js';
-import { isRs2Error } from '../rs2-native.js';
+import { openBlobCodec, type NativeBlobCodec } from '../rs2/codec.js';
+import { isRs2Error } from '../rs2/rs2-native.js';
 import { manifest, readMetadata, readSliver, sliverPairsPresent, writeSliverDir } from './sliver-dir.js';
 
 /** Walrus Mainnet and Testnet run 1000 shards (walrus.md §2). */

@@ -8,8 +8,8 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { BlobIdInfo, EncodedBlob } from '../codec-types.js';
-import type { SliverAxis } from '../rs2-native.js';
+import type { BlobIdInfo, EncodedBlob } from '../rs2/codec-types.js';
+import type { SliverAxis } from '../rs2/rs2-native.js';
 
 export const MANIFEST_FILE = 'blob.json';
 export const METADATA_FILE = 'metadata.bcs';

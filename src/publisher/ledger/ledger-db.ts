@@ -12,7 +12,7 @@
 // Every write to these happens inside the one LMDB transaction that appends a transaction record.
 
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { observeLmdbCommitFailures } from '../../storage-failures.js';
+import { observeLmdbCommitFailures } from '../../base/storage-failures.js';
 import type { EpochClock } from './epoch-clock.js';
 import type { BlobHistory, BlobObject, SharedBlobObject, StorageHistory, StorageObject, TransactionBody, TransactionEffects } from './types.js';
 

@@ -58,7 +58,7 @@ export function headerLength(head: Buffer): number {
  * The bundle body as chunks: the header, then the parts as views of the caller's buffers, nothing
  * copied. Primaries go in ascending and secondaries in descending pair order, and neighbouring views
  * of one buffer are joined: in the encoder's result primary p sits before p + 1 and secondary
- * n − 1 − p after it (encoded-blob.ts), so a node's share is a handful of chunks, not 2·pairs + 1.
+ * n − 1 − p after it (rs2/encoded-blob.ts), so a node's share is a handful of chunks, not 2·pairs + 1.
  */
 export function bundleChunks(metadataBcs: Buffer, pairs: readonly IndexedSliverPair[]): Buffer[] {
   const ascending = [...pairs].sort((a, b) => a.pairIndex - b.pairIndex);

@@ -1,7 +1,7 @@
 // A storage node in another process, reached over its REST API (walrus.md §12.2) with global fetch.
 // Transport failures and timeouts become NODE_UNAVAILABLE; JSON errors become the node's typed error.
 
-import { unshared } from '../encoded-blob.js';
+import { unshared } from '../../base/cross-thread-bytes.js';
 import { errorFromBody, StorageNodeError, unreachable, type StorageNodeErrorCode } from './errors.js';
 import { routeTarget, type NodeRoute } from './http-routes.js';
 import type { BlobType, NodeHealth, NodeInfo, PutOutcome, SignedConfirmation, SliverAxis, StorageNodeClient } from './types.js';

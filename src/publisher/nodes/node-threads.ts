@@ -8,7 +8,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { HttpEngineName } from '../../http/engine.js';
 import type { Exchange } from '../../http/exchange.js';
 import { serveForwarded } from '../../http/thread-bridge.js';
-import { startListenerThreads } from '../../listener-threads.js';
+import { startListenerThreads } from '../../http/listener-threads.js';
 
 /** What a node worker is given (plain data and a port: it crosses threads). */
 export interface NodeWorkerData {

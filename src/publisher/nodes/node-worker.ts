@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { forwardTo } from '../../http/thread-bridge.js';
 import { chooseHttpEngine, listen } from '../../http/engine.js';
-import { endOnUncaught } from '../../listener-threads.js';
+import { endOnUncaught } from '../../http/listener-threads.js';
 import { nodeReadHandler, nodeRefusal } from './http-server.js';
 import { openLocalNodeReader } from './local-node.js';
 import type { FromNodeWorker, NodeWorkerData, ToNodeWorker } from './node-threads.js';

@@ -10,7 +10,7 @@ import { isStorageNodeError } from '../nodes/errors.js';
 import { NotEnoughSliversError } from '../nodes/network.js';
 import { runBounded } from '../nodes/run-bounded.js';
 import type { BlobReadContext } from './context.js';
-import { isRs2Error, type ConsistencyCheck } from '../rs2-native.js';
+import { isRs2Error, type ConsistencyCheck } from '../rs2/rs2-native.js';
 import { PublisherError } from './errors.js';
 
 const BLOB_ID_TEXT = /^[A-Za-z0-9_-]{43}$/;

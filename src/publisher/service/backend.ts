@@ -2,7 +2,7 @@
 // (Tusk's ledger and storage nodes, embedded-backend.ts) or Walrus on Sui (walrus/walrus-backend.ts).
 // The handlers encode and check; a backend pays, stores, certifies and serves slivers back.
 
-import type { EncodedBlob } from '../codec-types.js';
+import type { EncodedBlob } from '../rs2/codec-types.js';
 import type { AlreadyCertifiedJson, Ledger, NewlyCreatedJson } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
 import type { StoreQuery } from './store-query.js';

@@ -1,8 +1,8 @@
 // What the publisher and aggregator handlers share: the storage network's backend, the RS2 codec.
 
 import type { Exchange } from '../../http/exchange.js';
-import type { LogLine } from '../../ops/log-line.js';
-import type { BlobCodec } from '../codec-types.js';
+import type { LogLine } from '../../log/log-line.js';
+import type { BlobCodec } from '../rs2/codec-types.js';
 import type { BlobBackend, SliverSource } from './backend.js';
 import type { KeyedLock } from './keyed-lock.js';
 

@@ -3,8 +3,8 @@
 // client flow (walrus.md §10.6): already certified? → register and pay → upload and collect a
 // quorum of signed confirmations → certify.
 
-import { diskSpace } from '../../ops/health.js';
-import type { EncodedBlob } from '../codec-types.js';
+import { diskSpace } from '../../base/disk-space.js';
+import type { EncodedBlob } from '../rs2/codec-types.js';
 import {
   alreadyCertifiedJson,
   alreadyCertifiedObjectJson,

@@ -7,7 +7,7 @@ import { listen, listenForThreads } from '../../http/engine.js';
 import { framingProblem } from '../../http/framing.js';
 import { AbortedError, type Exchange, type ResponseHeaders } from '../../http/exchange.js';
 import { REFUSAL_REASONS, refusalSummary, type RefusalAnswer, type RequestRefusal, type TlsFiles } from '../../http/listener.js';
-import type { BlobCodec } from '../codec-types.js';
+import type { BlobCodec } from '../rs2/codec-types.js';
 import { parseLedgerRoute, runLedgerQuery } from '../ledger/index.js';
 import { AdmissionLimiter } from './admission.js';
 import { openBlob, parseBlobId, type OpenedBlob } from './aggregator.js';
@@ -21,15 +21,15 @@ import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
 import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
 import { parseByteRangeQuery, parseConcatBody, parseConcatQuery, parseReadQuery, type ByteRangeQuery, type ConcatRequest } from './read-query.js';
-import type { ConsistencyCheck } from '../rs2-native.js';
-import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from '../quilt/quilt-service.js';
-import { parseRelayQuery, relayBlob, TIP_CONFIG } from '../relay/upload-relay.js';
+import type { ConsistencyCheck } from '../rs2/rs2-native.js';
+import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from './quilt-service.js';
+import { parseRelayQuery, relayBlob, TIP_CONFIG } from './upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
 import { openApiDocument } from './openapi.js';
 import { classifyPublisherRequest, EndpointKeys, loggablePath, type PublisherRoute } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
-import { isOutOfSpace, storageErrno } from '../../storage-failures.js';
+import { isOutOfSpace, storageErrno } from '../../base/storage-failures.js';
 
 /** walrus.md §10.4: 10 MiB, the Walrus publisher's default `--max-body-size`. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // and `start`/`length` of the byte-range route. Unknown parameters are refused, as the daemon's
 // `ReadOptions` and `ByteRangeQueryParams` declare `deny_unknown_fields` (walrus daemon routes.rs).
 
-import type { ConsistencyCheck } from '../rs2-native.js';
+import type { ConsistencyCheck } from '../rs2/rs2-native.js';
 import { PublisherError } from './errors.js';
 import { parseBool, refuseUnknown, splitQuery } from './query-params.js';
 

@@ -10,7 +10,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Secp256k1Keypair } from '@mysten/sui/keypairs/secp256k1';
 import { Secp256r1Keypair } from '@mysten/sui/keypairs/secp256r1';
 import { parse as parseYaml } from 'yaml';
-import { YAML_STRINGS } from './network-config.js';
+import { YAML_STRINGS } from '../../config/walrus-network.js';
 
 const SCHEMES: Record<number, (secret: Uint8Array) => Keypair> = {
   0: (s) => Ed25519Keypair.fromSecretKey(s),

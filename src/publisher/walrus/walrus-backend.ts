@@ -2,7 +2,7 @@
 // committee's storage nodes, through Mysten's SDKs (@mysten/walrus 1.x step methods, @mysten/sui 2.x
 // transactions over its gRPC client: Sui full nodes no longer serve JSON-RPC) with Tusk's native RS2
 // encoding instead of the SDK's wasm encoder. @mysten/sui 2.x needs Node 22: the server loads this
-// module with a dynamic import (publisher/service/index.ts) so that Node 20 runs everything else. The store
+// module with a dynamic import (publisher/walrus/load-backend.ts, from publisher/index.ts) so that Node 20 runs everything else. The store
 // follows the Walrus daemon (walrus-sdk client.rs `reserve_and_store_blobs`): blob status from the
 // nodes → wallet check → register (reserve space, pay) → write metadata and slivers to each node of
 // the committee → certify with the aggregated confirmations → share or send the Blob object.
@@ -19,8 +19,8 @@ import {
   WalrusClient,
   type SliversForNode,
 } from '@mysten/walrus';
-import type { EncodedBlob } from '../codec-types.js';
-import { unshared } from '../encoded-blob.js';
+import type { EncodedBlob } from '../rs2/codec-types.js';
+import { unshared } from '../../base/cross-thread-bytes.js';
 import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, reuseOperation, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
@@ -30,7 +30,7 @@ import { epochsToExtend, ownedBlobToReuse } from '../service/owned-blob.js';
 import type { StoreQuery } from '../service/store-query.js';
 import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
-import type { WalrusNetworkConfig } from './network-config.js';
+import type { WalrusNetworkConfig } from '../../config/walrus-network.js';
 import { resendOnReset } from './sui-fetch.js';
 import { loadWallet } from './wallet.js';
 import { isUnknownOutcome, WalletPool, type Funds } from './wallet-pool.js';

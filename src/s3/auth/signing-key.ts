@@ -2,7 +2,7 @@
 // step uses (s3.md §2.3, §2.8).
 
 import { createHmac, hash } from 'node:crypto';
-import { hmacSha256Hex } from '../../native.js';
+import { hmacSha256Hex } from '../../native/native.js';
 import { SCOPE_TERMINATOR, SERVICE_S3, SIGNING_KEY_PREFIX } from './constants.js';
 
 /** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"). */

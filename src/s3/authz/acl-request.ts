@@ -1,7 +1,7 @@
 // The ACL a write request asks for: `x-amz-acl`, `x-amz-grant-*` headers or (ACL calls) an
 // AccessControlPolicy body, checked against the bucket's ownership setting and public access block.
 
-import type { Accounts } from '../../accounts.js';
+import type { Accounts } from '../../identity/accounts.js';
 import type { CannedAcl } from '../../store/types.js';
 import type { ObjectAccessUpdate, S3Bucket, StoredAcl } from '../object-attrs.js';
 import { parseCannedAcl } from '../access.js';

@@ -14,7 +14,7 @@
 // s3:ListMultipartUploadParts are in no ACL permission: the bucket owner or a policy only (the last
 // two also the upload's initiator, AWS *Multipart upload API and permissions*).
 
-import type { Capability } from '../../accounts.js';
+import type { Capability } from '../../identity/accounts.js';
 import type { S3Operation } from '../operations.js';
 
 export type AclNeed = { on: 'bucket' | 'object'; permission: 'READ' | 'WRITE' | 'READ_ACP' | 'WRITE_ACP' };

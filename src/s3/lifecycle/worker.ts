@@ -4,7 +4,7 @@
 // beyond NewerNoncurrentVersions, a lone expired delete marker is removed, old incomplete uploads
 // are aborted. Object lock wins: a locked version is skipped (the engine's mayRemove guard).
 
-import type { LogLine } from '../../ops/log-line.js';
+import type { LogLine } from '../../log/log-line.js';
 import { isStoreError } from '../../store/errors.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object, S3Store } from '../object-attrs.js';

@@ -3,13 +3,13 @@
 // it covers. Nonce = the object's 8-byte random prefix ‖ block index (32-bit BE): blocks cannot be
 // reordered; the AAD is the object's plaintext size: a truncated or extended object fails.
 
-// The cipher is Node's own OpenSSL called natively (src/native.ts gcmSealBlocks/gcmOpenBlocks), a
+// The cipher is Node's own OpenSSL called natively (src/native/aes-gcm.ts gcmSealBlocks/gcmOpenBlocks), a
 // run of whole blocks per call: node:crypto would cost a cipher object, a zero-filled output buffer
 // and a copy per block, twice the cipher's own work. A block split across chunks is gathered first.
 
 import { randomBytes } from 'node:crypto';
-import { BufferShelf } from '../../buffer-shelf.js';
-import { gcmOpenBlocks, gcmSealBlocks, type GcmBlockKey } from '../../native.js';
+import { BufferShelf } from '../../base/buffer-shelf.js';
+import { gcmOpenBlocks, gcmSealBlocks, type GcmBlockKey } from '../../native/aes-gcm.js';
 
 export const SSE_BLOCK = 64 * 1024;
 export const GCM_TAG = 16;

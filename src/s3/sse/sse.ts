@@ -5,7 +5,7 @@
 // server-side encryption" (SSE-S3, SSE-C pages).
 
 import { createHash } from 'node:crypto';
-import { BufferShelf } from '../../buffer-shelf.js';
+import { BufferShelf } from '../../base/buffer-shelf.js';
 import type { BodyReader, BodyWriter } from '../../store/types.js';
 import type { ObjectEncryption, S3Bucket, S3Object, S3ObjectAttrs, S3Store, SealedSegment, UploadEncryption } from '../object-attrs.js';
 import type { S3Context } from '../context.js';

@@ -50,7 +50,7 @@ export interface PublisherProcess extends TestChild {
 export async function startPublisherProcess(options: PublisherProcessOptions): Promise<PublisherProcess> {
   const ownsDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? makeTempDir('tusk-publisher-e2e-');
-  const face = requireDist('publisher/service/index.js');
+  const face = requireDist('publisher/index.js');
   const config = {
     dataDir,
     host: '127.0.0.1',
@@ -70,7 +70,7 @@ export async function startPublisherProcess(options: PublisherProcessOptions): P
     `const config = JSON.parse(process.env.TUSK_TEST_PUBLISHER_CONFIG);`,
     `let s3;`,
     options.withS3
-      ? `{ const { loadConfig } = await import(${JSON.stringify(requireDist('config.js'))}); const { startServer } = await import(${JSON.stringify(requireDist('main.js'))});
+      ? `{ const { loadConfig } = await import(${JSON.stringify(requireDist('config/config.js'))}); const { startServer } = await import(${JSON.stringify(requireDist('main.js'))});
            s3 = await startServer(loadConfig(['--listen', '127.0.0.1:0', '--data-dir', config.dataDir + '/s3', '--durability', 'relaxed', '--publisher-listen', 'off', '--console-listen', 'off'])); }`
       : '',
     `const face = await startPublisherFace(config);`,

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { s3AccessFields, s3AccessLine, s3AccessRecorder, type S3AccessRecord } from '../../../src/ops/access-log.js';
-import { BatchedFdDestination } from '../../../src/ops/log-destination.js';
-import { isoTimeField, jsonLogger } from '../../../src/ops/logger.js';
+import { BatchedFdDestination } from '../../../src/log/log-destination.js';
+import { isoTimeField, jsonLogger } from '../../../src/log/logger.js';
 
 function record(over: Partial<S3AccessRecord['summary']> = {}, rest: Partial<Omit<S3AccessRecord, 'summary'>> = {}): S3AccessRecord {
   return {

@@ -3,7 +3,7 @@ import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BatchedFdDestination } from '../../../src/ops/log-destination.js';
+import { BatchedFdDestination } from '../../../src/log/log-destination.js';
 
 /** A FIFO with non-blocking ends: a pipe the test can leave unread, then drain. */
 function fifo(): { read: number; write: number; cleanup: () => void } {

@@ -2,7 +2,7 @@
 
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { isoTimeField } from '../../../src/ops/logger.js';
+import { isoTimeField } from '../../../src/log/logger.js';
 
 describe('isoTimeField', () => {
   it("writes pino's isoTime field, and a new one when the millisecond changes", () => {

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
-import { isRs2Error, rs2BlobId, rs2Decode, rs2Encode, rs2MetadataProblem, rs2RsEncode, rs2SliverProblem } from '../../../src/publisher/rs2-native.js';
-import type { NativeEncoding } from '../../../src/publisher/rs2-native.js';
+import { isRs2Error, rs2BlobId, rs2Decode, rs2Encode, rs2MetadataProblem, rs2RsEncode, rs2SliverProblem } from '../../../src/publisher/rs2/rs2-native.js';
+import type { NativeEncoding } from '../../../src/publisher/rs2/rs2-native.js';
 import { loadVectors, splitMix64 } from './codec/vector-input.js';
 
 interface Derived {

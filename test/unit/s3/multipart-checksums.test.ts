@@ -6,7 +6,7 @@ import { Crc64Nvme } from '@aws-sdk/crc64-nvme';
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { checksumBytes, DIGEST, digestSync } from '../../../src/native.js';
+import { checksumBytes, DIGEST, digestSync } from '../../../src/native/native.js';
 import { multipartEtag } from '../../../src/s3/handlers/multipart.js';
 import { objectChecksumOf, parseUploadChecksum } from '../../../src/s3/multipart-checksums.js';
 import { S3Error } from '../../../src/s3/errors.js';

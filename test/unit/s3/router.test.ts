@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestHead } from '../../../src/http/request-head.js';
 import { joinHeaders } from '../../../src/http/request-head.js';
-import { parseQuery } from '../../../src/http/query.js';
+import { parseQuery } from '../../../src/s3/query.js';
 import { codeOf } from './helpers/code-of.js';
 import { classify, isValidBucketName, normalizeDomains, resolveResource } from '../../../src/s3/router.js';
 

@@ -2,7 +2,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BlockAuthenticationError, BlockOpener, BlockSealer, GCM_TAG, sealedLength, sealedSpan, SSE_BLOCK } from '../../../src/s3/sse/block-cipher.js';
 import { unwrapKey, wrapKey } from '../../../src/s3/sse/keys.js';
-import { gcmOpenBlocks, gcmSealBlocks } from '../../../src/native.js';
+import { gcmOpenBlocks, gcmSealBlocks } from '../../../src/native/aes-gcm.js';
 
 function seal(key: Buffer, prefix: Buffer, plain: Buffer, chunk: number): Buffer[] {
   const sealer = new BlockSealer(key, prefix, plain.length);

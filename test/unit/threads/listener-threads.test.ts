@@ -1,4 +1,4 @@
-// Starting listener threads (src/listener-threads.ts) with stand-in workers that post what a real
+// Starting listener threads (src/http/listener-threads.ts) with stand-in workers that post what a real
 // one posts: the start resolves once every thread is ready; a thread that fails, errs or ends
 // during start-up fails the start and the others are ended; later messages reach `onMessage`, a
 // later error is logged and the thread replaced, and `closed` settles on the thread's own message
@@ -6,7 +6,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { startListenerThreads } from '../../../src/listener-threads.js';
+import { startListenerThreads } from '../../../src/http/listener-threads.js';
 
 /** A worker running `body`, with `post(m)` for parentPort.postMessage and `index` its workerData. */
 const stand = (index: number, body: string): Worker =>

@@ -1,7 +1,7 @@
 // The codec's pool of shared buffers: what it hands out, what it keeps, and its bound.
 import { describe, expect, it } from 'vitest';
 
-import { SharedBufferPool } from '../../../../src/publisher/buffer-pool.js';
+import { SharedBufferPool } from '../../../../src/publisher/rs2/buffer-pool.js';
 
 describe('SharedBufferPool', () => {
   it('hands a kept buffer out again only when it fits: at least the size, at most twice it', () => {

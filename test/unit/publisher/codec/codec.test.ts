@@ -2,9 +2,9 @@
 // EncodedBlob layout is the Walrus one (walrus.md §4, §8), errors keep their codes across threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { encodedByteLength, INLINE_MAX_BYTES, openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
+import { encodedByteLength, INLINE_MAX_BYTES, openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import { parseBlobMetadata, parseSliverData } from '../../../../src/publisher/nodes/bcs.js';
-import { isRs2Error, rs2BlobId, rs2Encode } from '../../../../src/publisher/rs2-native.js';
+import { isRs2Error, rs2BlobId, rs2Encode } from '../../../../src/publisher/rs2/rs2-native.js';
 import { randomBytes } from './vector-input.js';
 
 let codec: NativeBlobCodec;

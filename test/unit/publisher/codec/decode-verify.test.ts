@@ -2,9 +2,9 @@
 // the storage-node verifier built on them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { INLINE_MAX_BYTES, openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
-import type { EncodedBlob } from '../../../../src/publisher/codec-types.js';
-import { nativeBlobVerifier } from '../../../../src/publisher/native-verifier.js';
+import { INLINE_MAX_BYTES, openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
+import type { EncodedBlob } from '../../../../src/publisher/rs2/codec-types.js';
+import { nativeBlobVerifier } from '../../../../src/publisher/rs2/native-verifier.js';
 import { parseBlobMetadata } from '../../../../src/publisher/nodes/bcs.js';
 import { isStorageNodeError } from '../../../../src/publisher/nodes/errors.js';
 import { randomBytes, rng } from './vector-input.js';

@@ -2,8 +2,8 @@
 // keeps turning: setImmediate ticks are counted and the longest gap between two is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
-import { rs2BlobId } from '../../../../src/publisher/rs2-native.js';
+import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
+import { rs2BlobId } from '../../../../src/publisher/rs2/rs2-native.js';
 
 let codec: NativeBlobCodec;
 

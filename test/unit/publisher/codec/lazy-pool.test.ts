@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { INLINE_MAX_BYTES, openBlobCodec } from '../../../../src/publisher/codec.js';
+import { INLINE_MAX_BYTES, openBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import { randomBytes } from './vector-input.js';
 
 const threadCount = (): number => readdirSync('/proc/self/task').length;

@@ -4,7 +4,7 @@
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
+import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import { randomBytes, rng } from './vector-input.js';
 
 let codec: NativeBlobCodec;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runStorageNodeCli } from '../../../../src/publisher/nodes/cli.js';
+import { runStorageNodeCli } from '../../../../src/publisher/cli/storage-node.js';
 import { verifyConfirmation } from '../../../../src/publisher/nodes/confirmation.js';
 import { RemoteNodeClient } from '../../../../src/publisher/nodes/http-client.js';
 import { bodyLimits, serveStorageNode, type StorageNodeServer } from '../../../../src/publisher/nodes/http-server.js';

@@ -3,7 +3,7 @@
 // blob id, so that patch ids match what Walrus gives for the same files.
 import { encodeQuilt as sdkEncodeQuilt } from '@mysten/walrus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
+import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import { encodeQuiltPatchId, parseQuiltPatchId } from '../../../../src/publisher/quilt/patch-id.js';
 import { encodeQuilt, QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltFile } from '../../../../src/publisher/quilt/quilt-format.js';
 import { randomBytes, rng } from '../codec/vector-input.js';

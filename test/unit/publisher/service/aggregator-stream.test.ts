@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
+import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import { openLocalNetwork, type StorageNetwork } from '../../../../src/publisher/nodes/network.js';
 import { openBlob } from '../../../../src/publisher/service/aggregator.js';
 import type { BlobReadContext } from '../../../../src/publisher/service/context.js';

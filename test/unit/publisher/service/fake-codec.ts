@@ -5,11 +5,11 @@
 // tests can prove that a refused request was never encoded.
 
 import { createHash } from 'node:crypto';
-import type { BlobCodec, BlobIdInfo, EncodedBlob } from '../../../../src/publisher/codec-types.js';
+import type { BlobCodec, BlobIdInfo, EncodedBlob } from '../../../../src/publisher/rs2/codec-types.js';
 import { encodedLength } from '../../../../src/publisher/ledger/index.js';
 import { encodeBlobMetadata, encodeSliverData, parseBlobMetadata, parseSliverData } from '../../../../src/publisher/nodes/bcs.js';
 import { encodingParams, symbolSize } from '../../../../src/publisher/nodes/encoding-params.js';
-import { Rs2Error } from '../../../../src/publisher/rs2-native.js';
+import { Rs2Error } from '../../../../src/publisher/rs2/rs2-native.js';
 
 const EXP = new Uint8Array(512);
 const LOG = new Uint8Array(256);

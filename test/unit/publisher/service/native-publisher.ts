@@ -2,7 +2,7 @@
 // the references, and the reference blob id from @mysten/walrus-wasm.
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/codec.js';
+import { openBlobCodec, type NativeBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import type { PublisherOptions } from '../../../../src/publisher/service/publisher-server.js';
 import { startFixture, type PublisherFixture } from './publisher-fixture.js';
 

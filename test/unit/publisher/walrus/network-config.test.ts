@@ -9,7 +9,8 @@ import { decodeSuiPrivateKey } from '@mysten/sui/cryptography';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Secp256k1Keypair } from '@mysten/sui/keypairs/secp256k1';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadWalrusBackend, parseNetwork } from '../../../../src/publisher/walrus/network-config.js';
+import { loadWalrusBackend } from '../../../../src/publisher/walrus/load-backend.js';
+import { parseNetwork } from '../../../../src/config/walrus-network.js';
 import { loadWallet } from '../../../../src/publisher/walrus/wallet.js';
 
 const SYSTEM = `0x${'11'.repeat(32)}`;

@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AccessKey, Accounts } from '../../../../src/accounts.js';
-import { loadConfig } from '../../../../src/config.js';
+import type { AccessKey, Accounts } from '../../../../src/identity/accounts.js';
+import { loadConfig } from '../../../../src/config/config.js';
 import { joinHeaders, type RequestHead } from '../../../../src/http/request-head.js';
-import { parseQuery } from '../../../../src/http/query.js';
+import { parseQuery } from '../../../../src/s3/query.js';
 import { UwsExchange } from '../../../../src/http/uws.js';
 import type { Principal } from '../../../../src/s3/access.js';
 import type { S3Context } from '../../../../src/s3/context.js';

@@ -2,8 +2,8 @@
 // blob id recomputed from the metadata's hashes (walrus.md §7.4–7.5, §8.2) and each sliver
 // re-encoded with the other code and compared with its Merkle root (§7.2).
 import type { NativeBlobCodec } from './codec.js';
-import { StorageNodeError } from './nodes/errors.js';
-import { withStructuralChecks, type BlobVerifier } from './nodes/verifier.js';
+import { StorageNodeError } from '../nodes/errors.js';
+import { withStructuralChecks, type BlobVerifier } from '../nodes/verifier.js';
 
 /** A full verifier: the structural checks, then the codec's hash checks. */
 export function nativeBlobVerifier(codec: Pick<NativeBlobCodec, 'metadataProblem' | 'sliverProblem'>): BlobVerifier {

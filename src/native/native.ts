@@ -1,12 +1,12 @@
 // Typed access to the Rust Node-API module (native/, built by scripts/build-native.mjs into
-// native/tusk-native.<platform>.node): fused streaming digests for S3 bodies and the storage
-// engine's record CRC32C; AES-256-GCM blocks for encryption at rest.
+// native/tusk-native.<platform>.node): loading it, and the fused streaming digests for S3 bodies
+// and the storage engine's record CRC32C. Beside it: aes-gcm.ts (encryption at rest), process.ts
+// (flock, allocator and stdout switches), self-test.ts (the golden vectors checked at start-up).
 //
 // Digest results: MD5, SHA-256 and SHA-1 are Buffers of the raw digest (hex for ETag /
 // x-amz-content-sha256, base64 for Content-MD5 / x-amz-checksum-sha256); CRC32 and CRC32C are
 // unsigned 32-bit numbers and CRC64NVME a bigint; `checksumBytes` turns those into the
 // big-endian bytes whose base64 S3 sends in x-amz-checksum-crc32/crc32c/crc64nvme.
-import { createCipheriv, createHash, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -43,7 +43,7 @@ export type SimdPaths = Record<'md5' | 'sha256' | 'sha1' | 'crc32' | 'crc32c' | 
 declare const hasherHandle: unique symbol;
 type HasherHandle = { readonly [hasherHandle]: true };
 
-interface Binding {
+export interface Binding {
   createHasher(mask: number): HasherHandle;
   hasherUpdate(h: HasherHandle, data: Uint8Array): void;
   /** One thread-pool job updating `hashers[i]` with `buffers[i]`; per pair, undefined or its error. */
@@ -87,17 +87,18 @@ function platformSuffix(): string {
   return `${platform}-${arch}`;
 }
 
-/** `TUSK_NATIVE_PATH`, else `<package root>/native/…node`: this file sits one level below the
- * root both as src/native.ts (vitest) and as dist/native.js (tsc output). */
+/** `TUSK_NATIVE_PATH`, else `<package root>/native/…node`: this file sits two levels below the
+ * root both as src/native/native.ts (vitest) and as dist/native/native.js (tsc output). */
 export function nativeBinaryPath(): string {
   const override = process.env.TUSK_NATIVE_PATH;
   if (override) return override;
-  return fileURLToPath(new URL(`../native/tusk-native.${platformSuffix()}.node`, import.meta.url));
+  return fileURLToPath(new URL(`../../native/tusk-native.${platformSuffix()}.node`, import.meta.url));
 }
 
 let loaded: Binding | undefined;
 
-function binding(): Binding {
+/** The loaded module (loaded on first use, its digest masks checked against DIGEST). */
+export function binding(): Binding {
   if (loaded) return loaded;
   const path = nativeBinaryPath();
   if (!existsSync(path)) {
@@ -106,7 +107,7 @@ function binding(): Binding {
   const b = createRequire(import.meta.url)(path) as Binding;
   const native = b.algorithms();
   for (const [name, bit] of Object.entries(DIGEST)) {
-    if (native[name.toLowerCase()] !== bit) throw new Error(`native module mask for ${name} differs from src/native.ts`);
+    if (native[name.toLowerCase()] !== bit) throw new Error(`native module mask for ${name} differs from src/native/native.ts`);
   }
   loaded = b;
   return b;
@@ -392,75 +393,6 @@ export function simdPaths(): SimdPaths {
   return binding().simdPaths();
 }
 
-/** What an SSE object's blocks are sealed with (the format is in src/s3/sse/block-cipher.ts). */
-export interface GcmBlockKey {
-  key: Uint8Array;
-  noncePrefix: Uint8Array;
-  aad: Uint8Array;
-  blockSize: number;
-}
-
-/**
- * AES-256-GCM-seals `plain` as blocks `firstBlock`, … (each `blockSize` bytes but a shorter last)
- * into `sealed`, exactly their ciphertexts and tags long, with Node's own OpenSSL
- * (native/src/aes_gcm_binding.rs).
- */
-export function gcmSealBlocks(k: GcmBlockKey, firstBlock: number, plain: Uint8Array, sealed: Uint8Array): void {
-  binding().gcmSealBlocks(k.key, k.noncePrefix, firstBlock, k.aad, k.blockSize, plain, sealed);
-}
-
-/**
- * Opens whole sealed blocks `firstBlock`, … into `plain`; returns how many were authentic (fewer
- * than all: the next failed its tag, and its bytes in `plain` are zeroed).
- */
-export function gcmOpenBlocks(k: GcmBlockKey, firstBlock: number, sealed: Uint8Array, plain: Uint8Array): number {
-  return binding().gcmOpenBlocks(k.key, k.noncePrefix, firstBlock, k.aad, k.blockSize, sealed, plain);
-}
-
-/**
- * Takes an exclusive flock(2) on the open file `fd` without waiting: true once held, false when
- * another open file (another process) holds it; undefined where the module has no flock.
- */
-export function lockFile(fd: number): boolean | undefined {
-  return binding().lockFile?.(fd);
-}
-
-/**
- * Keeps allocations of up to 256 MiB in malloc's heap, and up to 1 GiB of free heap, instead of
- * mapping and unmapping each one (native/src/alloc_binding.rs): an RS2 encode's slivers, and the
- * request body chunks a large PUT copies out of uWS (~512 KiB each), then reuse freed memory rather
- * than fault in fresh pages. True once applied; undefined where the C library is not glibc.
- */
-export function keepLargeAllocations(): boolean | undefined {
-  const kept = binding().keepLargeAllocations?.(256 << 20, 1 << 30, 64 << 20);
-  // what is kept is given back after a while, so that it cannot pile up (trimFreeMemoryEvery)
-  if (kept) trimFreeMemoryEvery(MEMORY_TRIM_INTERVAL_MS);
-  return kept;
-}
-
-/** How long freed memory is kept for reuse at most, roughly: a burst of large bodies or encodes reuses it; idle, it goes back. */
-export const MEMORY_TRIM_INTERVAL_MS = 10_000;
-
-/**
- * Hands malloc's free pages back to the kernel every `intervalMs` (malloc_trim(0), every arena),
- * from a native thread of its own: what keepLargeAllocations keeps is otherwise never returned, each
- * thread's arena staying as large as the most it ever held at once (a 10-minute mixed soak: RSS 161
- * → 900 MiB and rising, with a flat JS heap; a burst of 64 MiB bodies: 208 MiB kept, 105 after a
- * trim). keepLargeAllocations starts it. Once per process; undefined where the C library is not glibc.
- */
-export function trimFreeMemoryEvery(intervalMs: number): boolean | undefined {
-  return binding().trimFreeMemoryEvery?.(intervalMs);
-}
-
-/**
- * Sends what native code prints with printf or std::cout to stderr, leaving fd 1 (process.stdout,
- * the JSON log) alone (native/src/stdio_binding.rs). Call before loading a library that prints:
- * uWS does (src/http/uws.ts). True once applied; undefined where the C library is not glibc.
- */
-export function cStdoutToStderr(): boolean | undefined {
-  return binding().cStdoutToStderr?.();
-}
-
 /** Big-endian bytes of a CRC value: base64 of these is S3's x-amz-checksum-crc32/crc32c/crc64nvme. */
 export function checksumBytes(value: number | bigint): Buffer {
   if (typeof value === 'bigint') {
@@ -471,160 +403,4 @@ export function checksumBytes(value: number | bigint): Buffer {
   const b = Buffer.allocUnsafe(4);
   b.writeUInt32BE(value >>> 0);
   return b;
-}
-
-interface GoldenVector {
-  name: string;
-  input: () => Buffer;
-  md5: string;
-  sha256: string;
-  sha1: string;
-  crc32: number;
-  crc32c: number;
-  crc64nvme: bigint;
-}
-
-/** 1 MiB + 13 bytes of xorshift32 output: crosses every block and lane boundary of the kernels. */
-function selfTestInput(): Buffer {
-  return xorshiftBytes((1 << 20) + 13);
-}
-
-/** The first `length` bytes of the self-test's xorshift32 stream. */
-function xorshiftBytes(length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
-  let x = 0x9e3779b9 | 0;
-  for (let i = 0; i < out.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
-
-// Expected values computed with node:crypto, zlib.crc32, @aws-crypto/crc32c and @aws-sdk/crc64-nvme.
-const GOLDEN: GoldenVector[] = [
-  {
-    name: 'empty',
-    input: () => Buffer.alloc(0),
-    md5: 'd41d8cd98f00b204e9800998ecf8427e',
-    sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-    sha1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
-    crc32: 0,
-    crc32c: 0,
-    crc64nvme: 0n,
-  },
-  {
-    name: '"123456789" (CRC check values)',
-    input: () => Buffer.from('123456789'),
-    md5: '25f9e794323b453885f5181f1b624d0b',
-    sha256: '15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225',
-    sha1: 'f7c3bc1d808e04732adf679965ccc34ca7ae3441',
-    crc32: 0xcbf43926,
-    crc32c: 0xe3069283,
-    crc64nvme: 0xae8b14860a799888n,
-  },
-  {
-    name: '1 MiB + 13 bytes of xorshift32',
-    input: selfTestInput,
-    md5: 'e01edceb2cc2fba3d4c0e9346c7f2625',
-    sha256: '9c2a6bf52aea3d2f32e15f4c50a7b563232258db2bd97d01442466df0d129215',
-    sha1: '39b6440117ac95e0d1f16aa2f2710c4d08719ad6',
-    crc32: 0x1ac6f9d5,
-    crc32c: 0x88dea3a3,
-    crc64nvme: 0xf65abb4a5da024c8n,
-  },
-];
-
-function mismatch(what: string, got: unknown, want: unknown): never {
-  throw new Error(`native self-test failed: ${what}: got ${String(got)}, want ${String(want)}`);
-}
-
-function checkDigests(what: string, d: Digests, v: GoldenVector): void {
-  if (d.md5?.toString('hex') !== v.md5) mismatch(`${what} md5`, d.md5?.toString('hex'), v.md5);
-  if (d.sha256?.toString('hex') !== v.sha256) mismatch(`${what} sha256`, d.sha256?.toString('hex'), v.sha256);
-  if (d.sha1?.toString('hex') !== v.sha1) mismatch(`${what} sha1`, d.sha1?.toString('hex'), v.sha1);
-  if (d.crc32 !== v.crc32) mismatch(`${what} crc32`, d.crc32, v.crc32);
-  if (d.crc32c !== v.crc32c) mismatch(`${what} crc32c`, d.crc32c, v.crc32c);
-  if (d.crc64nvme !== v.crc64nvme) mismatch(`${what} crc64nvme`, d.crc64nvme, v.crc64nvme);
-}
-
-/**
- * Golden-vector self-test of every algorithm, one-shot and streamed in uneven chunks, plus the
- * SIMD CRC kernels against their portable twins and the multi-lane MD5/SHA-256 against
- * stream-by-stream hashing. Throws on any mismatch; the server refuses to start then. Takes a
- * few milliseconds.
- */
-export function selfTest(): void {
-  const native = binding();
-  for (const v of GOLDEN) {
-    const input = v.input();
-    checkDigests(`${v.name} one-shot`, native.digestSync(input, DIGEST_ALL), v);
-    const h = native.createHasher(DIGEST_ALL);
-    for (let at = 0, step = 1; at < input.length; at += step, step = step * 3 + 1) {
-      native.hasherUpdate(h, input.subarray(at, at + step));
-    }
-    checkDigests(`${v.name} streamed`, native.hasherDigest(h), v);
-    if (native.crc32c(input.subarray(7), native.crc32c(input.subarray(0, 7))) !== v.crc32c) {
-      mismatch(`${v.name} crc32c with seed`, '', v.crc32c);
-    }
-    for (const offset of [0, 1, 5, 13]) {
-      const k = native.compareKernels(input.subarray(offset));
-      if (k.crc32Simd !== k.crc32Portable) mismatch(`crc32 kernel at +${offset}`, k.crc32Simd, k.crc32Portable);
-      if (k.crc32cSimd !== k.crc32cPortable) mismatch(`crc32c kernel at +${offset}`, k.crc32cSimd, k.crc32cPortable);
-      if (k.crc64nvmeSimd !== k.crc64nvmePortable) {
-        mismatch(`crc64nvme kernel at +${offset}`, k.crc64nvmeSimd, k.crc64nvmePortable);
-      }
-    }
-  }
-  const lanes = native.checkLanes();
-  if (lanes !== undefined) throw new Error(`native self-test failed: multi-buffer hashing: ${lanes}`);
-  checkHmac(native);
-  checkGcmBlocks();
-}
-
-/** The native HMAC against node:crypto: keys shorter than, as long as and longer than a block, and non-ASCII data. */
-function checkHmac(native: Binding): void {
-  for (const [keyLength, data] of [[32, 'AWS4-HMAC-SHA256\n20261125T000000Z'], [64, ''], [100, 'ü€ '.repeat(50)]] as const) {
-    const key = Buffer.alloc(keyLength, keyLength);
-    const want = createHmac('sha256', key).update(data).digest('hex');
-    const got = native.hmacSha256Hex(key, data);
-    if (got !== want) mismatch(`hmac-sha256 with a ${keyLength}-byte key`, got, want);
-    const hashed = `${data}\n€`;
-    const wantHashed = createHmac('sha256', key).update(data + createHash('sha256').update(hashed).digest('hex')).digest('hex');
-    const gotHashed = native.hmacSha256Hex(key, data, hashed);
-    if (gotHashed !== wantHashed) mismatch(`hmac-sha256 of a string ending in a hash, ${keyLength}-byte key`, gotHashed, wantHashed);
-  }
-}
-
-/**
- * The native GCM blocks against node:crypto block by block (2½ blocks, starting at block 7), opened
- * back, and a flipped bit in the second block failing it and only it.
- */
-function checkGcmBlocks(): void {
-  // the stream's first bytes only: generating the 1 MiB input again would cost start-up ~4 ms
-  const input = xorshiftBytes(180);
-  const k: GcmBlockKey = {
-    key: input.subarray(0, 32),
-    noncePrefix: Buffer.from('tusk-gcm'),
-    aad: Buffer.from([0, 0, 0, 0, 0, 0, 0, 80]),
-    blockSize: 32,
-  };
-  const plain = input.subarray(100, 180);
-  const expected: Buffer[] = [];
-  for (let i = 0; i * 32 < plain.length; i++) {
-    const nonce = Buffer.concat([k.noncePrefix, Buffer.from([0, 0, 0, 7 + i])]);
-    const c = createCipheriv('aes-256-gcm', k.key, nonce).setAAD(k.aad);
-    expected.push(c.update(plain.subarray(i * 32, i * 32 + 32)), c.final(), c.getAuthTag());
-  }
-  const want = Buffer.concat(expected);
-  const sealed = Buffer.alloc(want.length);
-  gcmSealBlocks(k, 7, plain, sealed);
-  if (!sealed.equals(want)) mismatch('AES-256-GCM blocks', sealed.toString('hex'), want.toString('hex'));
-  const opened = Buffer.alloc(plain.length);
-  const authentic = gcmOpenBlocks(k, 7, sealed, opened);
-  if (authentic !== 3 || !opened.equals(plain)) mismatch('AES-256-GCM open', authentic, 3);
-  sealed[48 + 3] ^= 1;
-  const failed = gcmOpenBlocks(k, 7, sealed, opened);
-  if (failed !== 1 || !opened.subarray(32, 64).equals(Buffer.alloc(32))) mismatch('AES-256-GCM altered block', failed, 1);
 }

@@ -2,14 +2,14 @@
 // a multipart form becomes a quilt blob stored like any other, and patches are read back out of
 // the rebuilt quilt blob by patch id or by identifier.
 
-import type { ConsistencyCheck } from '../rs2-native.js';
-import { openBlob } from '../service/aggregator.js';
-import type { BlobReadContext, PublisherContext } from '../service/context.js';
-import { PublisherError } from '../service/errors.js';
-import { storeBlob, type StoreResult } from '../service/store-blob.js';
-import type { StoreQuery } from '../service/store-query.js';
-import { encodeQuiltPatchId, parseQuiltPatchId } from './patch-id.js';
-import { encodeQuilt, QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltFile } from './quilt-format.js';
+import type { ConsistencyCheck } from '../rs2/rs2-native.js';
+import { openBlob } from './aggregator.js';
+import type { BlobReadContext, PublisherContext } from './context.js';
+import { PublisherError } from './errors.js';
+import { storeBlob, type StoreResult } from './store-blob.js';
+import type { StoreQuery } from './store-query.js';
+import { encodeQuiltPatchId, parseQuiltPatchId } from '../quilt/patch-id.js';
+import { encodeQuilt, QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltFile } from '../quilt/quilt-format.js';
 
 /** routes.rs WALRUS_NATIVE_METADATA_FIELD_NAME: the form field with per-file identifiers' tags. */
 export const QUILT_METADATA_FIELD = '_metadata';

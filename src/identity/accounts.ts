@@ -6,8 +6,8 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurably } from './durable-file.js';
-import { GenerationWatch } from './shared-generation.js';
+import { writeFileDurably } from '../base/durable-file.js';
+import { GenerationWatch } from '../base/shared-generation.js';
 
 export type Capability = 'create_bucket' | 'delete_bucket' | 'write' | 'read';
 const ALL_CAPABILITIES: Capability[] = ['create_bucket', 'delete_bucket', 'write', 'read'];

@@ -2,10 +2,10 @@
 // The native calls are synchronous here — this thread exists to run them — and fan out to rayon's
 // process-wide pool, so the pool's threads and rayon's share the cores instead of multiplying.
 // Large results go back as transferred ArrayBuffers, never copied.
-// Loaded from dist/workers/rs2-worker.js (see workerFile() in src/publisher/codec.ts).
+// Loaded from dist/publisher/rs2/rs2-worker.js (see workerFile() in src/publisher/rs2/codec.ts).
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 
-import { isRs2Error, rs2BlobId, rs2Decode, rs2Encode, rs2MetadataProblem, rs2SliverProblem } from '../publisher/rs2-native.js';
+import { isRs2Error, rs2BlobId, rs2Decode, rs2Encode, rs2MetadataProblem, rs2SliverProblem } from './rs2-native.js';
 import type { BlobTask, DecodeTask, EncodeTask, TaskOutcome, VerifyMetadataTask, VerifySliverTask } from './rs2-tasks.js';
 
 function outcome<T>(run: () => T): TaskOutcome<T> {

@@ -5,10 +5,10 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT_FILE } from '../accounts.js';
+import { ROOT_FILE } from '../identity/accounts.js';
 import { SigV4Signer, uriEncode } from '../bench/sigv4-client.js';
-import { parseSize } from '../config.js';
-import { ADMIN_API_PREFIX } from './api.js';
+import { parseSize } from '../config/config.js';
+import { ADMIN_API_PREFIX } from '../admin/api.js';
 
 export const ADMIN_USAGE = `Usage: tusk admin <command> [options]
 

@@ -1,5 +1,5 @@
 // The publisher's RS2 codec (codec-types.ts) over the native module. Anything that takes more than
-// a fraction of a millisecond runs in a piscina pool of worker threads (src/workers/rs2-worker.ts),
+// a fraction of a millisecond runs in a piscina pool of worker threads (src/publisher/rs2/rs2-worker.ts),
 // so the event loop never encodes, hashes or decodes a large blob. Inputs go to a worker in a
 // buffer of their own that is transferred, and results come back transferred, so each byte is
 // copied at most once on this thread. Encodes work in shared buffers of the codec's pool instead
@@ -9,11 +9,11 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
-import { keepLargeAllocations } from '../native.js';
+import { keepLargeAllocations } from '../../native/process.js';
 
 import { SharedBufferPool } from './buffer-pool.js';
-import { metadataLength, ulebLength } from './nodes/bcs.js';
-import { encodingParams, sliverDataLength, symbolSize } from './nodes/encoding-params.js';
+import { metadataLength, ulebLength } from '../nodes/bcs.js';
+import { encodingParams, sliverDataLength, symbolSize } from '../nodes/encoding-params.js';
 
 import type { BlobCodec, BlobIdInfo, EncodedBlob } from './codec-types.js';
 import { asBuffer, blobIdInfo, encodedBlob } from './encoded-blob.js';
@@ -28,7 +28,7 @@ import {
   type NativeEncoding,
   type SliverAxis,
 } from './rs2-native.js';
-import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from '../workers/rs2-tasks.js';
+import type { DecodeTask, EncodeTask, Rs2TaskName, TaskOutcome } from './rs2-tasks.js';
 
 /** Blobs up to this size at up to INLINE_MAX_SHARDS shards are encoded on the calling thread (< 0.5 ms). */
 export const INLINE_MAX_BYTES = 64 * 1024;
@@ -55,13 +55,13 @@ export interface BlobCodecOptions {
 const LAZY_IDLE_MS = 60_000;
 
 /**
- * The worker module. tsc compiles it to dist/workers/rs2-worker.js beside dist/publisher/codec.js;
+ * The worker module. tsc compiles it to dist/publisher/rs2/rs2-worker.js beside dist/publisher/rs2/codec.js;
  * worker threads cannot load TypeScript, so when this file runs from src/ (vitest) the pool uses
  * the compiled worker in dist/, which `npm test` builds first (scripts/setup.mjs).
  */
 export function workerFile(): string {
   const here = import.meta.url;
-  const url = here.endsWith('.ts') ? new URL('../../dist/workers/rs2-worker.js', here) : new URL('../workers/rs2-worker.js', here);
+  const url = here.endsWith('.ts') ? new URL('../../../dist/publisher/rs2/rs2-worker.js', here) : new URL('./rs2-worker.js', here);
   const path = fileURLToPath(url);
   if (!existsSync(path)) throw new Error(`RS2 worker ${path} is missing: build with \`npm run build\``);
   return url.href;
@@ -131,7 +131,7 @@ export class NativeBlobCodec implements BlobCodec {
   static async open(options: BlobCodecOptions = {}): Promise<NativeBlobCodec> {
     const threads = options.threads ?? availableParallelism();
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
-    // each encode's slivers reuse the memory of the blob before rather than fresh pages (native.ts)
+    // each encode's slivers reuse the memory of the blob before rather than fresh pages (native/process.ts)
     keepLargeAllocations();
     const lazy = options.lazy === true;
     const pool = new Piscina({ filename: workerFile(), minThreads: lazy ? 0 : threads, maxThreads: threads, idleTimeout: lazy ? LAZY_IDLE_MS : Infinity });

@@ -1,4 +1,4 @@
-// Bytes posted to another thread (MessagePort) by the request bridge (http/thread-bridge.ts).
+// Bytes posted to another thread (MessagePort) by the request bridge (http/thread-bridge.ts), or held in shared memory.
 
 /**
  * Bytes to post without cloning a larger buffer behind them (a pool slice, a cached block). Never
@@ -13,4 +13,12 @@ export function exact(chunk: Uint8Array): Uint8Array {
 /** Received bytes as a Buffer (no copy). */
 export function asBuffer(chunk: Uint8Array): Buffer {
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+/**
+ * `bytes`, or a copy in memory of its own when it is a view of shared memory (the RS2 codec's pool,
+ * publisher/rs2/codec.ts): fetch does not send views of a SharedArrayBuffer.
+ */
+export function unshared(bytes: Buffer): Buffer {
+  return bytes.buffer instanceof SharedArrayBuffer ? Buffer.from(bytes) : bytes;
 }

@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 
-import { nativeBinaryPath } from '../native.js';
+import { nativeBinaryPath } from '../../native/native.js';
 
 export type SliverAxis = 'primary' | 'secondary';
 
@@ -83,7 +83,7 @@ function binding(): Rs2Binding {
   if (loaded) return loaded;
   const path = nativeBinaryPath();
   if (!existsSync(path)) throw new Error(`native module not built: ${path} is missing (run: node scripts/build-native.mjs)`);
-  // Same path as src/native.ts loads, so Node returns the one already-loaded instance.
+  // Same path as src/native/native.ts loads, so Node returns the one already-loaded instance.
   const b = createRequire(import.meta.url)(path) as Partial<Rs2Binding>;
   if (typeof b.rs2Encode !== 'function') throw new Error(`native module ${path} predates RS2: rebuild it (node scripts/build-native.mjs)`);
   loaded = b as Rs2Binding;

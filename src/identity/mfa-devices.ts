@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurably } from '../durable-file.js';
+import { writeFileDurably } from '../base/durable-file.js';
 import { base32Decode, base32Encode, matchingStep, newSecret } from './totp.js';
 
 export const MFA_DEVICES_FILE = 'mfa-devices.json';

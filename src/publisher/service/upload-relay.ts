@@ -10,11 +10,11 @@
 // signatures back to back, in signer order (README, "Upload relay").
 
 import { isObjectId, isTxDigest } from '../ledger/index.js';
-import { parseBlobId } from '../service/aggregator.js';
-import type { PublisherContext } from '../service/context.js';
-import { PublisherError } from '../service/errors.js';
-import { refuseUnknown, splitQuery } from '../service/query-params.js';
-import { checkEncodable } from '../service/store-blob.js';
+import { parseBlobId } from './aggregator.js';
+import type { PublisherContext } from './context.js';
+import { PublisherError } from './errors.js';
+import { refuseUnknown, splitQuery } from './query-params.js';
+import { checkEncodable } from './store-blob.js';
 
 /** walrus-upload-relay tip.rs TipConfig: this relay takes no tip. */
 export const TIP_CONFIG = 'no_tip';

@@ -5,7 +5,7 @@
 
 import { closeSync, mkdirSync, openSync, readFileSync, constants as fs, ftruncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockFile } from './native.js';
+import { lockFile } from '../native/process.js';
 
 export const LOCK_FILE = 'LOCK';
 

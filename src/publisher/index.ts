@@ -3,27 +3,28 @@
 // codec, then serves HTTP.
 
 import path from 'node:path';
-import { openBlobCodec } from '../codec.js';
-import type { TlsFiles } from '../../http/listener.js';
-import type { BlobCodec } from '../codec-types.js';
-import { LEDGER_DIR, NODES_DIR } from '../../layout.js';
-import { openLedger } from '../ledger/index.js';
-import { RemoteNodeClient } from '../nodes/http-client.js';
-import { openLocalNetwork, StorageNetwork } from '../nodes/network.js';
-import { loadWalrusBackend, type NetworkConfig } from '../walrus/network-config.js';
-import type { WalrusBackend } from '../walrus/walrus-backend.js';
-import type { BlobBackend } from './backend.js';
-import { diskRoom, EmbeddedBackend } from './embedded-backend.js';
-import { DEFAULT_DISK_RESERVE } from '../../store/segment-store.js';
-import type { Logger, PublisherRequestObserver } from './context.js';
-import { loadOrCreateEndpointKey } from './endpoint-key-file.js';
-import { networkView, type NetworkView } from './network-view.js';
-import type { JwtConfig } from './jwt-auth.js';
-import { DEFAULT_MAX_BODY_BYTES, startPublisher, type RunningPublisher } from './publisher-server.js';
+import { openBlobCodec } from './rs2/codec.js';
+import type { TlsFiles } from '../http/listener.js';
+import type { BlobCodec } from './rs2/codec-types.js';
+import { LEDGER_DIR, NODES_DIR } from '../base/layout.js';
+import { openLedger } from './ledger/index.js';
+import { RemoteNodeClient } from './nodes/http-client.js';
+import { openLocalNetwork, StorageNetwork } from './nodes/network.js';
+import { loadWalrusBackend } from './walrus/load-backend.js';
+import type { NetworkConfig } from '../config/walrus-network.js';
+import type { WalrusBackend } from './walrus/walrus-backend.js';
+import type { BlobBackend } from './service/backend.js';
+import { diskRoom, EmbeddedBackend } from './service/embedded-backend.js';
+import { DEFAULT_DISK_RESERVE } from '../store/segment-store.js';
+import type { Logger, PublisherRequestObserver } from './service/context.js';
+import { loadOrCreateEndpointKey } from './service/endpoint-key-file.js';
+import { networkView, type NetworkView } from './service/network-view.js';
+import type { JwtConfig } from './service/jwt-auth.js';
+import { DEFAULT_MAX_BODY_BYTES, startPublisher, type RunningPublisher } from './service/publisher-server.js';
 
-export { startPublisher, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_QUEUE, DEFAULT_RECLAIM_INTERVAL_MS } from './publisher-server.js';
-export type { PublisherOptions, RunningPublisher } from './publisher-server.js';
-export { PUBLISHER_ERRORS, PublisherError, renderError, DAEMON_DOMAIN } from './errors.js';
+export { startPublisher, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_QUEUE, DEFAULT_RECLAIM_INTERVAL_MS } from './service/publisher-server.js';
+export type { PublisherOptions, RunningPublisher } from './service/publisher-server.js';
+export { PUBLISHER_ERRORS, PublisherError, renderError, DAEMON_DOMAIN } from './service/errors.js';
 
 /** Walrus Testnet's epoch length (walrus.md §9.3). */
 export const DEFAULT_EPOCH_LENGTH_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
-// The messages between the codec (src/publisher/codec.ts) and its RS2 worker threads
+// The messages between the codec (src/publisher/rs2/codec.ts) and its RS2 worker threads
 // (rs2-worker.ts). Errors cross the thread boundary as data: a thrown Error loses its `code`
 // in the structured clone.
-import type { ConsistencyCheck, NativeBlobIdInfo, NativeEncoding, Rs2ErrorCode, SliverAxis } from '../publisher/rs2-native.js';
+import type { ConsistencyCheck, NativeBlobIdInfo, NativeEncoding, Rs2ErrorCode, SliverAxis } from './rs2-native.js';
 
 /** Task names: the worker module's named exports. */
 export type Rs2TaskName = 'blobId' | 'encode' | 'decode' | 'verifyMetadata' | 'verifySliver';

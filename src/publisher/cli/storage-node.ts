@@ -1,13 +1,13 @@
 // `tusk storage-node`: one storage node as its own process, serving the REST API until SIGTERM/SIGINT.
 
 import { parseArgs as parseOptions } from 'node:util';
-import { formatShardRanges, parseShardRanges } from './shard-assignment.js';
-import { serveStorageNode } from './http-server.js';
-import { openBlobCodec } from '../codec.js';
-import { nativeBlobVerifier } from '../native-verifier.js';
-import { openLocalNode } from './local-node.js';
-import { startNodeThreads, type NodeThreads } from './node-threads.js';
-import { lockDataDir } from '../../data-dir-lock.js';
+import { formatShardRanges, parseShardRanges } from '../nodes/shard-assignment.js';
+import { serveStorageNode } from '../nodes/http-server.js';
+import { openBlobCodec } from '../rs2/codec.js';
+import { nativeBlobVerifier } from '../rs2/native-verifier.js';
+import { openLocalNode } from '../nodes/local-node.js';
+import { startNodeThreads, type NodeThreads } from '../nodes/node-threads.js';
+import { lockDataDir } from '../../store/data-dir-lock.js';
 import { chooseHttpEngine, httpEngine, parseHttpEngineMode, type HttpEngineMode } from '../../http/engine.js';
 import { sharedInFlightCounts } from '../../http/listener.js';
 

@@ -8,14 +8,6 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/**
- * `bytes`, or a copy in memory of its own when it is a view of shared memory (the codec's pool,
- * codec.ts): fetch does not send views of a SharedArrayBuffer.
- */
-export function unshared(bytes: Buffer): Buffer {
-  return bytes.buffer instanceof SharedArrayBuffer ? Buffer.from(bytes) : bytes;
-}
-
 export function blobIdInfo(native: NativeBlobIdInfo): BlobIdInfo {
   const blobId = asBuffer(native.blobId);
   return {

@@ -5,7 +5,7 @@
 // start (an error nobody caught in it: `endOnUncaught`) is replaced by a new one with the same index.
 
 import { parentPort, type Worker } from 'node:worker_threads';
-import type { LogLine } from './ops/log-line.js';
+import type { LogLine } from '../log/log-line.js';
 
 export interface ListenerThread {
   worker: Worker;
