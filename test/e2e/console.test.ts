@@ -236,7 +236,7 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
   }, 45_000);
 
   it('stores a file through the publisher on the Walrus page and reads it back', async () => {
-    const endpointKey = /publisher endpoint key: (\S+)/.exec(ctx.server.output())?.[1];
+    const endpointKey = /publisher endpoint key: (\S+)/.exec(ctx.server.startOutput)?.[1];
     expect(endpointKey).toBeDefined();
     await page.getByRole('link', { name: 'Walrus' }).click();
     await page.getByRole('heading', { name: 'Walrus' }).waitFor();
@@ -250,7 +250,7 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Read blob' }).click();
     expect(await page.getByLabel('Blob content').textContent()).toBe('a blob stored from the console\n');
     // the aggregator serves the same bytes to anyone
-    expect(await (await fetch(`http://127.0.0.1:${ctx.server.output().match(/publisher listening on http:\/\/127\.0\.0\.1:(\d+)/)![1]}/v1/blobs/${blobId}`)).text()).toBe('a blob stored from the console\n');
+    expect(await (await fetch(`http://127.0.0.1:${ctx.server.startOutput.match(/publisher listening on http:\/\/127\.0\.0\.1:(\d+)/)![1]}/v1/blobs/${blobId}`)).text()).toBe('a blob stored from the console\n');
     await shot('walrus');
   });
 

@@ -66,8 +66,10 @@ export interface TuskServer {
   readonly extraAccounts: ExtraAccount[];
   /** The HTTP engine it serves with: what its start-up log says, else what TUSK_HTTP_ENGINE and this Node choose (a quiet start says nothing). */
   readonly engine: HttpEngineName;
-  /** Everything the process printed so far (for failure messages). */
+  /** Everything the process printed so far (for failure messages; only its last ~100 KB once it printed more). */
   output(): string;
+  /** What it printed until it was ready (addresses, the publisher's endpoint key), kept whole. */
+  readonly startOutput: string;
   /** What it printed on stdout alone: the JSON log. */
   stdout(): string;
   /** True while the child has not exited. */
@@ -159,6 +161,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<TuskServer> 
     extraAccounts,
     engine: said ?? expectedEngine(options.env),
     output: child.output,
+    startOutput: child.output(),
     stdout: child.stdout,
     alive: child.alive,
     stop: child.stop,
