@@ -21,7 +21,7 @@ const dirs = makeTempDirFixture();
 afterAll(() => dirs.remove());
 
 function consoleUrl(): string {
-  const m = /console on (http:\/\/127\.0\.0\.1:\d+)/.exec(ctx.server.output());
+  const m = /console on (http:\/\/127\.0\.0\.1:\d+)/.exec(ctx.server.startOutput);
   if (!m) throw new Error(`no console line in:\n${ctx.server.output()}`);
   return m[1]!;
 }

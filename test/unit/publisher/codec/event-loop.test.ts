@@ -41,7 +41,9 @@ describe('the worker pool', () => {
     expect(e.encodedLength).toBeGreaterThan(300e6);
     // Encoding on this thread would stall the loop for the whole encode (over a second here).
     expect(ticks, `ticks during a ${took.toFixed(0)} ms encode`).toBeGreaterThan(1000);
-    expect(longestGap, `longest gap during a ${took.toFixed(0)} ms encode`).toBeLessThan(Math.min(250, took / 4));
+    // An encode on this thread is one gap as long as the encode; on a pool the gaps are the machine's
+    // scheduling, which other test files sharing two cores stretch past any fixed bound (274 ms seen).
+    expect(longestGap, `longest gap during a ${took.toFixed(0)} ms encode`).toBeLessThan(took / 2);
     // The transferred result is intact: slivers at both ends of the one buffer parse to their pair.
     expect(e.sliverPair(999).primary.readUInt16LE(e.sliverPair(999).primary.length - 2)).toBe(999);
     expect(e.sliverPair(0).secondary.readUInt16LE(e.sliverPair(0).secondary.length - 2)).toBe(999);
