@@ -17,6 +17,7 @@ import { sharedInFlightCounts, type RenderRefusal, type TlsFiles } from './http/
 import { TLS_DIR } from './base/layout.js';
 import { simdPaths } from './native/native.js';
 import { keepLargeAllocations } from './native/process.js';
+import { collectReleasedBuffers } from './base/released-buffers.js';
 import { selfTest } from './native/self-test.js';
 import { publisherAccessObserver, publisherAccessRecorder, s3AccessObserver, s3AccessRecorder } from './ops/access-log.js';
 import { Health } from './ops/health.js';
@@ -126,6 +127,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     health.stage = 'self-test';
     selfTest();
     keepLargeAllocations();
+    collectReleasedBuffers();
     if (config.publisher.listen) rs2SelfTest();
     health.stage = 'recovery';
     await testRecoveryDelay();

@@ -22,6 +22,7 @@ import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
 import { endOnUncaught } from '../http/listener-threads.js';
+import { collectReleasedBuffers } from '../base/released-buffers.js';
 import type { FrontWorkerData, ToFront, ToWriter } from './messages.js';
 
 const OPS_PREFIX = ADMIN_PREFIX.slice(0, ADMIN_PREFIX.indexOf('/', 1) + 1);
@@ -44,6 +45,7 @@ async function start(): Promise<void> {
   const { config } = data;
   // the writer thread's engine (it resolved `auto` for every thread)
   chooseHttpEngine(config.httpEngine);
+  collectReleasedBuffers();
   const store = await ReadReplica.open<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
     dataDir: config.dataDir,
     readCacheBytes: data.readCacheBytes,
