@@ -10,12 +10,12 @@ describe('node support', () => {
     expect(nodeSupport('24.11.1').verdict).toBe('runs');
   });
 
-  it('runs on Node 20 from 20.15, saying it is past its end of life', () => {
+  it('runs on Node 20 from 20.19, saying it is past its end of life', () => {
     expect(nodeSupport('20.20.2')).toEqual({
       verdict: 'runs',
       message: 'Node 20.20.2 is past its end of life (2026-04-30): Tusk still runs on it; use Node 24 (24.12 or later) or Node 22 (22.20 or later)',
     });
-    expect(nodeSupport('20.14.0')).toMatchObject({ verdict: 'refused', message: expect.stringMatching(/too old.*20\.15/) });
+    expect(nodeSupport('20.18.1')).toMatchObject({ verdict: 'refused', message: expect.stringMatching(/too old.*20\.19/) });
     expect(nodeSupport('18.20.8').verdict).toBe('refused');
   });
 
