@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT_FILE } from '../identity/accounts.js';
 import { SigV4Signer, uriEncode } from '../bench/sigv4-client.js';
-import { parseSize } from '../config/config.js';
+import { parseSize } from '../config/values.js';
 import { ADMIN_API_PREFIX } from '../admin/api.js';
 
 export const ADMIN_USAGE = `Usage: tusk admin <command> [options]

@@ -3,7 +3,7 @@
 // browser, can call the S3 endpoint without the endpoint being open to every site.
 
 import { networkInterfaces } from 'node:os';
-import type { HostPort } from '../config/config.js';
+import type { HostPort } from '../config/values.js';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 const WILDCARD = new Set(['0.0.0.0', '::', '']);

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, parseDuration, parseHostPort, parseSize } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { parseDuration, parseHostPort, parseSize } from '../../src/config/values.js';
 
 describe('configuration: flags over TUSK_* environment over defaults', () => {
   it('has the embedded defaults', () => {
