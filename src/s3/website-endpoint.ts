@@ -157,7 +157,9 @@ async function serve(services: S3Services, domains: readonly string[], ex: Excha
   if (before) return sendRedirect(ex, ids, server, ruleRedirect(before, key, origin));
   const index = site.indexDocument!;
   const documentKey = documentKeyOf(key, index);
-  if (documentKey === key && !services.store.getObject(bucketName, key) && services.store.getObject(bucketName, `${key}/${index}`)) {
+  // a delete marker as the latest version is no object
+  const exists = (k: string): boolean => services.store.getObject(bucketName, k)?.deleteMarker === false;
+  if (documentKey === key && !exists(key) && exists(`${key}/${index}`)) {
     return sendRedirect(ex, ids, server, folderRedirect(key, origin));
   }
   const r: WebsiteRequest = { services, ex, ids, bucket: bucketName };

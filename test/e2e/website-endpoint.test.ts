@@ -101,8 +101,8 @@ for (const engine of ['default', 'node'] as const) {
       await put(s3, site, 'page.html', '0123456789');
       await put(s3, site, 'private/secret.html', 'secret');
       await put(s3, site, 'moved.html', '', { WebsiteRedirectLocation: '/page.html' });
-      // no policy: nothing in it is readable anonymously
-      await s3.send(new PutBucketWebsiteCommand({ Bucket: closed, WebsiteConfiguration: { IndexDocument: { Suffix: 'index.html' } } }));
+      // no policy: nothing in it is readable anonymously, its error document (missing) included
+      await s3.send(new PutBucketWebsiteCommand({ Bucket: closed, WebsiteConfiguration: { IndexDocument: { Suffix: 'index.html' }, ErrorDocument: { Key: 'error.html' } } }));
       await put(s3, closed, 'index.html', 'closed');
       await s3.send(new PutBucketWebsiteCommand({ Bucket: moved, WebsiteConfiguration: { RedirectAllRequestsTo: { HostName: 'www.example.org', Protocol: 'https' } } }));
     }, 60_000);
@@ -161,6 +161,8 @@ for (const engine of ['default', 'node'] as const) {
       expect(closedPage.text).toContain('<h1>403 Forbidden</h1>');
       expect(closedPage.text).toContain('<li>Code: AccessDenied</li>');
       expect(closedPage.text).not.toContain('closed');
+      // its error document cannot be read anonymously either: S3's page says so
+      expect(closedPage.text).toContain('<h3>An Error Occurred While Attempting to Retrieve a Custom Error Document</h3>');
       const none = await curl('-i', '-H', `Host: ${plain}.${DOMAIN}`, `http://127.0.0.1:${port}/`);
       expect(none).toMatch(/^HTTP\/1\.1 404 /);
       expect(none).toContain('<li>Code: NoSuchWebsiteConfiguration</li>');
