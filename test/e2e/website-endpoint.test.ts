@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { LookupAddress } from 'node:dns';
 import { Agent, fetch, type Response } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runProcess, s3Client } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { startTusk, type TuskServer } from './helpers/server.js';
@@ -122,6 +122,8 @@ for (const engine of ['default', 'node'] as const) {
       expect(folder.headers.get('location')).toBe(`http://${site}.${DOMAIN}:${port}/docs/`);
       // a Host that is the bucket's name (CNAME style); query strings are not S3's parameters here
       expect((await web(site, '/page.html?versionId=x&v=3')).text).toBe('0123456789');
+      // in the access log as AWS's server access logs name website reads (from a front-end thread too)
+      await vi.waitFor(() => expect(server.stdout()).toMatch(/"op":"WEBSITE\.GET\.OBJECT".*"status":200/), { timeout: 5_000 });
     });
 
     it('answers a missing page with the error document and its 404, and a redirect rule to plain curl', async () => {
