@@ -14,6 +14,7 @@ import { S3Error } from './errors.js';
 import { checkRequestFraming } from './request-framing.js';
 import { commonHeaders, newRequestIds, type RequestIds } from './respond.js';
 import { normalizeDomains, type Resource } from './router.js';
+import { hasUnreadBody } from './service.js';
 import { s3ErrorOf } from './store-errors.js';
 import {
   documentKeyOf,
@@ -34,6 +35,9 @@ const REDIRECT_HEADER = 'x-amz-website-redirect-location';
 const DOCUMENT_ONLY_HEADERS = new Set(['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since']);
 /** error details the HTML page lists, as S3's does */
 const PAGE_DETAILS = ['Key', 'BucketName'];
+/** a request body up to this size is read and dropped before an error answer; a larger one closes the connection unread */
+const DRAIN_BEFORE_ERROR = 1 << 20;
+const DRAIN_TIMEOUT_MS = 2_000;
 
 interface WebsiteRequest {
   services: S3Services;
@@ -92,11 +96,11 @@ function errorItem(err: S3Error): WebsiteErrorItem {
   return { code: err.code, message: err.message, details };
 }
 
-function sendErrorPage(ex: Exchange, ids: RequestIds, server: string, err: S3Error, documentError?: S3Error): void {
+function sendErrorPage(ex: Exchange, ids: RequestIds, server: string, err: S3Error, documentError?: S3Error, close = false): void {
   const html = websiteErrorPage(statusLine(err.status), errorItem(err), ids, documentError && errorItem(documentError));
   const headers: Array<readonly [string, string]> = [...commonHeaders(ids, server), ...Object.entries(err.headers), ['Content-Type', 'text/html; charset=utf-8']];
-  if (ex.head.method === 'HEAD') ex.sendHead(err.status, headers, Buffer.byteLength(html));
-  else ex.send(err.status, headers, html);
+  if (ex.head.method === 'HEAD') ex.sendHead(err.status, headers, Buffer.byteLength(html), close);
+  else ex.send(err.status, headers, html, close);
 }
 
 /** GetObject (HeadObject for HEAD) of `key` for an anonymous caller, answered through `ex`. */
@@ -196,7 +200,11 @@ export function websiteRequestHandler(services: S3Services, domains: readonly st
       const err = await s3ErrorOf(e, { style: 'path', bucket: summary.bucket, key: summary.key }, services.config.dataDir);
       summary.errorCode = err.code;
       if (err.status === 500) log(`${ids.requestId} ${err.code}: ${e instanceof S3Error ? e.message : ((e as Error).stack ?? e)}`, 'error');
-      sendErrorPage(ex, ids, services.config.serverHeader, err);
+      // a form POSTed to a page gets its 405: a small body is read first, so that closing does not reset the answer away
+      const unread = hasUnreadBody(ex);
+      if (unread) await ex.discardSmallBody(DRAIN_BEFORE_ERROR, DRAIN_TIMEOUT_MS);
+      if (ex.aborted) return;
+      sendErrorPage(ex, ids, services.config.serverHeader, err, undefined, unread);
     } finally {
       services.observer?.finished(ex, summary);
     }

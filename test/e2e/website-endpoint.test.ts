@@ -70,8 +70,8 @@ for (const engine of ['default', 'node'] as const) {
     const plain = bucketName('plain');
 
     /** GET (or `method`) of http://`host`:port`path` without credentials by fetch (undici's, as Node's), redirects not followed. */
-    async function web(host: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-      const res = await fetch(`http://${host}:${port}${path}`, { method: init.method ?? 'GET', headers: init.headers, redirect: 'manual', dispatcher: LOCAL });
+    async function web(host: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+      const res = await fetch(`http://${host}:${port}${path}`, { method: init.method ?? 'GET', headers: init.headers, body: init.body, redirect: 'manual', dispatcher: LOCAL });
       return { status: res.status, headers: res.headers, text: await res.text() };
     }
 
@@ -172,7 +172,7 @@ for (const engine of ['default', 'node'] as const) {
       const noBucket = await web(`nobucket-here.${DOMAIN}`, '/');
       expect(noBucket.status).toBe(404);
       expect(noBucket.text).toContain('<li>Code: NoSuchBucket</li>');
-      const post = await web(`${site}.${DOMAIN}`, '/index.html', { method: 'POST' });
+      const post = await web(`${site}.${DOMAIN}`, '/index.html', { method: 'POST', body: 'name=value' });
       expect(post.status).toBe(405);
       expect(post.headers.get('allow')).toBe('GET, HEAD');
       expect(post.text).toContain('<li>Code: MethodNotAllowed</li>');
