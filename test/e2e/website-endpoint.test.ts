@@ -8,6 +8,7 @@
 import {
   CreateBucketCommand,
   DeletePublicAccessBlockCommand,
+  PutBucketOwnershipControlsCommand,
   PutBucketPolicyCommand,
   PutBucketWebsiteCommand,
   PutObjectCommand,
@@ -104,6 +105,9 @@ for (const engine of ['default', 'node'] as const) {
       // no policy: nothing in it is readable anonymously, its error document (missing) included
       await s3.send(new PutBucketWebsiteCommand({ Bucket: closed, WebsiteConfiguration: { IndexDocument: { Suffix: 'index.html' }, ErrorDocument: { Key: 'error.html' } } }));
       await put(s3, closed, 'index.html', 'closed');
+      // an object ACL alone can open one page (ACLs on: ObjectWriter)
+      await s3.send(new PutBucketOwnershipControlsCommand({ Bucket: closed, OwnershipControls: { Rules: [{ ObjectOwnership: 'ObjectWriter' }] } }));
+      await put(s3, closed, 'open.html', 'open', { ACL: 'public-read' });
       await s3.send(new PutBucketWebsiteCommand({ Bucket: moved, WebsiteConfiguration: { RedirectAllRequestsTo: { HostName: 'www.example.org', Protocol: 'https' } } }));
     }, 60_000);
 
@@ -163,6 +167,7 @@ for (const engine of ['default', 'node'] as const) {
       expect(closedPage.text).toContain('<h1>403 Forbidden</h1>');
       expect(closedPage.text).toContain('<li>Code: AccessDenied</li>');
       expect(closedPage.text).not.toContain('closed');
+      expect((await web(`${closed}.${DOMAIN}`, '/open.html')).text).toBe('open');
       // its error document cannot be read anonymously either: S3's page says so
       expect(closedPage.text).toContain('<h3>An Error Occurred While Attempting to Retrieve a Custom Error Document</h3>');
       const none = await curl('-i', '-H', `Host: ${plain}.${DOMAIN}`, `http://127.0.0.1:${port}/`);
