@@ -94,7 +94,7 @@ export interface ConsoleConfig {
 }
 
 export interface WebsiteConfig {
-  /** the static website endpoint's listener (src/s3/website-endpoint.ts); undefined = off */
+  /** the static website endpoint's listener (src/s3/pipeline/website-endpoint.ts); undefined = off */
   listen?: HostPort;
   /** website domains: Host `<bucket>.<domain>` names the bucket; any other Host is the bucket's name */
   domains: string[];

@@ -1,8 +1,8 @@
 // Put/Get/DeleteBucketWebsite (AWS API reference): the bucket's static website configuration,
-// stored with the bucket (src/s3/website.ts); the website endpoint serves it (src/s3/website-endpoint.ts).
+// stored with the bucket (src/s3/website.ts); the website endpoint serves it (src/s3/pipeline/website-endpoint.ts).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { MAX_WEBSITE_BODY, parseWebsiteConfiguration, renderWebsiteConfiguration } from '../website.js';

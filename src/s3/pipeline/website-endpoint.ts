@@ -5,17 +5,17 @@
 // HeadObject for an anonymous caller, through dispatch: the same bucket policy, ACL and public
 // access block decide, and Range and conditional requests behave as on S3.
 
-import { AbortedError, type Exchange, type ResponseHeaders } from '../http/exchange.js';
-import { statusLine } from '../http/listener.js';
-import type { LogLine } from '../log/log-line.js';
-import type { S3Context, S3RequestSummary, S3Services } from './context.js';
+import { AbortedError, type Exchange, type ResponseHeaders } from '../../http/exchange.js';
+import { statusLine } from '../../http/listener.js';
+import type { LogLine } from '../../log/log-line.js';
+import type { S3Context, S3RequestSummary, S3Services } from '../context.js';
 import { dispatch } from './dispatch.js';
-import { S3Error } from './errors.js';
-import { checkRequestFraming } from './request-framing.js';
-import { commonHeaders, newRequestIds, type RequestIds } from './respond.js';
-import { normalizeDomains, type Resource } from './router.js';
+import { S3Error } from '../errors/errors.js';
+import { checkRequestFraming } from '../request-framing.js';
+import { commonHeaders, newRequestIds, type RequestIds } from '../respond.js';
+import { normalizeDomains, type Resource } from '../router.js';
 import { hasUnreadBody } from './service.js';
-import { s3ErrorOf } from './store-errors.js';
+import { s3ErrorOf } from '../store-errors.js';
 import {
   documentKeyOf,
   folderRedirect,
@@ -28,7 +28,7 @@ import {
   type RequestOrigin,
   type WebsiteErrorItem,
   type WebsiteRedirectAnswer,
-} from './website-routing.js';
+} from '../website-routing.js';
 
 const REDIRECT_HEADER = 'x-amz-website-redirect-location';
 /** request headers that do not apply to the error document: it answers whatever was asked */
