@@ -13,7 +13,7 @@ import { lockDataDir } from './store/data-dir-lock.js';
 import { TlsSnapshots } from './http/tls-snapshots.js';
 import { chooseHttpEngine, listen, listenForThreads } from './http/engine.js';
 import type { Exchange } from './http/exchange.js';
-import { sharedInFlightCounts, type RenderRefusal, type TlsFiles } from './http/listener.js';
+import { sharedInFlightCounts, type HttpServer, type RenderRefusal, type TlsFiles } from './http/listener.js';
 import { TLS_DIR } from './base/layout.js';
 import { simdPaths } from './native/native.js';
 import { keepLargeAllocations } from './native/process.js';
@@ -29,6 +29,7 @@ import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from './s3/object-attrs.js'
 import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/pipeline/service.js';
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
+import { websiteRequestHandler } from './s3/pipeline/website-endpoint.js';
 import type { SegmentStore } from './store/segment-store.js';
 import type { StoreRecovery } from './store/store-stats.js';
 import { rs2SelfTest } from './publisher/rs2/rs2-native.js';
@@ -45,6 +46,8 @@ export interface RunningServer {
   publisherPort?: number;
   /** undefined when the console is off */
   consolePort?: number;
+  /** undefined when the website endpoint is off */
+  websitePort?: number;
   /** Stops listening, waits for in-flight requests (at most `graceMs`), closes the store and the publisher. */
   close(graceMs?: number): Promise<void>;
   /** Loads the TLS certificate and key again (SIGHUP); throws, keeping the old ones, when they do not load. */
@@ -180,7 +183,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   notifyStatus = () => notifier.status();
   s3 = s3RequestHandler(services, log);
   admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
+  let websiteServer: HttpServer | undefined;
   const cleanUp = async (): Promise<void> => {
+    await websiteServer?.close(0);
     await consoleServer?.server.close(0);
     await server.close(0);
     await lifecycle.stop();
@@ -188,6 +193,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     await opened.close();
     lock.release();
   };
+  // the website endpoint reads through the S3 face's services, so it comes up once they are ready
+  const websiteInFlight = sharedPort ? sharedInFlightCounts(threads) : undefined;
+  websiteServer = await listenWebsite(config, websiteRequestHandler(services, config.website.domains, log), websiteInFlight, tls).catch(async (e: unknown) => {
+    await cleanUp();
+    throw e;
+  });
   const p = config.publisher;
   // with front-end threads the publisher's port is shared too: they serve its reads
   const publisherInFlight = sharedPort ? sharedInFlightCounts(threads) : undefined;
@@ -233,6 +244,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         handler: serve,
         record,
         log,
+        website: websiteServer && { port: websiteServer.port, inFlightCounts: websiteInFlight! },
         publisher: publisher && {
           data: {
             port: publisher.port,
@@ -271,6 +283,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
+  if (websiteServer) {
+    const at = config.website.listen!;
+    const domains = config.website.domains.length ? ` (Host <bucket>.${config.website.domains.join(', <bucket>.')} or the bucket's name)` : " (Host: the bucket's name)";
+    logger.info(`website on ${config.tls ? 'https' : 'http'}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${websiteServer.port}${domains}`);
+  }
   if (consoleServer) logger.info(`console on ${consoleServer.url} (S3 allows CORS from ${consoleServer.origins.join(', ')})`);
   logger.info(`s3 listening on ${url}${sharedPort ? ` with ${threads} threads (reads and uploads on each, commits on the first)` : ''}`);
   if (publisher && sharedPort) {
@@ -283,10 +300,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     s3Port: server.port,
     publisherPort: publisher?.port,
     consolePort: consoleServer?.server.port,
+    websitePort: websiteServer?.port,
     async close(graceMs = 10_000) {
       health.draining = true;
       // every thread keeps its connections until the requests of all of them are answered
-      const listenersClosed = Promise.all([fronts?.close(graceMs), server.close(graceMs), consoleServer?.server.close(graceMs)]);
+      const listenersClosed = Promise.all([fronts?.close(graceMs), server.close(graceMs), consoleServer?.server.close(graceMs), websiteServer?.close(graceMs)]);
       // the front ends read the publisher's nodes: those close after them
       const publisherClosed = publisher?.close(graceMs, listenersClosed);
       await listenersClosed;
@@ -301,6 +319,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       const files = await tlsSnapshots.take();
       server.reloadTls(files);
       consoleServer?.server.reloadTls(files);
+      websiteServer?.reloadTls(files);
       publisher?.reloadTls(files);
       await fronts?.reloadTls(files);
     },
@@ -318,6 +337,14 @@ function listenS3(
 ) {
   const { host, port } = config.listen;
   return sharedPort ? listenForThreads(host, port, serve, inFlightCounts, tls, { refuse }) : listen(host, port, serve, tls, { refuse });
+}
+
+/** The website endpoint's listener, when on; shared with the front-end threads (`inFlight`) as S3's is. */
+function listenWebsite(config: Config, handler: (ex: Exchange) => Promise<void>, inFlight: Int32Array | undefined, tls: TlsFiles | undefined) {
+  const at = config.website.listen;
+  if (!at) return Promise.resolve(undefined);
+  const refuse = s3Refusal(config.serverHeader);
+  return inFlight ? listenForThreads(at.host, at.port, handler, inFlight, tls, { refuse }) : listen(at.host, at.port, handler, tls, { refuse });
 }
 
 /**

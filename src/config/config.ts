@@ -33,6 +33,7 @@ export interface Config {
   storage: StorageConfig;
   publisher: PublisherConfig;
   console: ConsoleConfig;
+  website: WebsiteConfig;
   lifecycle: LifecycleConfig;
   /** bucket notification targets (src/notify) */
   notify: NotifyConfig;
@@ -86,6 +87,13 @@ export interface ConsoleConfig {
   listen?: HostPort;
   /** origins the console is loaded from; S3 answers CORS for these on every bucket (src/console/origins.ts) */
   origins: string[];
+}
+
+export interface WebsiteConfig {
+  /** the static website endpoint's listener (src/s3/pipeline/website-endpoint.ts); undefined = off */
+  listen?: HostPort;
+  /** website domains: Host `<bucket>.<domain>` names the bucket; any other Host is the bucket's name */
+  domains: string[];
 }
 
 export interface PublisherConfig {
@@ -178,6 +186,11 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
                            origins the console is opened from, allowed by S3's CORS (TUSK_CONSOLE_ORIGIN;
                            default: the listener's own, e.g. http://127.0.0.1:9001 and http://localhost:9001)
 
+  Static websites (buckets with PutBucketWebsite, served to anonymous GET and HEAD):
+  --website-listen H:P     website endpoint listener (TUSK_WEBSITE_LISTEN, default off), e.g. 127.0.0.1:9002
+  --website-domain D[,D]   Host <bucket>.D names the bucket (TUSK_WEBSITE_DOMAIN); any other Host is
+                           taken whole as the bucket's name, as for a CNAME (www.example.com)
+
   TLS (every listener; SIGHUP reloads the files):
   --tls-cert FILE          PEM certificate chain (TUSK_TLS_CERT)
   --tls-key FILE           PEM private key (TUSK_TLS_KEY)
@@ -218,6 +231,8 @@ const SERVE_OPTIONS = {
   'publisher-listen': { type: 'string' },
   'console-listen': { type: 'string' },
   'console-origin': { type: 'string', multiple: true },
+  'website-listen': { type: 'string' },
+  'website-domain': { type: 'string', multiple: true },
   network: { type: 'string' },
   wallet: { type: 'string' },
   'wallet-address': { type: 'string' },
@@ -349,6 +364,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     console: {
       listen: parseOptionalListen(str('console-listen', '127.0.0.1:9001'), 'console-listen'),
       origins: parseOrigins(list(str('console-origin', ''))),
+    },
+    website: {
+      listen: parseOptionalListen(str('website-listen', 'off'), 'website-listen'),
+      domains: list(str('website-domain', '')),
     },
     notify: {
       targets: parseNotifyTargets(

@@ -49,6 +49,8 @@ export interface FrontThreadOptions {
   handler: (ex: Exchange) => Promise<void>;
   record?: (r: S3AccessRecord, relayed: boolean) => void;
   log: LogLine;
+  /** the website endpoint: the front ends listen on its port too and serve it themselves (it only reads) */
+  website?: FrontWorkerData['website'];
   /** the publisher face: the front ends listen on its port too, serve its reads and forward the rest to `handler` */
   publisher?: {
     data: Omit<FrontPublisherData, 'bridge'>;
@@ -103,6 +105,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
         readCacheBytes: o.readCacheBytes,
         tls,
         observe: o.record !== undefined,
+        website: o.website,
         bridge: channel.port2,
         writes: writes.port2,
         publisher: publisherBridge && { ...o.publisher!.data, bridge: publisherBridge.port2 },
@@ -118,6 +121,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
       // the requests it had in flight will never be answered: shutdown does not wait for them
       Atomics.store(o.inFlightCounts, i + 1, 0);
       if (o.publisher) Atomics.store(o.publisher.data.inFlightCounts, i + 1, 0);
+      if (o.website) Atomics.store(o.website.inFlightCounts, i + 1, 0);
     },
     onReplaced: (i, thread) => {
       fronts[i] = frontOf(thread);

@@ -3,6 +3,7 @@
 // uploads (PutObject, UploadPart) itself, writing their bodies into extents the writer thread
 // grants and then commits (store/remote-writes.ts); it forwards every other request to the writer thread.
 // With the publisher on, it also listens on the publisher's port and serves its reads (front-publisher.ts).
+// With the website endpoint on, it listens on its port too and serves it (it only reads).
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAccounts } from '../identity/accounts.js';
@@ -19,6 +20,7 @@ import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js
 import { classify, resolveResource } from '../s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services } from '../s3/pipeline/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
+import { websiteRequestHandler } from '../s3/pipeline/website-endpoint.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
 import { endOnUncaught } from '../http/listener-threads.js';
@@ -89,6 +91,15 @@ async function start(): Promise<void> {
     inFlight: { counts: data.inFlightCounts, slot: data.index },
     refuse: s3Refusal(config.serverHeader),
   });
+  const site = data.website && websiteRequestHandler(services, config.website.domains, log);
+  const website = data.website && (await listen(config.website.listen!.host, data.website.port, (ex) => {
+    store.refresh();
+    return site!(ex);
+  }, data.tls, {
+    sharedPort: true,
+    inFlight: { counts: data.website.inFlightCounts, slot: data.index },
+    refuse: s3Refusal(config.serverHeader),
+  }));
   let publisher: FrontPublisher | undefined;
   if (data.publisher) {
     const record = data.observe ? batched<PublisherAccessRecord>((records) => tell({ t: 'publisher-access', records })) : undefined;
@@ -105,19 +116,20 @@ async function start(): Promise<void> {
         break;
       case 'reload-tls':
         server.reloadTls(m.files);
+        website?.reloadTls(m.files);
         publisher?.reloadTls(m.files);
         tell({ t: 'tls-reloaded' });
         break;
       case 'close':
         void (async () => {
-          await Promise.all([server.close(m.graceMs), publisher?.close(m.graceMs)]);
+          await Promise.all([server.close(m.graceMs), website?.close(m.graceMs), publisher?.close(m.graceMs)]);
           await store.close();
           tell({ t: 'closed' });
         })();
         break;
     }
   });
-  endOnUncaught(() => Promise.all([server.close(0), publisher?.close(0)]));
+  endOnUncaught(() => Promise.all([server.close(0), website?.close(0), publisher?.close(0)]));
   tell({ t: 'ready' });
 }
 

@@ -26,6 +26,8 @@ export interface FrontWorkerData {
   bridge: MessagePort;
   /** extents granted and commits made by the writer thread for the bodies written here (store/remote-writes.ts) */
   writes: MessagePort;
+  /** the website endpoint, when on: this thread listens on its port too (http/listener.ts SharedInFlight counts) */
+  website?: { port: number; inFlightCounts: Int32Array };
   /** the publisher face, when it runs: this thread listens on its port too */
   publisher?: FrontPublisherData;
 }

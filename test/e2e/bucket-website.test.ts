@@ -1,5 +1,5 @@
 // Put/Get/DeleteBucketWebsite through the AWS SDK (issue 37 §4): the configuration is kept and
-// given back, and S3's refusals store nothing. Serving the site is not built yet.
+// given back, and S3's refusals store nothing. Serving the site: website-endpoint.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import {

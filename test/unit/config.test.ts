@@ -161,6 +161,16 @@ describe('SSE-C over plain HTTP', () => {
     expect(() => loadConfig(['--console-listen', 'nope'], {})).toThrow(/console-listen/);
   });
 
+  it('serves no website endpoint unless --website-listen or TUSK_WEBSITE_LISTEN names one; website domains are a list', () => {
+    expect(loadConfig([], {}).website).toEqual({ listen: undefined, domains: [] });
+    expect(loadConfig(['--website-listen', '127.0.0.1:9002', '--website-domain', 'web.example.com,site.test'], {}).website).toEqual({
+      listen: { host: '127.0.0.1', port: 9002 },
+      domains: ['web.example.com', 'site.test'],
+    });
+    expect(loadConfig([], { TUSK_WEBSITE_LISTEN: '0.0.0.0:80' }).website.listen).toEqual({ host: '0.0.0.0', port: 80 });
+    expect(() => loadConfig(['--website-listen', 'nope'], {})).toThrow(/website-listen/);
+  });
+
   it('takes console origins as browsers send them, and refuses anything else', () => {
     const c = loadConfig(['--console-origin', 'https://console.example.com,http://10.0.0.5:9001'], {});
     expect(c.console.origins).toEqual(['https://console.example.com', 'http://10.0.0.5:9001']);

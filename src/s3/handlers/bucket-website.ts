@@ -1,5 +1,5 @@
 // Put/Get/DeleteBucketWebsite (AWS API reference): the bucket's static website configuration,
-// stored with the bucket (src/s3/website.ts). Serving it on a website endpoint is not built yet.
+// stored with the bucket (src/s3/website.ts); the website endpoint serves it (src/s3/pipeline/website-endpoint.ts).
 
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';

@@ -36,7 +36,8 @@ export type RequestLogger = LogLine;
 const DRAIN_BEFORE_ERROR = 64 << 20;
 const DRAIN_TIMEOUT_MS = 10_000;
 
-function hasUnreadBody(ex: Exchange): boolean {
+/** The request declared a body that was not read to its end. */
+export function hasUnreadBody(ex: Exchange): boolean {
   const h = ex.head.headers;
   const declared = h['content-length'] !== undefined && h['content-length'] !== '0';
   return (declared || h['transfer-encoding'] !== undefined) && !ex.bodyEnded;
