@@ -1,9 +1,10 @@
 // The Objects pages: buckets, one level of a bucket (prefixes as folders) with uploads, and one
-// object's details with its versions and a share link.
+// object's details with its preview, versions and a share link.
 
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { objectPath, type S3 } from './s3.js';
+import { Preview } from './preview.js';
 import { upload } from './upload.js';
 import { formatBytes, formatDate, href, message, Notice, useActions, useLoad } from './ui.js';
 
@@ -284,6 +285,7 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
               ))}
             </dl>
           </section>
+          <Preview s3={s3} bucket={bucket} objectKey={key} contentType={h.get('content-type') ?? ''} size={Number(h.get('content-length') ?? 0)} />
           <section aria-labelledby="tags">
             <h2 id="tags">Tags</h2>
             {details.value.tags.length === 0 ? (

@@ -3,7 +3,8 @@
 // playwright-core through the real console against this real server, finding every control by its
 // role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
 
-import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -15,7 +16,9 @@ import { useTusk } from './helpers/lifecycle.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const BIG = 100 * 1024 * 1024;
-const SHARE_SECONDS = 6;
+const SHARE_SECONDS = 4;
+/** The page's HTMLImageElement, as far as the test reads it (the tests compile without the DOM library). */
+type PageImage = { complete: boolean; naturalWidth: number; naturalHeight: number };
 const ctx = useTusk({ consoleListen: '127.0.0.1:0', publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
 const dirs = makeTempDirFixture();
 afterAll(() => dirs.remove());
@@ -169,6 +172,37 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     }
   }, 60_000);
 
+  it('previews an image, a text, and a video the browser streams from a presigned URL by ranges', async () => {
+    await page.getByRole('navigation', { name: 'Folder path' }).getByRole('link', { name: 'docs', exact: true }).click();
+    await page.getByRole('heading', { name: `${bucket}/docs/` }).waitFor();
+    // a real PNG: a corner of this page
+    const picture = await page.screenshot({ clip: { x: 0, y: 0, width: 48, height: 32 } });
+    const clip = randomBytes(64 * 1024);
+    await page.getByLabel('Upload files').setInputFiles([
+      { name: 'picture.png', mimeType: 'image/png', buffer: picture },
+      { name: 'clip.webm', mimeType: 'video/webm', buffer: clip },
+    ]);
+    await page.getByRole('link', { name: 'Details of picture.png' }).click();
+    const img = page.getByRole('img', { name: 'Preview of picture.png' });
+    await expect.poll(() => img.evaluate((el) => (({ complete, naturalWidth, naturalHeight }) => [complete, naturalWidth, naturalHeight])(el as unknown as PageImage))).toEqual([true, 48, 32]);
+    expect(await img.getAttribute('src')).toMatch(/^blob:/);
+    await shot('preview');
+
+    await page.goBack();
+    await page.getByRole('link', { name: 'Details of note.txt' }).click();
+    expect(await page.getByLabel('Preview of note.txt').textContent()).toBe('first version\n');
+
+    await page.goBack();
+    const ranged = page.waitForRequest((r) => r.url().startsWith(`${ctx.server.endpoint}/${bucket}/docs/clip.webm?`) && r.headers()['range'] !== undefined);
+    await page.getByRole('link', { name: 'Details of clip.webm' }).click();
+    const src = (await page.getByLabel('Preview of clip.webm').getAttribute('src'))!;
+    expect((await ranged).url()).toBe(src);
+    // the same URL serves a range to anyone who has it
+    const part = await fetch(src, { headers: { range: 'bytes=100-199' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(clip.subarray(100, 200));
+  });
+
   it('turns versioning on and shows two versions of an object written twice', async () => {
     await page.getByRole('link', { name: bucket, exact: true }).click();
     await page.getByRole('link', { name: 'Bucket settings' }).click();
@@ -258,9 +292,17 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await page.getByRole('link', { name: 'Identity' }).click();
     await page.getByLabel('New account name').fill('alice');
     await page.getByRole('button', { name: 'Create account' }).click();
+    const firstKeyId = (await page.getByLabel('New access key ID').textContent())!;
+    await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
+    // a second key for the account, its secret shown once; both keys listed in its row
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('button', { name: 'New key for alice' }).click();
     const accessKeyId = (await page.getByLabel('New access key ID').textContent())!;
     const secretAccessKey = (await page.getByLabel('New secret access key').textContent())!;
-    await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
+    expect(accessKeyId).not.toBe(firstKeyId);
+    const aliceRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'alice', exact: true }) });
+    await aliceRow.getByText(accessKeyId).waitFor();
+    await aliceRow.getByText(firstKeyId).waitFor();
     await shot('identity');
     const other = await browser.newContext();
     try {
@@ -277,6 +319,14 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
       // root's bucket: its policy lets anyone read public/* only, so alice may not list it
       await alice.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
       await expect.poll(() => alice.getByRole('alert').textContent()).toMatch(/AccessDenied/);
+      // nor write to it: the server refuses the upload, the page says so, nothing is stored
+      await alice.getByLabel('Upload files').setInputFiles({ name: 'intruder.txt', mimeType: 'text/plain', buffer: Buffer.from('not yours\n') });
+      await expect.poll(() => alice.getByRole('listitem').filter({ hasText: 'intruder.txt' }).getByRole('status').textContent()).toMatch(/^failed: AccessDenied/);
+      await expect(s3Client(ctx.server).send(new HeadObjectCommand({ Bucket: bucket, Key: 'intruder.txt' }))).rejects.toMatchObject({ name: 'NotFound' });
+      // nor reach the Identity page by its address
+      await alice.goto(`${consoleUrl()}/#/identity`);
+      await alice.getByText('Identity needs the root key.').waitFor();
+      expect(await alice.getByLabel('New account name').count()).toBe(0);
     } finally {
       await other.close();
     }
