@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { objectPath, type S3 } from './s3.js';
 import { Preview } from './preview.js';
 import { upload } from './upload.js';
-import { formatBytes, formatDate, href, message, Notice, useActions, useLoad } from './ui.js';
+import { formatBytes, formatDate, href, message, Notice, useActions, useLoad, type Note } from './ui.js';
 
 export function BucketsPage({ s3 }: { s3: S3 }) {
   const buckets = useLoad(() => s3.listBuckets(), []);
@@ -96,7 +96,9 @@ function Breadcrumbs({ bucket, prefix }: { bucket: string; prefix: string }) {
 }
 
 export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; prefix: string }) {
-  const listing = useLoad(() => s3.list(bucket, prefix), [bucket, prefix]);
+  // search by prefix: ListObjectsV2's own prefix, under the folder shown
+  const [search, setSearch] = useState('');
+  const listing = useLoad(() => s3.list(bucket, prefix + search), [bucket, prefix, search]);
   const [transfers, setTransfers] = useState<Transfer[]>([]);
   const [folder, setFolder] = useState('');
   const update = (name: string, change: Partial<Transfer>) => setTransfers((all) => all.map((t) => (t.name === name ? { ...t, ...change } : t)));
@@ -158,6 +160,10 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
           </label>
           <button type="submit">Create folder</button>
         </form>
+        <label>
+          Search by prefix
+          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </label>
         <a href={href({ page: 'settings', bucket })}>Bucket settings</a>
       </div>
       {transfers.length > 0 && (
@@ -247,7 +253,8 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
   }, [bucket, key]);
   const [expiry, setExpiry] = useState('3600');
   const [link, setLink] = useState('');
-  const [note, setNote] = useState<{ error?: boolean; text: string }>();
+  const [note, setNote] = useState<Note>();
+  const versionsNote = useActions(() => details.reload());
   const h = details.value?.headers;
   const meta = h ? [...h.entries()].filter(([n]) => n.startsWith('x-amz-meta-')) : [];
   const folder = key.slice(0, key.lastIndexOf('/') + 1);
@@ -311,6 +318,7 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
                   <th scope="col">Size</th>
                   <th scope="col">Modified</th>
                   <th scope="col">Latest</th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -323,10 +331,20 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
                     <td>{formatBytes(v.size)}</td>
                     <td>{formatDate(v.modified)}</td>
                     <td>{v.latest ? 'yes' : ''}</td>
+                    <td class="actions">
+                      <button
+                        type="button"
+                        aria-label={`Delete version ${v.versionId}`}
+                        onClick={() => confirm(`Delete version ${v.versionId} of ${key} for good?`) && versionsNote.act(() => s3.deleteObject(bucket, key, v.versionId), `Version ${v.versionId} deleted.`)}
+                      >
+                        Delete
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
+            {versionsNote.note && <Notice error={versionsNote.note.error}>{versionsNote.note.text}</Notice>}
           </section>
           <section aria-labelledby="share">
             <h2 id="share">Share</h2>

@@ -142,7 +142,13 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     rmSync(big);
   }, 150_000);
 
-  it('opens a folder and shares a link that works in a fresh context until its expiry', async () => {
+  it('searches by prefix, opens a folder and shares a link that works in a fresh context until its expiry', async () => {
+    const search = page.getByLabel('Search by prefix');
+    await search.fill('da');
+    await page.getByRole('caption').filter({ hasText: '0 folder(s), 1 object(s)' }).waitFor();
+    await page.getByRole('link', { name: 'Details of data.json' }).waitFor();
+    await search.fill('');
+    await page.getByRole('caption').filter({ hasText: '0 folder(s), 3 object(s)' }).waitFor();
     await page.getByLabel('New folder name').fill('docs');
     await page.getByRole('button', { name: 'Create folder' }).click();
     await page.getByRole('link', { name: 'Open folder docs/' }).click();
@@ -203,7 +209,7 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     expect(Buffer.from(await part.arrayBuffer())).toEqual(clip.subarray(100, 200));
   });
 
-  it('turns versioning on and shows two versions of an object written twice', async () => {
+  it('turns versioning on, shows two versions of an object written twice, and deletes the older one', async () => {
     await page.getByRole('link', { name: bucket, exact: true }).click();
     await page.getByRole('link', { name: 'Bucket settings' }).click();
     await page.getByRole('button', { name: 'Enable versioning' }).click();
@@ -219,6 +225,13 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     const versions = await s3Client(ctx.server).send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'docs/note.txt' }));
     expect(versions.Versions?.length).toBe(2);
     await shot('object');
+    const older = versions.Versions!.find((v) => !v.IsLatest)!.VersionId!;
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Delete version ${older}` }).click();
+    await page.getByRole('table').filter({ has: page.getByText('1 version(s)') }).waitFor();
+    const left = await s3Client(ctx.server).send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'docs/note.txt' }));
+    expect(left.Versions?.map((v) => v.VersionId)).toEqual([versions.Versions!.find((v) => v.IsLatest)!.VersionId]);
+    expect(await page.getByLabel('Preview of note.txt').textContent()).toBe('second version\n');
   });
 
   it('adds a lifecycle rule and a policy, refusing a malformed one before sending it', async () => {
