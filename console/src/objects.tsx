@@ -2,7 +2,7 @@
 // object's details with its preview, versions and a share link.
 
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { objectPath, type S3 } from './s3.js';
 import { Preview } from './preview.js';
 import { upload } from './upload.js';
@@ -119,6 +119,15 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
   };
 
   const { note, setNote, act } = useActions(() => listing.reload());
+  const [selected, setSelected] = useState<string[]>([]);
+  useEffect(() => setSelected([]), [bucket, prefix, search]);
+  const toggle = (key: string, on: boolean) => setSelected((all) => (on ? [...all, key] : all.filter((k) => k !== key)));
+  const deleteSelected = () =>
+    confirm(`Delete ${selected.length} object(s)?`) &&
+    act(async () => {
+      await s3.deleteObjects(bucket, selected);
+      setSelected([]);
+    }, `${selected.length} object(s) deleted.`);
 
   const download = async (key: string) => {
     const name = key.slice(key.lastIndexOf('/') + 1);
@@ -189,6 +198,11 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
       )}
       {note && <Notice error={note.error}>{note.text}</Notice>}
       {listing.error && <Notice error>{listing.error}</Notice>}
+      {selected.length > 0 && (
+        <button type="button" onClick={() => void deleteSelected()}>
+          Delete {selected.length} selected
+        </button>
+      )}
       {listing.value && (
         <table>
           <caption>
@@ -222,6 +236,7 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
                 return (
                   <tr key={o.key}>
                     <td>
+                      <input type="checkbox" aria-label={`Select ${name}`} checked={selected.includes(o.key)} onChange={(e) => toggle(o.key, e.currentTarget.checked)} />{' '}
                       <a href={href({ page: 'object', bucket, key: o.key })} aria-label={`Details of ${name}`}>
                         {name}
                       </a>

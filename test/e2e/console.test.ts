@@ -3,7 +3,7 @@
 // playwright-core through the real console against this real server, finding every control by its
 // role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
 
-import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, HeadObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -178,7 +178,7 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     }
   }, 60_000);
 
-  it('previews an image, a text, and a video the browser streams from a presigned URL by ranges', async () => {
+  it('previews an image, a text, and a video the browser streams from a presigned URL by ranges; deletes two objects at once', async () => {
     await page.getByRole('navigation', { name: 'Folder path' }).getByRole('link', { name: 'docs', exact: true }).click();
     await page.getByRole('heading', { name: `${bucket}/docs/` }).waitFor();
     // a real PNG: a corner of this page
@@ -207,6 +207,17 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     const part = await fetch(src, { headers: { range: 'bytes=100-199' } });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer())).toEqual(clip.subarray(100, 200));
+
+    // the picture and the video deleted at once (DeleteObjects)
+    await page.goBack();
+    await page.getByRole('checkbox', { name: 'Select picture.png' }).check();
+    await page.getByRole('checkbox', { name: 'Select clip.webm' }).check();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete 2 selected' }).click();
+    await page.getByText('2 object(s) deleted.').waitFor();
+    await expect.poll(() => page.getByRole('link', { name: /^Details of (picture\.png|clip\.webm)$/ }).count()).toBe(0);
+    const listed = await s3Client(ctx.server).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
+    expect(listed.Contents?.map((c) => c.Key)).toEqual(['docs/', 'docs/note.txt']);
   });
 
   it('turns versioning on, shows two versions of an object written twice, and deletes the older one', async () => {
