@@ -4,6 +4,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { objectPath, type S3 } from './s3.js';
+import { pickedFromDrop, pickedFromInput, type PickedFile } from './drop.js';
 import { Preview } from './preview.js';
 import { upload } from './upload.js';
 import { formatBytes, formatDate, href, message, Notice, useActions, useLoad, type Note } from './ui.js';
@@ -103,17 +104,17 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
   const [folder, setFolder] = useState('');
   const update = (name: string, change: Partial<Transfer>) => setTransfers((all) => all.map((t) => (t.name === name ? { ...t, ...change } : t)));
 
-  const startUploads = (files: FileList) => {
-    const added: Transfer[] = [...files].map((file) => {
-      const handle = upload(s3, bucket, prefix + file.name, file, (sent) => update(file.name, { sent }));
+  const startUploads = (picked: PickedFile[]) => {
+    const added: Transfer[] = picked.map(({ file, path: name }) => {
+      const handle = upload(s3, bucket, prefix + name, file, (sent) => update(name, { sent }));
       handle.done.then(
         () => {
-          update(file.name, { sent: file.size, state: 'done' });
+          update(name, { sent: file.size, state: 'done' });
           listing.reload();
         },
-        (e) => update(file.name, e instanceof DOMException && e.name === 'AbortError' ? { state: 'cancelled' } : { state: 'failed', error: message(e) }),
+        (e) => update(name, e instanceof DOMException && e.name === 'AbortError' ? { state: 'cancelled' } : { state: 'failed', error: message(e) }),
       );
-      return { name: file.name, size: file.size, sent: 0, state: 'uploading', cancel: handle.cancel };
+      return { name, size: file.size, sent: 0, state: 'uploading', cancel: handle.cancel };
     });
     setTransfers((all) => [...all.filter((t) => !added.some((a) => a.name === t.name)), ...added]);
   };
@@ -138,22 +139,31 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
     a.click();
   };
 
+  const pickFrom = (input: HTMLInputElement) => {
+    if (input.files?.length) startUploads(pickedFromInput(input.files));
+    input.value = '';
+  };
+
   return (
-    <>
+    <div
+      class="drop"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault();
+        if (e.dataTransfer) pickedFromDrop(e.dataTransfer).then(startUploads, (err) => setNote({ error: true, text: message(err) }));
+      }}
+    >
       <h1>{prefix ? `${bucket}/${prefix}` : bucket}</h1>
       <Breadcrumbs bucket={bucket} prefix={prefix} />
+      <p class="hint">Drop files or folders anywhere on this page to upload them here.</p>
       <div class="toolbar">
         <label class="file">
           Upload files
-          <input
-            type="file"
-            multiple
-            onChange={(e) => {
-              const files = e.currentTarget.files;
-              if (files?.length) startUploads(files);
-              e.currentTarget.value = '';
-            }}
-          />
+          <input type="file" multiple onChange={(e) => pickFrom(e.currentTarget)} />
+        </label>
+        <label class="file">
+          Upload a folder
+          <input type="file" multiple {...{ webkitdirectory: true }} onChange={(e) => pickFrom(e.currentTarget)} />
         </label>
         <form
           class="row"
@@ -257,7 +267,7 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
           </tbody>
         </table>
       )}
-    </>
+    </div>
   );
 }
 

@@ -3,9 +3,9 @@
 // playwright-core through the real console against this real server, finding every control by its
 // role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
 
-import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, HeadObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -218,6 +218,24 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await expect.poll(() => page.getByRole('link', { name: /^Details of (picture\.png|clip\.webm)$/ }).count()).toBe(0);
     const listed = await s3Client(ctx.server).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
     expect(listed.Contents?.map((c) => c.Key)).toEqual(['docs/', 'docs/note.txt']);
+  });
+
+  it('uploads a folder from its picker, and a file dropped on the page, under the folder shown', async () => {
+    const tree = join(dirs.path, 'tree');
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'a.txt'), 'a\n');
+    writeFileSync(join(tree, 'sub', 'b.txt'), 'b\n');
+    await page.getByLabel('Upload a folder').setInputFiles(tree);
+    await page.getByRole('link', { name: 'Open folder tree/' }).waitFor();
+    // what a drop of a file from the desktop hands the page
+    const dropped = await page.evaluateHandle('(() => { const d = new DataTransfer(); d.items.add(new File(["dropped\\n"], "dropped.txt", { type: "text/plain" })); return d; })()');
+    await page.getByRole('heading', { name: `${bucket}/docs/` }).dispatchEvent('drop', { dataTransfer: dropped });
+    await page.getByRole('link', { name: 'Details of dropped.txt' }).waitFor();
+    const client = s3Client(ctx.server);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
+    expect(listed.Contents?.map((c) => c.Key)).toEqual(['docs/', 'docs/dropped.txt', 'docs/note.txt', 'docs/tree/a.txt', 'docs/tree/sub/b.txt']);
+    const body = async (Key: string) => (await client.send(new GetObjectCommand({ Bucket: bucket, Key }))).Body!.transformToString();
+    expect([await body('docs/tree/sub/b.txt'), await body('docs/dropped.txt')]).toEqual(['b\n', 'dropped\n']);
   });
 
   it('turns versioning on, shows two versions of an object written twice, and deletes the older one', async () => {
