@@ -3,7 +3,7 @@
 // playwright-core through the real console against this real server, finding every control by its
 // role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
 
-import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -335,6 +335,7 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await page.getByLabel('New account name').fill('alice');
     await page.getByRole('button', { name: 'Create account' }).click();
     const firstKeyId = (await page.getByLabel('New access key ID').textContent())!;
+    const firstSecret = (await page.getByLabel('New secret access key').textContent())!;
     await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
     // a second key for the account, its secret shown once; both keys listed in its row
     await page.getByRole('button', { name: 'I have copied it' }).click();
@@ -346,6 +347,29 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await aliceRow.getByText(accessKeyId).waitFor();
     await aliceRow.getByText(firstKeyId).waitFor();
     await shot('identity');
+    // the first key rotated (a new key in its place, the old one refused at once), then that one deleted
+    const listWith = (keyId: string, secret: string) => s3Client(ctx.server, { credentials: { accessKeyId: keyId, secretAccessKey: secret } }).send(new ListBucketsCommand({}));
+    await page.getByRole('button', { name: `Rotate key ${firstKeyId}` }).click();
+    await page.getByText(`Key ${firstKeyId} rotated: its new key is below.`).waitFor();
+    const rotatedId = (await page.getByLabel('New access key ID').textContent())!;
+    const rotated = (await page.getByLabel('New secret access key').textContent())!;
+    await aliceRow.getByText(rotatedId).waitFor();
+    expect(await aliceRow.getByText(firstKeyId).count()).toBe(0);
+    await listWith(rotatedId, rotated);
+    await expect(listWith(firstKeyId, firstSecret)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Delete key ${rotatedId}` }).click();
+    await page.getByText(`Key ${rotatedId} deleted.`).waitFor();
+    await expect.poll(() => aliceRow.getByText(rotatedId).count()).toBe(0);
+    await expect(listWith(rotatedId, rotated)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    // an account with no bucket deleted
+    await page.getByLabel('New account name').fill('bob');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('cell', { name: 'bob', exact: true }).waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete account bob' }).click();
+    await page.getByText('Account bob deleted.').waitFor();
+    await expect.poll(() => page.getByRole('cell', { name: 'bob', exact: true }).count()).toBe(0);
     const other = await browser.newContext();
     try {
       const alice = await other.newPage();
