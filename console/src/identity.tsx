@@ -1,5 +1,6 @@
-// Identity (for the root key, the only one the admin API accepts): accounts, their keys, a new
-// key's secret shown once. Other keys never see this page: the shell asks the API first.
+// Identity (for the root key, the only one the admin API accepts): accounts and their keys (create,
+// rotate, delete, disable), a new or rotated key's secret shown once. Other keys never see this
+// page: the shell asks the API first.
 
 import { useState } from 'preact/hooks';
 import type { S3 } from './s3.js';
@@ -33,6 +34,13 @@ export function IdentityPage({ s3 }: { s3: S3 }) {
       const r = await s3.admin<{ accessKeyId: string; secretAccessKey: string }>('POST', `accounts/${encodeURIComponent(owner)}/keys`);
       setFresh({ owner, ...r });
     }, `New key for ${owner}.`);
+  // a new key of the same account replaces it: the old one stops working at once
+  const rotateKey = (owner: string, id: string) =>
+    act(async () => {
+      const r = await s3.admin<{ accessKeyId: string; secretAccessKey: string }>('POST', `keys/${encodeURIComponent(id)}/rotate`);
+      setFresh({ owner, ...r });
+    }, `Key ${id} rotated: its new key is below.`);
+  const remove = (what: string, path: string) => confirm(`Delete ${what}?`) && act(() => s3.admin('DELETE', path), `${what} deleted.`);
   return (
     <>
       <h1>Identity</h1>
@@ -87,8 +95,18 @@ export function IdentityPage({ s3 }: { s3: S3 }) {
                 <td>{a.displayName}</td>
                 <td>
                   {a.accessKeyIds.map((k) => (
-                    <div key={k}>
+                    <div key={k} class="actions">
                       <code>{k}</code>
+                      {a.displayName !== 'root' && (
+                        <>
+                          <button type="button" aria-label={`Rotate key ${k}`} onClick={() => void rotateKey(a.displayName, k)}>
+                            Rotate
+                          </button>
+                          <button type="button" aria-label={`Delete key ${k}`} onClick={() => void remove(`Key ${k}`, `keys/${encodeURIComponent(k)}`)}>
+                            Delete
+                          </button>
+                        </>
+                      )}
                     </div>
                   ))}
                 </td>
@@ -105,6 +123,9 @@ export function IdentityPage({ s3 }: { s3: S3 }) {
                         onClick={() => void act(() => s3.admin('POST', `accounts/${encodeURIComponent(a.displayName)}/${a.disabled ? 'enable' : 'disable'}`).then(() => undefined), `${a.displayName} ${a.disabled ? 'enabled' : 'disabled'}.`)}
                       >
                         {a.disabled ? 'Enable' : 'Disable'}
+                      </button>
+                      <button type="button" aria-label={`Delete account ${a.displayName}`} onClick={() => void remove(`Account ${a.displayName}`, `accounts/${encodeURIComponent(a.displayName)}`)}>
+                        Delete
                       </button>
                     </>
                   )}

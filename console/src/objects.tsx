@@ -1,11 +1,13 @@
 // The Objects pages: buckets, one level of a bucket (prefixes as folders) with uploads, and one
-// object's details with its versions and a share link.
+// object's details with its preview, versions and a share link.
 
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { objectPath, type S3 } from './s3.js';
+import { pickedFromDrop, pickedFromInput, type PickedFile } from './drop.js';
+import { Preview } from './preview.js';
 import { upload } from './upload.js';
-import { formatBytes, formatDate, href, message, Notice, useActions, useLoad } from './ui.js';
+import { formatBytes, formatDate, href, message, Notice, useActions, useLoad, type Note } from './ui.js';
 
 export function BucketsPage({ s3 }: { s3: S3 }) {
   const buckets = useLoad(() => s3.listBuckets(), []);
@@ -95,27 +97,38 @@ function Breadcrumbs({ bucket, prefix }: { bucket: string; prefix: string }) {
 }
 
 export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; prefix: string }) {
-  const listing = useLoad(() => s3.list(bucket, prefix), [bucket, prefix]);
+  // search by prefix: ListObjectsV2's own prefix, under the folder shown
+  const [search, setSearch] = useState('');
+  const listing = useLoad(() => s3.list(bucket, prefix + search), [bucket, prefix, search]);
   const [transfers, setTransfers] = useState<Transfer[]>([]);
   const [folder, setFolder] = useState('');
   const update = (name: string, change: Partial<Transfer>) => setTransfers((all) => all.map((t) => (t.name === name ? { ...t, ...change } : t)));
 
-  const startUploads = (files: FileList) => {
-    const added: Transfer[] = [...files].map((file) => {
-      const handle = upload(s3, bucket, prefix + file.name, file, (sent) => update(file.name, { sent }));
+  const startUploads = (picked: PickedFile[]) => {
+    const added: Transfer[] = picked.map(({ file, path: name }) => {
+      const handle = upload(s3, bucket, prefix + name, file, (sent) => update(name, { sent }));
       handle.done.then(
         () => {
-          update(file.name, { sent: file.size, state: 'done' });
+          update(name, { sent: file.size, state: 'done' });
           listing.reload();
         },
-        (e) => update(file.name, e instanceof DOMException && e.name === 'AbortError' ? { state: 'cancelled' } : { state: 'failed', error: message(e) }),
+        (e) => update(name, e instanceof DOMException && e.name === 'AbortError' ? { state: 'cancelled' } : { state: 'failed', error: message(e) }),
       );
-      return { name: file.name, size: file.size, sent: 0, state: 'uploading', cancel: handle.cancel };
+      return { name, size: file.size, sent: 0, state: 'uploading', cancel: handle.cancel };
     });
     setTransfers((all) => [...all.filter((t) => !added.some((a) => a.name === t.name)), ...added]);
   };
 
   const { note, setNote, act } = useActions(() => listing.reload());
+  const [selected, setSelected] = useState<string[]>([]);
+  useEffect(() => setSelected([]), [bucket, prefix, search]);
+  const toggle = (key: string, on: boolean) => setSelected((all) => (on ? [...all, key] : all.filter((k) => k !== key)));
+  const deleteSelected = () =>
+    confirm(`Delete ${selected.length} object(s)?`) &&
+    act(async () => {
+      await s3.deleteObjects(bucket, selected);
+      setSelected([]);
+    }, `${selected.length} object(s) deleted.`);
 
   const download = async (key: string) => {
     const name = key.slice(key.lastIndexOf('/') + 1);
@@ -126,22 +139,31 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
     a.click();
   };
 
+  const pickFrom = (input: HTMLInputElement) => {
+    if (input.files?.length) startUploads(pickedFromInput(input.files));
+    input.value = '';
+  };
+
   return (
-    <>
+    <div
+      class="drop"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault();
+        if (e.dataTransfer) pickedFromDrop(e.dataTransfer).then(startUploads, (err) => setNote({ error: true, text: message(err) }));
+      }}
+    >
       <h1>{prefix ? `${bucket}/${prefix}` : bucket}</h1>
       <Breadcrumbs bucket={bucket} prefix={prefix} />
+      <p class="hint">Drop files or folders anywhere on this page to upload them here.</p>
       <div class="toolbar">
         <label class="file">
           Upload files
-          <input
-            type="file"
-            multiple
-            onChange={(e) => {
-              const files = e.currentTarget.files;
-              if (files?.length) startUploads(files);
-              e.currentTarget.value = '';
-            }}
-          />
+          <input type="file" multiple onChange={(e) => pickFrom(e.currentTarget)} />
+        </label>
+        <label class="file">
+          Upload a folder
+          <input type="file" multiple {...{ webkitdirectory: true }} onChange={(e) => pickFrom(e.currentTarget)} />
         </label>
         <form
           class="row"
@@ -157,6 +179,10 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
           </label>
           <button type="submit">Create folder</button>
         </form>
+        <label>
+          Search by prefix
+          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </label>
         <a href={href({ page: 'settings', bucket })}>Bucket settings</a>
       </div>
       {transfers.length > 0 && (
@@ -182,6 +208,11 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
       )}
       {note && <Notice error={note.error}>{note.text}</Notice>}
       {listing.error && <Notice error>{listing.error}</Notice>}
+      {selected.length > 0 && (
+        <button type="button" onClick={() => void deleteSelected()}>
+          Delete {selected.length} selected
+        </button>
+      )}
       {listing.value && (
         <table>
           <caption>
@@ -215,6 +246,7 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
                 return (
                   <tr key={o.key}>
                     <td>
+                      <input type="checkbox" aria-label={`Select ${name}`} checked={selected.includes(o.key)} onChange={(e) => toggle(o.key, e.currentTarget.checked)} />{' '}
                       <a href={href({ page: 'object', bucket, key: o.key })} aria-label={`Details of ${name}`}>
                         {name}
                       </a>
@@ -235,7 +267,7 @@ export function ObjectsPage({ s3, bucket, prefix }: { s3: S3; bucket: string; pr
           </tbody>
         </table>
       )}
-    </>
+    </div>
   );
 }
 
@@ -246,7 +278,8 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
   }, [bucket, key]);
   const [expiry, setExpiry] = useState('3600');
   const [link, setLink] = useState('');
-  const [note, setNote] = useState<{ error?: boolean; text: string }>();
+  const [note, setNote] = useState<Note>();
+  const versionsNote = useActions(() => details.reload());
   const h = details.value?.headers;
   const meta = h ? [...h.entries()].filter(([n]) => n.startsWith('x-amz-meta-')) : [];
   const folder = key.slice(0, key.lastIndexOf('/') + 1);
@@ -284,6 +317,7 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
               ))}
             </dl>
           </section>
+          <Preview s3={s3} bucket={bucket} objectKey={key} contentType={h.get('content-type') ?? ''} size={Number(h.get('content-length') ?? 0)} />
           <section aria-labelledby="tags">
             <h2 id="tags">Tags</h2>
             {details.value.tags.length === 0 ? (
@@ -309,6 +343,7 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
                   <th scope="col">Size</th>
                   <th scope="col">Modified</th>
                   <th scope="col">Latest</th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -321,10 +356,20 @@ export function ObjectPage({ s3, bucket, objectKey: key }: { s3: S3; bucket: str
                     <td>{formatBytes(v.size)}</td>
                     <td>{formatDate(v.modified)}</td>
                     <td>{v.latest ? 'yes' : ''}</td>
+                    <td class="actions">
+                      <button
+                        type="button"
+                        aria-label={`Delete version ${v.versionId}`}
+                        onClick={() => confirm(`Delete version ${v.versionId} of ${key} for good?`) && versionsNote.act(() => s3.deleteObject(bucket, key, v.versionId), `Version ${v.versionId} deleted.`)}
+                      >
+                        Delete
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
+            {versionsNote.note && <Notice error={versionsNote.note.error}>{versionsNote.note.text}</Notice>}
           </section>
           <section aria-labelledby="share">
             <h2 id="share">Share</h2>

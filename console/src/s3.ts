@@ -208,9 +208,32 @@ export class S3 {
         .map((r) => `<Rule><ID>${escapeXml(r.id)}</ID><Filter><Prefix>${escapeXml(r.prefix)}</Prefix></Filter><Status>Enabled</Status><Expiration><Days>${r.expirationDays}</Days></Expiration></Rule>`)
         .join('') +
       '</LifecycleConfiguration>';
-    // PutBucketLifecycleConfiguration requires Content-MD5 or a flexible checksum (AWS API reference);
-    // WebCrypto has no MD5
-    await this.request('PUT', path, { lifecycle: '' }, { body, headers: { 'x-amz-checksum-sha256': await sha256Base64(body) } });
+    await this.requestWithChecksum('PUT', path, { lifecycle: '' }, body);
+  }
+
+  /**
+   * PutBucketLifecycleConfiguration and DeleteObjects require Content-MD5 or a flexible checksum
+   * (AWS API reference, "checksum required"); WebCrypto has no MD5.
+   */
+  private async requestWithChecksum(method: string, path: string, query: Record<string, string>, body: string): Promise<Response> {
+    return this.request(method, path, query, { body, headers: { 'x-amz-checksum-sha256': await sha256Base64(body) } });
+  }
+
+  /** DeleteObjects, 1000 keys a request (its limit); a key it could not delete fails the whole call, naming it. */
+  async deleteObjects(bucket: string, keys: string[]): Promise<void> {
+    const failed: string[] = [];
+    for (let i = 0; i < keys.length; i += 1000) {
+      const body =
+        '<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Quiet>true</Quiet>' +
+        keys
+          .slice(i, i + 1000)
+          .map((k) => `<Object><Key>${escapeXml(k)}</Key></Object>`)
+          .join('') +
+        '</Delete>';
+      const doc = xml(await (await this.requestWithChecksum('POST', objectPath(bucket).slice(0, -1), { delete: '' }, body)).text());
+      for (const e of doc.getElementsByTagName('Error')) failed.push(`${childText(e, 'Key')}: ${childText(e, 'Code')}`);
+    }
+    if (failed.length) throw new Error(`Not deleted: ${failed.join(', ')}`);
   }
 
   async policy(bucket: string): Promise<string | undefined> {

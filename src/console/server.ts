@@ -49,7 +49,8 @@ export function contentSecurityPolicy(config: ConsolePageConfig): string {
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' blob: data:",
-    "media-src 'self' blob:",
+    // a video or audio preview streams from a presigned S3 URL (console/src/preview.tsx)
+    `media-src 'self' blob: ${cspSource(config.s3)}`,
     `connect-src ${connect}`,
     "base-uri 'none'",
     "form-action 'none'",

@@ -3,8 +3,9 @@
 // playwright-core through the real console against this real server, finding every control by its
 // role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
 
-import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,9 @@ import { useTusk } from './helpers/lifecycle.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const BIG = 100 * 1024 * 1024;
-const SHARE_SECONDS = 6;
+const SHARE_SECONDS = 4;
+/** The page's HTMLImageElement, as far as the test reads it (the tests compile without the DOM library). */
+type PageImage = { complete: boolean; naturalWidth: number; naturalHeight: number };
 const ctx = useTusk({ consoleListen: '127.0.0.1:0', publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
 const dirs = makeTempDirFixture();
 afterAll(() => dirs.remove());
@@ -139,7 +142,13 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     rmSync(big);
   }, 150_000);
 
-  it('opens a folder and shares a link that works in a fresh context until its expiry', async () => {
+  it('searches by prefix, opens a folder and shares a link that works in a fresh context until its expiry', async () => {
+    const search = page.getByLabel('Search by prefix');
+    await search.fill('da');
+    await page.getByRole('caption').filter({ hasText: '0 folder(s), 1 object(s)' }).waitFor();
+    await page.getByRole('link', { name: 'Details of data.json' }).waitFor();
+    await search.fill('');
+    await page.getByRole('caption').filter({ hasText: '0 folder(s), 3 object(s)' }).waitFor();
     await page.getByLabel('New folder name').fill('docs');
     await page.getByRole('button', { name: 'Create folder' }).click();
     await page.getByRole('link', { name: 'Open folder docs/' }).click();
@@ -169,7 +178,67 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     }
   }, 60_000);
 
-  it('turns versioning on and shows two versions of an object written twice', async () => {
+  it('previews an image, a text, and a video the browser streams from a presigned URL by ranges; deletes two objects at once', async () => {
+    await page.getByRole('navigation', { name: 'Folder path' }).getByRole('link', { name: 'docs', exact: true }).click();
+    await page.getByRole('heading', { name: `${bucket}/docs/` }).waitFor();
+    // a real PNG: a corner of this page
+    const picture = await page.screenshot({ clip: { x: 0, y: 0, width: 48, height: 32 } });
+    const clip = randomBytes(64 * 1024);
+    await page.getByLabel('Upload files').setInputFiles([
+      { name: 'picture.png', mimeType: 'image/png', buffer: picture },
+      { name: 'clip.webm', mimeType: 'video/webm', buffer: clip },
+    ]);
+    await page.getByRole('link', { name: 'Details of picture.png' }).click();
+    const img = page.getByRole('img', { name: 'Preview of picture.png' });
+    await expect.poll(() => img.evaluate((el) => (({ complete, naturalWidth, naturalHeight }) => [complete, naturalWidth, naturalHeight])(el as unknown as PageImage))).toEqual([true, 48, 32]);
+    expect(await img.getAttribute('src')).toMatch(/^blob:/);
+    await shot('preview');
+
+    await page.goBack();
+    await page.getByRole('link', { name: 'Details of note.txt' }).click();
+    expect(await page.getByLabel('Preview of note.txt').textContent()).toBe('first version\n');
+
+    await page.goBack();
+    const ranged = page.waitForRequest((r) => r.url().startsWith(`${ctx.server.endpoint}/${bucket}/docs/clip.webm?`) && r.headers()['range'] !== undefined);
+    await page.getByRole('link', { name: 'Details of clip.webm' }).click();
+    const src = (await page.getByLabel('Preview of clip.webm').getAttribute('src'))!;
+    expect((await ranged).url()).toBe(src);
+    // the same URL serves a range to anyone who has it
+    const part = await fetch(src, { headers: { range: 'bytes=100-199' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(clip.subarray(100, 200));
+
+    // the picture and the video deleted at once (DeleteObjects)
+    await page.goBack();
+    await page.getByRole('checkbox', { name: 'Select picture.png' }).check();
+    await page.getByRole('checkbox', { name: 'Select clip.webm' }).check();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete 2 selected' }).click();
+    await page.getByText('2 object(s) deleted.').waitFor();
+    await expect.poll(() => page.getByRole('link', { name: /^Details of (picture\.png|clip\.webm)$/ }).count()).toBe(0);
+    const listed = await s3Client(ctx.server).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
+    expect(listed.Contents?.map((c) => c.Key)).toEqual(['docs/', 'docs/note.txt']);
+  });
+
+  it('uploads a folder from its picker, and a file dropped on the page, under the folder shown', async () => {
+    const tree = join(dirs.path, 'tree');
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'a.txt'), 'a\n');
+    writeFileSync(join(tree, 'sub', 'b.txt'), 'b\n');
+    await page.getByLabel('Upload a folder').setInputFiles(tree);
+    await page.getByRole('link', { name: 'Open folder tree/' }).waitFor();
+    // what a drop of a file from the desktop hands the page
+    const dropped = await page.evaluateHandle('(() => { const d = new DataTransfer(); d.items.add(new File(["dropped\\n"], "dropped.txt", { type: "text/plain" })); return d; })()');
+    await page.getByRole('heading', { name: `${bucket}/docs/` }).dispatchEvent('drop', { dataTransfer: dropped });
+    await page.getByRole('link', { name: 'Details of dropped.txt' }).waitFor();
+    const client = s3Client(ctx.server);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
+    expect(listed.Contents?.map((c) => c.Key)).toEqual(['docs/', 'docs/dropped.txt', 'docs/note.txt', 'docs/tree/a.txt', 'docs/tree/sub/b.txt']);
+    const body = async (Key: string) => (await client.send(new GetObjectCommand({ Bucket: bucket, Key }))).Body!.transformToString();
+    expect([await body('docs/tree/sub/b.txt'), await body('docs/dropped.txt')]).toEqual(['b\n', 'dropped\n']);
+  });
+
+  it('turns versioning on, shows two versions of an object written twice, and deletes the older one', async () => {
     await page.getByRole('link', { name: bucket, exact: true }).click();
     await page.getByRole('link', { name: 'Bucket settings' }).click();
     await page.getByRole('button', { name: 'Enable versioning' }).click();
@@ -185,6 +254,13 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     const versions = await s3Client(ctx.server).send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'docs/note.txt' }));
     expect(versions.Versions?.length).toBe(2);
     await shot('object');
+    const older = versions.Versions!.find((v) => !v.IsLatest)!.VersionId!;
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Delete version ${older}` }).click();
+    await page.getByRole('table').filter({ has: page.getByText('1 version(s)') }).waitFor();
+    const left = await s3Client(ctx.server).send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'docs/note.txt' }));
+    expect(left.Versions?.map((v) => v.VersionId)).toEqual([versions.Versions!.find((v) => v.IsLatest)!.VersionId]);
+    expect(await page.getByLabel('Preview of note.txt').textContent()).toBe('second version\n');
   });
 
   it('adds a lifecycle rule and a policy, refusing a malformed one before sending it', async () => {
@@ -258,10 +334,42 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await page.getByRole('link', { name: 'Identity' }).click();
     await page.getByLabel('New account name').fill('alice');
     await page.getByRole('button', { name: 'Create account' }).click();
+    const firstKeyId = (await page.getByLabel('New access key ID').textContent())!;
+    const firstSecret = (await page.getByLabel('New secret access key').textContent())!;
+    await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
+    // a second key for the account, its secret shown once; both keys listed in its row
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('button', { name: 'New key for alice' }).click();
     const accessKeyId = (await page.getByLabel('New access key ID').textContent())!;
     const secretAccessKey = (await page.getByLabel('New secret access key').textContent())!;
-    await page.getByRole('cell', { name: 'alice', exact: true }).waitFor();
+    expect(accessKeyId).not.toBe(firstKeyId);
+    const aliceRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'alice', exact: true }) });
+    await aliceRow.getByText(accessKeyId).waitFor();
+    await aliceRow.getByText(firstKeyId).waitFor();
     await shot('identity');
+    // the first key rotated (a new key in its place, the old one refused at once), then that one deleted
+    const listWith = (keyId: string, secret: string) => s3Client(ctx.server, { credentials: { accessKeyId: keyId, secretAccessKey: secret } }).send(new ListBucketsCommand({}));
+    await page.getByRole('button', { name: `Rotate key ${firstKeyId}` }).click();
+    await page.getByText(`Key ${firstKeyId} rotated: its new key is below.`).waitFor();
+    const rotatedId = (await page.getByLabel('New access key ID').textContent())!;
+    const rotated = (await page.getByLabel('New secret access key').textContent())!;
+    await aliceRow.getByText(rotatedId).waitFor();
+    expect(await aliceRow.getByText(firstKeyId).count()).toBe(0);
+    await listWith(rotatedId, rotated);
+    await expect(listWith(firstKeyId, firstSecret)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Delete key ${rotatedId}` }).click();
+    await page.getByText(`Key ${rotatedId} deleted.`).waitFor();
+    await expect.poll(() => aliceRow.getByText(rotatedId).count()).toBe(0);
+    await expect(listWith(rotatedId, rotated)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    // an account with no bucket deleted
+    await page.getByLabel('New account name').fill('bob');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('cell', { name: 'bob', exact: true }).waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete account bob' }).click();
+    await page.getByText('Account bob deleted.').waitFor();
+    await expect.poll(() => page.getByRole('cell', { name: 'bob', exact: true }).count()).toBe(0);
     const other = await browser.newContext();
     try {
       const alice = await other.newPage();
@@ -277,6 +385,14 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
       // root's bucket: its policy lets anyone read public/* only, so alice may not list it
       await alice.goto(`${consoleUrl()}/#/objects?bucket=${bucket}&prefix=`);
       await expect.poll(() => alice.getByRole('alert').textContent()).toMatch(/AccessDenied/);
+      // nor write to it: the server refuses the upload, the page says so, nothing is stored
+      await alice.getByLabel('Upload files').setInputFiles({ name: 'intruder.txt', mimeType: 'text/plain', buffer: Buffer.from('not yours\n') });
+      await expect.poll(() => alice.getByRole('listitem').filter({ hasText: 'intruder.txt' }).getByRole('status').textContent()).toMatch(/^failed: AccessDenied/);
+      await expect(s3Client(ctx.server).send(new HeadObjectCommand({ Bucket: bucket, Key: 'intruder.txt' }))).rejects.toMatchObject({ name: 'NotFound' });
+      // nor reach the Identity page by its address
+      await alice.goto(`${consoleUrl()}/#/identity`);
+      await alice.getByText('Identity needs the root key.').waitFor();
+      expect(await alice.getByLabel('New account name').count()).toBe(0);
     } finally {
       await other.close();
     }

@@ -16,10 +16,10 @@ describe('console origins (what S3 answers CORS for)', () => {
 });
 
 describe('console page', () => {
-  it('may connect to its own listener, the S3 endpoint and the publisher only', () => {
+  it('may connect to its own listener, the S3 endpoint and the publisher only, and play media from S3 only', () => {
     const csp = contentSecurityPolicy({ s3: endpointOf('http', '127.0.0.1', 9000), publisher: endpointOf('http', '0.0.0.0', 31415), region: 'us-east-1' });
     expect(csp).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; " +
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob: http://127.0.0.1:9000; " +
         "connect-src 'self' http://127.0.0.1:9000 http://*:31415; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
   });
