@@ -68,6 +68,11 @@ async function handleClassified(
     resource = resolveResource(head, services.domains);
     summary.bucket = resource.bucket;
     summary.key = resource.key;
+    if (resource.bucket !== undefined && services.accessLogging) {
+      // from here on every answer goes through the exchange that journals its record first
+      const logged = services.store.getBucket(resource.bucket);
+      if (logged?.logging) ex = services.accessLogging.watch(ex, logged, resource.key, summary, ids.hostId);
+    }
     const origin = head.headers['origin'];
     let bucket: S3Bucket | undefined;
     if (origin !== undefined && head.method !== 'OPTIONS' && services.config.console.origins.includes(origin)) {
@@ -80,7 +85,11 @@ async function handleClassified(
     const { accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
     const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, authContextOf(services, resource));
-    if (auth.kind === 'signed') summary.accessKeyId = auth.accessKeyId;
+    if (auth.kind === 'signed') {
+      summary.accessKeyId = auth.accessKeyId;
+      summary.signatureVersion = auth.signatureVersion ? 'SigV2' : 'SigV4';
+      summary.authType = auth.presigned ? 'QueryString' : 'AuthHeader';
+    }
     const principal: Principal =
       auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
     const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length
