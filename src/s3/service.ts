@@ -68,17 +68,18 @@ async function handleClassified(
     resource = resolveResource(head, services.domains);
     summary.bucket = resource.bucket;
     summary.key = resource.key;
-    if (resource.bucket !== undefined && services.accessLogging) {
-      // from here on every answer goes through the exchange that journals its record first
-      const logged = services.store.getBucket(resource.bucket);
-      if (logged?.logging) ex = services.accessLogging.watch(ex, logged, resource.key, summary, ids.hostId);
-    }
     const origin = head.headers['origin'];
     let bucket: S3Bucket | undefined;
+    if (resource.bucket !== undefined && services.accessLogging) {
+      // read once here (dispatch takes it from the context): no second lookup for the logging check
+      bucket = services.store.getBucket(resource.bucket);
+      // from here on every answer goes through the exchange that journals its record first
+      if (bucket?.logging) ex = services.accessLogging.watch(ex, bucket, resource.key, summary, ids.hostId);
+    }
     if (origin !== undefined && head.method !== 'OPTIONS' && services.config.console.origins.includes(origin)) {
       ids.cors = consoleCorsHeaders(origin, head.headers['access-control-request-headers']);
     } else if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
-      bucket = services.store.getBucket(resource.bucket);
+      bucket ??= services.store.getBucket(resource.bucket);
       ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method, head.headers['access-control-request-headers']);
     }
     const query = parseQuery(head.rawQuery);
