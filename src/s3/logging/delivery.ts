@@ -1,6 +1,7 @@
 // Delivery of server access logs (writer thread): every ready journal file (journal.ts) becomes
-// log objects in the target buckets, one per target, prefix and source bucket (and event day for a
-// PartitionedPrefix by EventTime), and the file is deleted once they are committed. A crash between
+// log objects in the target buckets, one per target and prefix (SimplePrefix: the key names no
+// source, so sources logging to one prefix share an object), or per target, prefix, source bucket
+// and event day (PartitionedPrefix), and the file is deleted once they are committed. A crash between
 // the two delivers the file again (at least once). At start, the files an earlier run left, open
 // or ready, are delivered first. A target that is gone, or whose policy and ACL no longer let log
 // delivery write, loses those records, as S3 drops them (logged).
@@ -86,7 +87,7 @@ export class LogDelivery {
         continue;
       }
       const day = entry.d === 'EventTime' ? Math.floor(entry.e / DAY_MS) : 0;
-      const id = JSON.stringify([entry.t, entry.p, entry.d ?? '', entry.s, day]);
+      const id = JSON.stringify(entry.d ? [entry.t, entry.p, entry.d, entry.s, day] : [entry.t, entry.p]);
       let group = groups.get(id);
       if (!group) groups.set(id, (group = []));
       group.push(entry);
@@ -95,15 +96,24 @@ export class LogDelivery {
     unlinkSync(path);
   }
 
-  private async put(entries: JournalEntry[]): Promise<void> {
+  private async put(group: JournalEntry[]): Promise<void> {
+    const target = this.store.getBucket(group[0]!.t);
+    // each source's records go where the target still lets log delivery write them
+    const allowed = new Map<string, boolean>();
+    const may = (e: JournalEntry): boolean => {
+      let ok = allowed.get(e.s);
+      if (ok === undefined) {
+        ok = target !== undefined && logDeliveryAllowed(target, e.p, { bucket: e.s, accountIds: [this.options.accountIdOf(e.o) ?? e.o, e.o] });
+        allowed.set(e.s, ok);
+        if (!ok) this.options.log(`server access log: records of ${e.s} dropped: target bucket ${e.t} ${target ? 'no longer allows log delivery' : 'is gone'}`, 'warn');
+      }
+      return ok;
+    };
+    const entries = group.filter(may);
+    this.stats.dropped += group.length - entries.length;
+    if (!target || entries.length === 0) return;
     const first = entries[0]!;
-    const target = this.store.getBucket(first.t);
     const accountId = this.options.accountIdOf(first.o) ?? first.o;
-    if (!target || !logDeliveryAllowed(target, first.p, { bucket: first.s, accountIds: [accountId, first.o] })) {
-      this.stats.dropped += entries.length;
-      this.options.log(`server access log: ${entries.length} record(s) of ${first.s} dropped: target bucket ${first.t} ${target ? 'no longer allows log delivery' : 'is gone'}`, 'warn');
-      return;
-    }
     const now = Date.now();
     const key = logObjectKey({
       prefix: first.p,
