@@ -30,8 +30,6 @@ export class LogDelivery {
   private running: Promise<void> | undefined;
   private again = false;
   private readonly dir: string;
-  /** records delivered and records dropped (their target refused them) */
-  readonly stats = { objects: 0, records: 0, dropped: 0 };
 
   constructor(
     private readonly store: S3Store,
@@ -110,7 +108,6 @@ export class LogDelivery {
       return ok;
     };
     const entries = group.filter(may);
-    this.stats.dropped += group.length - entries.length;
     if (!target || entries.length === 0) return;
     const first = entries[0]!;
     const accountId = this.options.accountIdOf(first.o) ?? first.o;
@@ -131,8 +128,6 @@ export class LogDelivery {
     } finally {
       if (!committed) await writer.abort();
     }
-    this.stats.objects++;
-    this.stats.records += entries.length;
   }
 
   /** Waits for a pass under way. */
