@@ -5,7 +5,7 @@
 import { LOG_DELIVERY } from '../authz/acl.js';
 import { aclsDisabled, bucketAcl } from '../authz/authorize.js';
 import { compiledPolicy, evaluatePolicy } from '../authz/policy.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { BucketLogging, S3Bucket, TargetGrant } from '../object-attrs.js';
 import { doc, el } from '../xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf, type XmlNode } from '../xml-input.js';

@@ -2,7 +2,7 @@
 // quoting, `-` for absent fields), the log object key formats, and BucketLoggingStatus checks.
 
 import { describe, expect, it } from 'vitest';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { logDeliveryAllowed, parseBucketLoggingStatus } from '../../../src/s3/logging/config.js';
 import { encodedKey, formatLogRecord, logObjectKey, logTime, quoted, type LogRecordFields } from '../../../src/s3/logging/record.js';
 import type { S3Bucket } from '../../../src/s3/object-attrs.js';
