@@ -36,6 +36,8 @@ import { rs2SelfTest } from './publisher/rs2/rs2-native.js';
 import { startPublisherFace } from './publisher/index.js';
 import { openStore } from './store/index.js';
 import { Notifier, type TargetStatus } from './notify/notifier.js';
+import { LogDelivery } from './s3/logging/delivery.js';
+import { startServerAccessLogging } from './s3/logging/exchange.js';
 import { startFrontThreads, type FrontThreads } from './threads/front-threads.js';
 import { consoleOrigins } from './console/origins.js';
 import { consoleHandler, endpointOf, type ConsolePageConfig } from './console/server.js';
@@ -180,6 +182,20 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // delivers the notices recovery left in the store as well as new ones
   const notifier = await Notifier.start(opened, config.notify, config.region, log);
   services.notifier = notifier;
+  // server access logs (PutBucketLogging): what an earlier run journaled is delivered first
+  const logDelivery = new LogDelivery(opened, { dataDir: config.dataDir, region: config.region, accountIdOf: (id) => accounts.byCanonicalId(id)?.accountId, log });
+  logDelivery.adoptEarlierRuns();
+  const accessLogging = startServerAccessLogging(config.dataDir, config.serverAccessLogIntervalMs, accounts, log, () => void logDelivery.deliver());
+  services.accessLogging = accessLogging.logging;
+  void logDelivery.deliver();
+  // front-end threads' journals become ready on their own timers: looked for every second
+  const deliveryTimer = setInterval(() => void logDelivery.deliver(), Math.min(1000, config.serverAccessLogIntervalMs));
+  deliveryTimer.unref();
+  const stopLogDelivery = async (): Promise<void> => {
+    clearInterval(deliveryTimer);
+    accessLogging.journal.rotate();
+    await logDelivery.deliver();
+  };
   notifyStatus = () => notifier.status();
   s3 = s3RequestHandler(services, log);
   admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
@@ -190,6 +206,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     await server.close(0);
     await lifecycle.stop();
     await notifier.close();
+    await stopLogDelivery();
     await opened.close();
     lock.release();
   };
@@ -310,6 +327,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await listenersClosed;
       await lifecycle.stop();
       await notifier.close();
+      // after the front ends closed: their journals are ready by now
+      await stopLogDelivery();
       await opened.close();
       await publisherClosed;
       lock.release();

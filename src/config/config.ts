@@ -35,6 +35,8 @@ export interface Config {
   console: ConsoleConfig;
   website: WebsiteConfig;
   lifecycle: LifecycleConfig;
+  /** server access logs into buckets (PutBucketLogging): a journal file is delivered this long after its first record */
+  serverAccessLogIntervalMs: number;
   /** bucket notification targets (src/notify) */
   notify: NotifyConfig;
   ops: OpsConfig;
@@ -141,6 +143,10 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --read-cache SIZE        small bodies (up to 64 KiB) kept in memory once read, or 0 (TUSK_READ_CACHE, default 64MiB)
   --lifecycle-interval D   time between lifecycle passes, e.g. 10m (TUSK_LIFECYCLE_INTERVAL, default 1h)
   --lifecycle-day D        length of a lifecycle day; debug only, e.g. 2s (TUSK_LIFECYCLE_DAY, default 1d)
+  --server-access-log-interval D
+                           server access log records (PutBucketLogging) are delivered as log objects
+                           this long after the first of a batch (TUSK_SERVER_ACCESS_LOG_INTERVAL,
+                           default 5m)
 
   Bucket notifications (targets a NotificationConfiguration names as arn:tusk:sqs:REGION:ID:KIND):
   --notify-webhook ID=URL[,...]     POST each event as JSON to URL (TUSK_NOTIFY_WEBHOOK; KIND webhook)
@@ -224,6 +230,7 @@ const SERVE_OPTIONS = {
   'compaction-rate': { type: 'string' },
   'lifecycle-interval': { type: 'string' },
   'lifecycle-day': { type: 'string' },
+  'server-access-log-interval': { type: 'string' },
   'jwt-decode-secret': { type: 'string' },
   'jwt-algorithm': { type: 'string' },
   'jwt-expiring-sec': { type: 'string' },
@@ -346,6 +353,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       intervalMs: parseDuration(str('lifecycle-interval', '1h'), 'lifecycle interval'),
       dayMs: parseDuration(str('lifecycle-day', '1d'), 'lifecycle day'),
     },
+    serverAccessLogIntervalMs: parseDuration(str('server-access-log-interval', '5m'), 'server-access-log-interval'),
     publisher: {
       listen: parseOptionalListen(str('publisher-listen', '127.0.0.1:31415'), 'publisher-listen'),
       endpointKeys: list(str('endpoint-keys', '')),

@@ -31,8 +31,16 @@ export interface S3RequestSummary {
   accessKeyId?: string;
   /** the S3 error code answered, if any */
   errorCode?: string;
+  /** how a signed request was signed, as server access logs name it: SigV2 or SigV4, AuthHeader or QueryString */
+  signatureVersion?: 'SigV2' | 'SigV4';
+  authType?: 'AuthHeader' | 'QueryString';
   /** performance.now() at the request head */
   startedAt: number;
+}
+
+/** Server access logging (src/s3/logging): the exchange a request to a logged bucket answers through, which journals its record first. */
+export interface S3AccessLogging {
+  watch(ex: Exchange, bucket: S3Bucket, key: string | undefined, summary: S3RequestSummary, hostId: string): Exchange;
 }
 
 export interface S3RequestObserver {
@@ -53,6 +61,8 @@ export interface S3Services {
   sse?: SseSettings;
   /** access log and metrics; none when both are off */
   observer?: S3RequestObserver;
+  /** server access logs into buckets (PutBucketLogging) */
+  accessLogging?: S3AccessLogging;
   store: S3Store;
   accounts: Accounts;
   config: Config;

@@ -82,8 +82,26 @@ export interface S3Bucket extends BucketRecord {
   tags?: Array<[string, string]>;
   /** static website configuration (PutBucketWebsite) */
   website?: WebsiteConfiguration;
+  /** server access logging (PutBucketLogging: logging/config.ts); absent when off */
+  logging?: BucketLogging;
   /** PutBucketNotificationConfiguration's rules (notification.ts); absent when none */
   notification?: NotificationRule[];
+}
+
+/** A log delivery's grant on the log objects (PutBucketLogging TargetGrants). */
+export interface TargetGrant {
+  grantee: { type: 'CanonicalUser'; id: string } | { type: 'Group'; uri: string } | { type: 'AmazonCustomerByEmail'; email: string };
+  permission: 'FULL_CONTROL' | 'READ' | 'WRITE';
+}
+
+/** Server access logging of a bucket (PutBucketLogging; parsed and checked in logging/config.ts). */
+export interface BucketLogging {
+  targetBucket: string;
+  targetPrefix: string;
+  /** kept and given back; the log objects carry the target bucket's own access (Known limits) */
+  targetGrants?: TargetGrant[];
+  /** absent: SimplePrefix */
+  partitioned?: { dateSource: 'EventTime' | 'DeliveryTime' };
 }
 
 export interface BucketEncryption {

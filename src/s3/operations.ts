@@ -71,6 +71,8 @@ export const IMPLEMENTED_OPERATIONS = [
   'PutBucketWebsite',
   'GetBucketWebsite',
   'DeleteBucketWebsite',
+  'PutBucketLogging',
+  'GetBucketLogging',
 ] as const;
 
 /** Known operations that later issues implement; they answer 501 NotImplemented naming the operation. */

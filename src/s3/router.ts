@@ -134,6 +134,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('object-lock')) return { op: 'PutObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'PutBucketLifecycleConfiguration' };
       if (q.has('website')) return { op: 'PutBucketWebsite' };
+      if (q.has('logging')) return { op: 'PutBucketLogging' };
       if (q.has('encryption')) return { op: 'PutBucketEncryption' };
       if (q.has('tagging')) return { op: 'PutBucketTagging' };
       if (q.has('notification')) return { op: 'PutBucketNotificationConfiguration' };
@@ -160,6 +161,7 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('object-lock')) return { op: 'GetObjectLockConfiguration' };
       if (q.has('lifecycle')) return { op: 'GetBucketLifecycleConfiguration' };
       if (q.has('website')) return { op: 'GetBucketWebsite' };
+      if (q.has('logging')) return { op: 'GetBucketLogging' };
       if (q.has('encryption')) return { op: 'GetBucketEncryption' };
       if (q.has('tagging')) return { op: 'GetBucketTagging' };
       if (q.has('notification')) return { op: 'GetBucketNotificationConfiguration' };

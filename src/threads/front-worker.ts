@@ -19,6 +19,7 @@ import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
 import { classify, resolveResource } from '../s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services } from '../s3/pipeline/service.js';
+import { startServerAccessLogging } from '../s3/logging/exchange.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { websiteRequestHandler } from '../s3/pipeline/website-endpoint.js';
 import { ReadReplica } from '../store/read-replica.js';
@@ -59,6 +60,9 @@ async function start(): Promise<void> {
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
   if (data.observe) services.observer = relayedObserver();
   const log: LogLine = (line, level) => tell({ t: 'log', line: `thread ${data.index}: ${line}`, level });
+  // records of the requests this thread answers; the writer thread delivers the files
+  const accessLogging = startServerAccessLogging(config.dataDir, config.serverAccessLogIntervalMs, accounts, log);
+  services.accessLogging = accessLogging.logging;
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
   const quotas = new QuotaView(config.dataDir, data.quotaGeneration);
@@ -123,6 +127,7 @@ async function start(): Promise<void> {
       case 'close':
         void (async () => {
           await Promise.all([server.close(m.graceMs), website?.close(m.graceMs), publisher?.close(m.graceMs)]);
+          accessLogging.journal.rotate();
           await store.close();
           tell({ t: 'closed' });
         })();

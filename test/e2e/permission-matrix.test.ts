@@ -128,6 +128,8 @@ const MATRIX: Record<MatrixOp, Cell> = {
   GetBucketWebsite: { method: 'GET', target: 'bucket', query: 'website', need: 'owner' },
   PutBucketWebsite: { method: 'PUT', target: 'bucket', query: 'website', body: '<bad/>', need: 'owner' },
   DeleteBucketWebsite: { method: 'DELETE', target: 'bucket', query: 'website', need: 'owner' },
+  GetBucketLogging: { method: 'GET', target: 'bucket', query: 'logging', need: 'owner' },
+  PutBucketLogging: { method: 'PUT', target: 'bucket', query: 'logging', body: '<bad/>', need: 'owner' },
   GetBucketSubresourceStub: { method: 'GET', target: 'bucket', query: 'replication', need: 'owner' },
   PutBucketSubresourceStub: { method: 'PUT', target: 'bucket', query: 'replication', body: '<bad/>', need: 'owner', allowedStatus: 501 },
   DeleteBucketSubresourceStub: { method: 'DELETE', target: 'bucket', query: 'replication', need: 'owner' },

@@ -158,6 +158,8 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   GetBucketWebsite: bucket('s3:GetBucketWebsite', 'read'),
   PutBucketWebsite: bucket('s3:PutBucketWebsite', 'write'),
   DeleteBucketWebsite: bucket('s3:DeleteBucketWebsite', 'write'),
+  GetBucketLogging: bucket('s3:GetBucketLogging', 'read'),
+  PutBucketLogging: bucket('s3:PutBucketLogging', 'write'),
   GetBucketSubresourceStub: { action: stubAction(0), scope: 'bucket', capability: 'read' },
   PutBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },
   DeleteBucketSubresourceStub: { action: stubAction(1), scope: 'bucket', capability: 'write' },

@@ -13,6 +13,8 @@ export interface PolicyPrincipal {
   anonymous: boolean;
   accountId?: string;
   canonicalId?: string;
+  /** an AWS service principal acting for the server (log delivery: logging/config.ts) */
+  service?: string;
 }
 
 /** Request facts for Condition blocks; keys are lower-cased (condition keys are case-insensitive). */
@@ -84,6 +86,7 @@ function compilePrincipal(v: unknown): { match: (p: PolicyPrincipal) => boolean;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) malformed('Invalid principal in policy');
   const accounts = new Set<string>();
   const canonical = new Set<string>();
+  const services = new Set<string>();
   let everyone = false;
   for (const [kind, value] of Object.entries(v as Record<string, unknown>)) {
     for (const id of strings(value, 'principal')) {
@@ -99,15 +102,20 @@ function compilePrincipal(v: unknown): { match: (p: PolicyPrincipal) => boolean;
         if (!/^[0-9a-f]{64}$/.test(id)) malformed('Invalid principal in policy');
         canonical.add(id);
       } else if (kind === 'Service' || kind === 'Federated') {
-        // AWS services (log delivery, …) and federated identities are valid principals that no
-        // caller of this server ever is: the statement stays, matching nobody
+        // AWS services and federated identities are valid principals that no caller of this server
+        // ever is; a service principal matches the server acting as that service (log delivery)
         if (id.length === 0) malformed('Invalid principal in policy');
+        if (kind === 'Service') services.add(id);
       } else malformed('Invalid principal in policy');
     }
   }
   if (everyone) return { match: () => true, everyone: true };
   return {
-    match: (p) => !p.anonymous && ((p.accountId !== undefined && accounts.has(p.accountId)) || (p.canonicalId !== undefined && canonical.has(p.canonicalId))),
+    match: (p) =>
+      !p.anonymous &&
+      ((p.accountId !== undefined && accounts.has(p.accountId)) ||
+        (p.canonicalId !== undefined && canonical.has(p.canonicalId)) ||
+        (p.service !== undefined && services.has(p.service))),
     everyone: false,
   };
 }
@@ -378,7 +386,7 @@ export function compiledPolicy(text: string, bucket: string): CompiledPolicy {
 /** The statements naming `principal` and `action`, found once per policy, principal and action. */
 function relevantStatements(policy: CompiledPolicy, principal: PolicyPrincipal, action: string): CompiledStatement[] {
   // two lookups by strings that already exist (and keep their hashes), none built per request
-  const who = principal.anonymous ? '' : (principal.canonicalId ?? `account:${principal.accountId}`);
+  const who = principal.anonymous ? '' : (principal.canonicalId ?? (principal.service !== undefined ? `service:${principal.service}` : `account:${principal.accountId}`));
   let byAction = policy.relevant.get(who);
   let statements = byAction?.get(action);
   if (!statements) {

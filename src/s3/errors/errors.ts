@@ -27,6 +27,7 @@ export const ERROR_TABLE = {
   InvalidBucketName: [400, 'The specified bucket is not valid.'],
   InvalidBucketOwnerAWSAccountID: [400, 'The value of the expected bucket owner parameter must be an AWS Account ID'],
   InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
+  InvalidTargetBucketForLogging: [400, 'The target bucket for logging does not exist, is not owned by you, or does not have the appropriate grants for the log-delivery group.'],
   InvalidEncryptionAlgorithmError: [400, 'The encryption request you specified is not valid. The valid value is AES256.'],
   InvalidDigest: [400, 'The Content-MD5 you specified was invalid.'],
   InvalidLocationConstraint: [400, 'The specified location-constraint is not valid'],

@@ -143,7 +143,6 @@ const STUB_NOT_FOUND: Record<string, ConstructorParameters<typeof S3Error>[0]> =
 };
 
 const STUB_EMPTY_DOCS: Record<string, string> = {
-  logging: 'BucketLoggingStatus',
   accelerate: 'AccelerateConfiguration',
 };
 

@@ -32,6 +32,7 @@ import {
   handlePutPublicAccessBlock,
 } from '../handlers/bucket-access.js';
 import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from '../handlers/bucket-tagging.js';
+import { handleGetBucketLogging, handlePutBucketLogging } from '../handlers/bucket-logging.js';
 import { handleDeleteBucketWebsite, handleGetBucketWebsite, handlePutBucketWebsite } from '../handlers/bucket-website.js';
 import { handleGetBucketNotificationConfiguration, handlePutBucketNotificationConfiguration } from '../handlers/notification.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from '../handlers/cors.js';
@@ -96,6 +97,8 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   PutBucketWebsite: handlePutBucketWebsite,
   GetBucketWebsite: handleGetBucketWebsite,
   DeleteBucketWebsite: handleDeleteBucketWebsite,
+  PutBucketLogging: handlePutBucketLogging,
+  GetBucketLogging: handleGetBucketLogging,
   PutBucketCors: handlePutBucketCors,
   GetBucketCors: handleGetBucketCors,
   DeleteBucketCors: handleDeleteBucketCors,

@@ -71,17 +71,27 @@ async function handleClassified(
     summary.key = resource.key;
     const origin = head.headers['origin'];
     let bucket: S3Bucket | undefined;
+    if (resource.bucket !== undefined && services.accessLogging) {
+      // read once here (dispatch takes it from the context): no second lookup for the logging check
+      bucket = services.store.getBucket(resource.bucket);
+      // from here on every answer goes through the exchange that journals its record first
+      if (bucket?.logging) ex = services.accessLogging.watch(ex, bucket, resource.key, summary, ids.hostId);
+    }
     if (origin !== undefined && head.method !== 'OPTIONS' && services.config.console.origins.includes(origin)) {
       ids.cors = consoleCorsHeaders(origin, head.headers['access-control-request-headers']);
     } else if (origin !== undefined && resource.bucket !== undefined && head.method !== 'OPTIONS') {
-      bucket = services.store.getBucket(resource.bucket);
+      bucket ??= services.store.getBucket(resource.bucket);
       ids.cors = corsForRequest(bucket?.access?.cors, origin, head.method, head.headers['access-control-request-headers']);
     }
     const query = parseQuery(head.rawQuery);
     const { accounts } = services;
     // CORS preflights are never authenticated (s3.md §2.1)
     const auth: AuthResult = head.method === 'OPTIONS' ? { kind: 'anonymous' } : authenticate(head, authContextOf(services, resource));
-    if (auth.kind === 'signed') summary.accessKeyId = auth.accessKeyId;
+    if (auth.kind === 'signed') {
+      summary.accessKeyId = auth.accessKeyId;
+      summary.signatureVersion = auth.signatureVersion ? 'SigV2' : 'SigV4';
+      summary.authType = auth.presigned ? 'QueryString' : 'AuthHeader';
+    }
     const principal: Principal =
       auth.kind === 'signed' ? { kind: 'key', key: accounts.lookup(auth.accessKeyId)! } : { kind: 'anonymous' };
     const headers = auth.kind === 'signed' && Object.keys(auth.hoistedHeaders).length

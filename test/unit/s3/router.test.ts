@@ -95,6 +95,10 @@ describe('classify (s3.md §1.5–1.6)', () => {
     ['PUT', '/b1k?website', 'PutBucketWebsite'],
     ['GET', '/b1k?website', 'GetBucketWebsite'],
     ['DELETE', '/b1k?website', 'DeleteBucketWebsite'],
+    ['PUT', '/b1k?logging', 'PutBucketLogging'],
+    ['GET', '/b1k?logging', 'GetBucketLogging'],
+    // S3 has no DeleteBucketLogging: an empty BucketLoggingStatus turns it off
+    ['DELETE', '/b1k?logging', 'DeleteBucketSubresourceStub'],
     ['PUT', '/b1k?replication', 'PutBucketSubresourceStub'],
     ['PUT', '/b1k?encryption', 'PutBucketEncryption'],
     ['GET', '/b1k?encryption', 'GetBucketEncryption'],
