@@ -35,7 +35,7 @@ import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, replayLog, type Logged, type ReplayReport } from './redo-log.js';
-import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp, type StoredNotice } from './redo-ops.js';
+import { accountingContext, dropUpload, storedNoticeOf, type ApplyContext, type RecordEnd, type RedoOp, type StoredNotice } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
 import { damagedError, IndexReads, toPart } from './index-reads.js';
 import {
@@ -448,6 +448,16 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
    */
   onNotice: ((seq: number) => void) | undefined;
 
+  /** Told after every change with a notice committed, stored or live only (ListenBucketNotification, src/notify/listen.ts). */
+  onLive: ((notice: StoredNotice) => void) | undefined;
+
+  private announce(op: RedoOp & { ev: Notice }): void {
+    if (!op.ev.live) this.onNotice?.(op.seq);
+    if (!this.onLive) return;
+    const notice = storedNoticeOf(op);
+    if (notice) this.onLive(notice);
+  }
+
   notice(seq: number): StoredNotice | undefined {
     return this.index.notices.get(seq);
   }
@@ -589,7 +599,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         throw asStoreError(e);
       }
       await this.apply({ op, at });
-      if (op.ev) this.onNotice?.(op.seq);
+      if (op.ev) this.announce(op as RedoOp & { ev: Notice });
       return planned.result;
     } finally {
       if (seq !== undefined) this.log.done(seq);

@@ -20,6 +20,7 @@ import { classify, resolveResource } from '../s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { ReadReplica } from '../store/read-replica.js';
+import { LiveListeners } from '../notify/listen.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
 import { endOnUncaught } from '../http/listener-threads.js';
 import { collectReleasedBuffers } from '../base/released-buffers.js';
@@ -57,6 +58,8 @@ async function start(): Promise<void> {
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
   if (data.observe) services.observer = relayedObserver();
   const log: LogLine = (line, level) => tell({ t: 'log', line: `thread ${data.index}: ${line}`, level });
+  const live = new LiveListeners(data.liveCounts, data.index, config.region, log);
+  services.live = live;
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
   const quotas = new QuotaView(config.dataDir, data.quotaGeneration);
@@ -100,6 +103,9 @@ async function start(): Promise<void> {
       case 'segment-removed':
         store.segmentRemoved(m.segment);
         break;
+      case 'live':
+        live.deliver(m.notices);
+        break;
       case 'node-segment-removed':
         publisher?.segmentRemoved(m.nodeId, m.segment);
         break;
@@ -110,6 +116,7 @@ async function start(): Promise<void> {
         break;
       case 'close':
         void (async () => {
+          live.close();
           await Promise.all([server.close(m.graceMs), publisher?.close(m.graceMs)]);
           await store.close();
           tell({ t: 'closed' });
