@@ -443,23 +443,20 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   // ── notices (bucket notifications, src/notify) ───────────────────────────────────────────
 
   /**
-   * Told after a change with a notice committed, with its seq. Changes of different keys may commit
-   * out of seq order; those of one key commit in order (each waits for the key's lock).
+   * Told after a change with a notice committed, with the notice as `notices` holds it. Changes of
+   * different keys may commit out of seq order; those of one key commit in order (each waits for the key's lock).
    */
-  onNotice: ((seq: number) => void) | undefined;
+  onNotice: ((notice: StoredNotice) => void) | undefined;
 
   /** Told after every change with a notice committed, stored or live only (ListenBucketNotification, src/notify/listen.ts). */
   onLive: ((notice: StoredNotice) => void) | undefined;
 
   private announce(op: RedoOp & { ev: Notice }): void {
-    if (!op.ev.live) this.onNotice?.(op.seq);
-    if (!this.onLive) return;
+    if (!this.onLive && !this.onNotice) return;
     const notice = storedNoticeOf(op);
-    if (notice) this.onLive(notice);
-  }
-
-  notice(seq: number): StoredNotice | undefined {
-    return this.index.notices.get(seq);
+    if (!notice) return;
+    if (!op.ev.live) this.onNotice?.(notice);
+    this.onLive?.(notice);
   }
 
   /** Stored notices past seq `after`, in commit order, at most `limit`. */
