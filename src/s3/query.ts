@@ -1,7 +1,7 @@
 // S3's query string (s3.md §1.2): parameters decoded, an undecodable one an InvalidURI.
 
 import { percentDecode } from '../http/query.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 /** One `name=value` item decoded; a name without '=' has the value ''. */
 function decodeItem(item: string): [string, string] {

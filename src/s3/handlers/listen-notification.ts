@@ -6,7 +6,7 @@
 
 import { principalId } from '../access.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { EVENT_TYPES, MAX_KEY_FILTER } from '../notification.js';
 import { queryValues } from '../query.js';
 import { commonHeaders } from '../respond.js';
