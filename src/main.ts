@@ -39,6 +39,7 @@ import { Notifier, type TargetStatus } from './notify/notifier.js';
 import { LogDelivery } from './s3/logging/delivery.js';
 import { startServerAccessLogging } from './s3/logging/exchange.js';
 import { startFrontThreads, type FrontThreads } from './threads/front-threads.js';
+import { listenerCounts, liveFanOut, LiveListeners } from './notify/listen.js';
 import { consoleOrigins } from './console/origins.js';
 import { consoleHandler, endpointOf, type ConsolePageConfig } from './console/server.js';
 
@@ -79,6 +80,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const quotaGeneration = new Int32Array(new SharedArrayBuffer(4));
   const inFlightCounts = sharedInFlightCounts(threads);
+  // ListenBucketNotification streams open on each thread (notify/listen.ts)
+  const liveCounts = listenerCounts(threads);
   // one read cache per thread, within the configured total
   const readCacheBytes = Math.floor(config.storage.readCache / threads);
   let fronts: FrontThreads | undefined;
@@ -197,6 +200,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     await logDelivery.deliver();
   };
   notifyStatus = () => notifier.status();
+  const live = new LiveListeners(liveCounts, 0, config.region, log);
+  services.live = live;
+  opened.onLive = liveFanOut(live, (notices) => fronts?.live(notices));
   s3 = s3RequestHandler(services, log);
   admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
   let websiteServer: HttpServer | undefined;
@@ -256,6 +262,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         quotaGeneration,
         store: opened,
         inFlightCounts,
+        liveCounts,
         readCacheBytes,
         tls,
         handler: serve,
@@ -320,6 +327,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     websitePort: websiteServer?.port,
     async close(graceMs = 10_000) {
       health.draining = true;
+      // a listen stream never ends by itself
+      live.close();
       // every thread keeps its connections until the requests of all of them are answered
       const listenersClosed = Promise.all([fronts?.close(graceMs), server.close(graceMs), consoleServer?.server.close(graceMs), websiteServer?.close(graceMs)]);
       // the front ends read the publisher's nodes: those close after them

@@ -6,6 +6,13 @@ import type { RequestHead } from './request-head.js';
 
 export type ResponseHeaders = Array<readonly [string, string]>;
 
+/** A response sent chunked as it is written (Exchange.beginChunked). */
+export interface ChunkedWriter {
+  /** False when the socket is backed up (what was written waits in memory); a no-op once the exchange ended. */
+  write(data: string): boolean;
+  end(data: string): void;
+}
+
 export class AbortedError extends Error {
   constructor() {
     super('client aborted the request');
@@ -42,8 +49,8 @@ export interface Exchange {
   sendHead(status: number, headers: ResponseHeaders, contentLength: number | undefined, close?: boolean): void;
   /** Streams a body of exactly `total` bytes pulled from `read`, the next chunk only once the previous one was taken. */
   stream(status: number, headers: ResponseHeaders, total: number, read: (maxBytes: number) => Promise<Buffer | null>): Promise<void>;
-  /** A response of unknown length, sent chunked; for small bodies (keep-alive whitespace, an XML result). */
-  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void };
+  /** A response of unknown length, sent chunked: keep-alive whitespace and an XML result, or a live event stream. */
+  beginChunked(status: number, headers: ResponseHeaders): ChunkedWriter;
   /** Drops the connection without a response (or after a partial one). */
   close(): void;
 }

@@ -5,7 +5,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import { AbortedError, discardSmallBody, type ChunkedWriter, type Exchange, type ResponseHeaders } from './exchange.js';
 import { isFieldName, safeFieldValue } from './header-fields.js';
 import type { RequestHead } from './request-head.js';
 
@@ -313,17 +313,15 @@ export class NodeExchange implements Exchange {
 
   /**
    * Starts a response whose length is not known yet: Node sends it with chunked transfer encoding
-   * when no Content-Length was written. Meant for small bodies (keep-alive whitespace, an XML
-   * result): writes are buffered by Node without back-pressure.
+   * when no Content-Length was written. Node buffers what the socket does not take; write() says
+   * so (false past the stream's high-water mark), and the caller bounds what it writes after that.
    */
-  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+  beginChunked(status: number, headers: ResponseHeaders): ChunkedWriter {
     const mine = this.start(status);
     const live = (): boolean => mine && !this.aborted && !this.finished;
     if (mine) writeHead(this.res, status, this.fields(status, headers, undefined, false));
     return {
-      write: (data) => {
-        if (live()) this.res.write(data);
-      },
+      write: (data) => (live() ? this.res.write(data) : true),
       end: (data) => {
         if (!live()) return;
         this.finished = true;

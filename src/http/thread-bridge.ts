@@ -4,7 +4,7 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { asBuffer, exact } from '../base/cross-thread-bytes.js';
-import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import { AbortedError, discardSmallBody, type ChunkedWriter, type Exchange, type ResponseHeaders } from './exchange.js';
 import { joinHeaders, type RequestHead } from './request-head.js';
 
 /** Body bytes in flight from the front end before it waits for the writer to take some. */
@@ -45,7 +45,7 @@ interface Forwarded {
   finished: boolean;
   creditWake?: () => void;
   pull?: (chunk: Buffer | null) => void;
-  chunked?: { write(data: string): void; end(data: string): void };
+  chunked?: ChunkedWriter;
   done: () => void;
 }
 
@@ -226,13 +226,15 @@ class ForwardedExchange implements Exchange {
     });
   }
 
-  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+  beginChunked(status: number, headers: ResponseHeaders): ChunkedWriter {
     const mine = this.start(status);
     if (mine) this.post({ t: 'chunked', id: this.id, status, headers });
     const live = (): boolean => mine && !this.aborted;
     return {
+      // the front end's socket is out of sight here: it buffers what it is sent
       write: (data) => {
         if (live()) this.post({ t: 'write', id: this.id, data });
+        return true;
       },
       end: (data) => {
         if (live()) this.post({ t: 'end', id: this.id, data });

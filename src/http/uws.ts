@@ -4,7 +4,7 @@
 // back-pressure.
 
 import { isFieldName, safeFieldValue } from './header-fields.js';
-import { AbortedError, discardSmallBody, type Exchange, type ResponseHeaders } from './exchange.js';
+import { AbortedError, discardSmallBody, type ChunkedWriter, type Exchange, type ResponseHeaders } from './exchange.js';
 import { asksToClose, framingProblem } from './framing.js';
 import {
   InFlight, portTaken, statusLine, TLS12_CIPHERS, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles,
@@ -302,10 +302,10 @@ export class UwsExchange implements Exchange {
 
   /**
    * Starts a response whose length is not known yet: uWS sends it with chunked transfer encoding
-   * when no Content-Length was written. Meant for small bodies (keep-alive whitespace, an XML
-   * result): writes are buffered by uWS without back-pressure.
+   * when no Content-Length was written. uWS buffers what the socket does not take; write() says
+   * so (false), and the caller bounds what it writes after that (notify/listen.ts).
    */
-  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+  beginChunked(status: number, headers: ResponseHeaders): ChunkedWriter {
     if (this.refused) this.close();
     // a second response on one exchange would corrupt the first: only the one that started writes
     const mine = !this.aborted && !this.responded;
@@ -316,7 +316,10 @@ export class UwsExchange implements Exchange {
     }
     return {
       write: (data) => {
-        if (live()) this.res.cork(() => this.res.write(data));
+        if (!live()) return true;
+        let taken = true;
+        this.res.cork(() => (taken = this.res.write(data)));
+        return taken;
       },
       end: (data) => {
         if (!live()) return;

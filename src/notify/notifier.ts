@@ -15,9 +15,8 @@ import { openTarget, type Target } from './target.js';
 /** What the notifier needs of the engine (SegmentStore). */
 export interface NoticeStore {
   notices(after: number, limit: number): StoredNotice[];
-  notice(seq: number): StoredNotice | undefined;
   settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void>;
-  onNotice: ((seq: number) => void) | undefined;
+  onNotice: ((notice: StoredNotice) => void) | undefined;
 }
 
 export interface TargetStatus {
@@ -39,7 +38,11 @@ export interface TargetStatus {
 const PULL_PAGE = 1000;
 const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 30_000;
-const SETTLE_DELAY_MS = 20;
+/**
+ * Deliveries are recorded in one index transaction per this many ms: each transaction is a commit
+ * of its own beside the writes' (a crash before it sends those events again: at least once).
+ */
+const SETTLE_DELAY_MS = 250;
 
 interface Queued {
   seq: number;
@@ -137,7 +140,7 @@ export class Notifier {
     for (const t of config.targets) {
       n.queues.set(t.id, new TargetQueue(t, region, await openTarget(t), (seq, id) => n.delivered(seq, id), log, () => n.closed));
     }
-    store.onNotice = (seq) => n.announce(seq);
+    store.onNotice = (notice) => n.announce(notice);
     n.loadStored();
     return n;
   }
@@ -156,11 +159,10 @@ export class Notifier {
     }
   }
 
-  /** A change with a notice committed: queue it (by its seq: changes of different keys commit out of seq order). */
-  private announce(seq: number): void {
-    if (this.closed || this.open.has(seq)) return;
-    const n = this.store.notice(seq);
-    if (n) this.enqueue(n);
+  /** A change with a notice committed: queue it (keyed by its seq: changes of different keys commit out of seq order). */
+  private announce(n: StoredNotice): void {
+    if (this.closed || this.open.has(n.seq)) return;
+    this.enqueue(n);
   }
 
   /** At start: the notices a previous run left undelivered, in commit order. */

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange, ResponseHeaders } from '../http/exchange.js';
 import type { MfaDevices } from '../identity/mfa-devices.js';
+import type { LiveListeners } from '../notify/listen.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
@@ -73,6 +74,8 @@ export interface S3Services {
   mfa: MfaDevices;
   /** bucket notification delivery (src/notify); only in the writer thread, which answers configuration changes */
   notifier?: { test(bucket: string, rules: ReadonlyArray<{ arn: string }>, requestId: string, hostId: string): void };
+  /** this thread's ListenBucketNotification streams, and whether any thread has one (src/notify/listen.ts) */
+  live?: LiveListeners;
 }
 
 export interface S3Context {

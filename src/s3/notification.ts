@@ -47,7 +47,7 @@ export const EVENT_TYPES = new Set([
 ]);
 EVENT_TYPES.delete('s3:TestEvent');
 
-const MAX_KEY_FILTER = 1024;
+export const MAX_KEY_FILTER = 1024;
 
 function invalid(message: string, name?: string, value?: string): S3Error {
   // S3 numbers the arguments of this error (ArgumentName1, ArgumentValue1)
@@ -182,22 +182,28 @@ export interface S3Notice {
   time: number;
   /** the bucket owner's canonical id */
   owner: string;
+  /** store/types.ts Notice: for live listeners only */
+  live?: true;
 }
 
 /**
- * The notice of a change of `key` in `bucket`, or undefined when no rule of the bucket takes it:
- * a bucket without notifications pays one property read.
+ * The notice of a change of `key` in `bucket`, or undefined when no rule of the bucket takes it and
+ * nobody listens (`listening`: a ListenBucketNotification stream is open on some thread): a bucket
+ * without notifications pays one property read and one look at the listener counts.
  */
 export function noticeOf(
   bucket: { notification?: NotificationRule[]; owner: string },
   name: string,
   key: string,
   request: { user: string; ip: string; rid: string } = { user: 'AmazonS3', ip: '', rid: '' },
+  listening = false,
 ): S3Notice | undefined {
-  if (!bucket.notification) return undefined;
-  const rules = rulesFor(bucket.notification, name.slice(0, name.indexOf(':')), key);
-  if (rules.length === 0) return undefined;
-  return { name, rules: rules.map(({ id, arn, events }) => ({ id, arn, events })), ...request, time: Date.now(), owner: bucket.owner };
+  const rules = bucket.notification ? rulesFor(bucket.notification, name.slice(0, name.indexOf(':')), key) : [];
+  if (rules.length === 0 && !listening) return undefined;
+  const notice: S3Notice = { name, rules: rules.map(({ id, arn, events }) => ({ id, arn, events })), ...request, time: Date.now(), owner: bucket.owner };
+  // no target takes it: only the live streams get it (not stored for delivery)
+  if (rules.length === 0) notice.live = true;
+  return notice;
 }
 
 /** `{ notice }` for a store input when there is one; nothing otherwise (no field: the change logs as before). */

@@ -54,6 +54,8 @@ export const IMPLEMENTED_OPERATIONS = [
   'DeleteBucketCors',
   'PutBucketNotificationConfiguration',
   'GetBucketNotificationConfiguration',
+  'ListenBucketNotification',
+  'ListenNotification',
   'CorsPreflight',
   'PostObject',
   'ListObjectVersions',

@@ -7,6 +7,8 @@ import { S3Error } from './errors/errors.js';
 import type { S3Operation } from './operations.js';
 
 export const MAX_KEY_BYTES = 1024;
+/** MinIO's ListenBucketNotification parameter: a GET with it is a listen, not a listing */
+export const LISTEN_EVENTS = 'events';
 
 export interface Resource {
   style: 'path' | 'virtual';
@@ -115,8 +117,9 @@ function methodNotAllowed(method: string, resourceType: keyof typeof ALLOWED): n
   });
 }
 
-function classifyService(method: string): Route {
-  if (method === 'GET') return { op: 'ListBuckets' };
+function classifyService(method: string, q: Map<string, string>): Route {
+  // MinIO's extension: GET /?events=… streams the events of every bucket (ListenNotification)
+  if (method === 'GET') return { op: q.has(LISTEN_EVENTS) ? 'ListenNotification' : 'ListBuckets' };
   if (method === 'OPTIONS') return { op: 'CorsPreflight' };
   return methodNotAllowed(method, 'SERVICE');
 }
@@ -166,6 +169,8 @@ function classifyBucket(method: string, q: Map<string, string>): Route {
       if (q.has('tagging')) return { op: 'GetBucketTagging' };
       if (q.has('notification')) return { op: 'GetBucketNotificationConfiguration' };
       if (stub) return { op: 'GetBucketSubresourceStub', subresource: stub };
+      // MinIO's extension (minio-js listenBucketNotification): GET /bucket?events=…
+      if (q.has(LISTEN_EVENTS)) return { op: 'ListenBucketNotification' };
       return { op: 'ListObjects' };
     case 'HEAD':
       return { op: 'HeadBucket' };
@@ -248,7 +253,7 @@ export function classify(
   query: Map<string, string>,
   headers: Readonly<Record<string, string>>,
 ): Route {
-  if (resource.bucket === undefined) return classifyService(method);
+  if (resource.bucket === undefined) return classifyService(method, query);
   if (resource.key === undefined) return classifyBucket(method, query);
   return classifyObject(method, query, headers);
 }

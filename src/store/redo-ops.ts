@@ -53,7 +53,8 @@ export interface StoredNotice {
   done?: string[];
 }
 
-function noticeOf(op: RedoOp & { ev: Notice }): StoredNotice | undefined {
+/** The announcement of an operation that carries a notice (undefined for an operation that announces nothing). */
+export function storedNoticeOf(op: RedoOp & { ev: Notice }): StoredNotice | undefined {
   const base = { seq: op.seq, b: op.b, k: op.k, ev: op.ev };
   switch (op.t) {
     case 'put':
@@ -163,8 +164,8 @@ export function applyOp(ctx: ApplyContext, op: RedoOp): void {
   const { db } = ctx;
   for (const e of op.ends ?? []) ctx.markEnd(e.segment, e.end);
   // in the change's own transaction: no change without its notice, no notice without its change
-  if (op.ev) {
-    const notice = noticeOf(op as RedoOp & { ev: Notice });
+  if (op.ev && !op.ev.live) {
+    const notice = storedNoticeOf(op as RedoOp & { ev: Notice });
     if (notice) db.notices.putSync(op.seq, notice);
   }
   const objKey = objectKey(op.b, op.k);

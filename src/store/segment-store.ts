@@ -15,7 +15,7 @@ import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
 import { applyLogged, RedoLog, type Logged } from './redo-log.js';
-import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type StoredNotice } from './redo-ops.js';
+import { accountingContext, dropUpload, storedNoticeOf, type ApplyContext, type RecordEnd, type RedoOp, type StoredNotice } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
 import { damagedError, IndexReads, toPart } from './index-reads.js';
 import { NULL_VERSION, type BodyWriter, type BucketRecord, type DeleteBucketResult, type DeleteOptions, type DeleteOutcome, type Extent, type Notice, type ObjectVersion, type Part, type PartChoice, type Store, type Upload, type VersionInput, type WriteCondition } from './types.js';
@@ -295,13 +295,20 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   // ── notices (bucket notifications, src/notify) ───────────────────────────────────────────
 
   /**
-   * Told after a change with a notice committed, with its seq. Changes of different keys may commit
-   * out of seq order; those of one key commit in order (each waits for the key's lock).
+   * Told after a change with a notice committed, with the notice as `notices` holds it. Changes of
+   * different keys may commit out of seq order; those of one key commit in order (each waits for the key's lock).
    */
-  onNotice: ((seq: number) => void) | undefined;
+  onNotice: ((notice: StoredNotice) => void) | undefined;
 
-  notice(seq: number): StoredNotice | undefined {
-    return this.index.notices.get(seq);
+  /** Told after every change with a notice committed, stored or live only (ListenBucketNotification, src/notify/listen.ts). */
+  onLive: ((notice: StoredNotice) => void) | undefined;
+
+  private announce(op: RedoOp & { ev: Notice }): void {
+    if (!this.onLive && !this.onNotice) return;
+    const notice = storedNoticeOf(op);
+    if (!notice) return;
+    if (!op.ev.live) this.onNotice?.(notice);
+    this.onLive?.(notice);
   }
 
   /** Stored notices past seq `after`, in commit order, at most `limit`. */
@@ -441,7 +448,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
         throw asStoreError(e);
       }
       await this.apply({ op, at });
-      if (op.ev) this.onNotice?.(op.seq);
+      if (op.ev) this.announce(op as RedoOp & { ev: Notice });
       return planned.result;
     } finally {
       if (seq !== undefined) this.log.done(seq);

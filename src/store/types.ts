@@ -69,9 +69,13 @@ export interface ObjectVersion<A = unknown> {
 
 /**
  * A face's request that a change be announced (bucket notifications): plain data, opaque to the
- * engine, stored with the change in the same commit (index-db.ts `notices`) and replayed with it.
+ * engine but for `live`, stored with the change in the same commit (index-db.ts `notices`) and
+ * replayed with it. Either way it is told to the store's `onLive` after the commit.
  */
-export type Notice = Record<string, unknown>;
+export type Notice = Record<string, unknown> & {
+  /** only for live listeners (ListenBucketNotification): not stored in `notices` */
+  live?: true;
+};
 
 /** What the face supplies when it commits a body or makes a version without one. */
 export interface VersionInput<A = unknown> {

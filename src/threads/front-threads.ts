@@ -17,6 +17,7 @@ import type { FrontPublisherData } from './front-publisher.js';
 import { serveRemoteWrites, type ExtentHost } from '../store/remote-writes.js';
 import { startListenerThreads, type ListenerThread } from '../http/listener-threads.js';
 import type { ToFront, ToWriter, FrontWorkerData } from './messages.js';
+import type { StoredNotice } from '../store/redo-ops.js';
 
 export interface FrontThreads {
   /** Stops every front end's listener, waits for its requests (at most `graceMs`), ends the threads. */
@@ -25,6 +26,8 @@ export interface FrontThreads {
   segmentRemoved(segment: number): void;
   /** an in-process storage node's compaction deleted one of its segments */
   nodeSegmentRemoved(nodeId: string, segment: number): void;
+  /** Changes committed with a notice: to each front end with a listen stream open. */
+  live(notices: StoredNotice[]): void;
   /** Switches new TLS handshakes on every front end's listener to these checked files (http/tls-snapshots.ts); resolves once all have. */
   reloadTls(files: TlsFiles): Promise<void>;
 }
@@ -41,6 +44,8 @@ export interface FrontThreadOptions {
   store: ExtentHost;
   /** requests in flight on each thread's listener (http/listener.ts SharedInFlight) */
   inFlightCounts: Int32Array;
+  /** listen streams open on each thread (notify/listen.ts) */
+  liveCounts: Int32Array;
   /** each front end's read cache */
   readCacheBytes: number;
   /** the checked certificate and key copies, for an HTTPS listener */
@@ -102,6 +107,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
         accountsGeneration: o.accountsGeneration,
         quotaGeneration: o.quotaGeneration,
         inFlightCounts: o.inFlightCounts,
+        liveCounts: o.liveCounts,
         readCacheBytes: o.readCacheBytes,
         tls,
         observe: o.record !== undefined,
@@ -120,6 +126,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     onExit: (i) => {
       // the requests it had in flight will never be answered: shutdown does not wait for them
       Atomics.store(o.inFlightCounts, i + 1, 0);
+      Atomics.store(o.liveCounts, i + 1, 0);
       if (o.publisher) Atomics.store(o.publisher.data.inFlightCounts, i + 1, 0);
       if (o.website) Atomics.store(o.website.inFlightCounts, i + 1, 0);
     },
@@ -162,6 +169,11 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
     },
     segmentRemoved(segment) {
       for (const f of fronts) f.post({ t: 'segment-removed', segment });
+    },
+    live(notices) {
+      fronts.forEach((f, i) => {
+        if (Atomics.load(o.liveCounts, i + 1) > 0) f.post({ t: 'live', notices });
+      });
     },
     nodeSegmentRemoved(nodeId, segment) {
       for (const f of fronts) f.post({ t: 'node-segment-removed', nodeId, segment });

@@ -23,6 +23,7 @@ import { startServerAccessLogging } from '../s3/logging/exchange.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { websiteRequestHandler } from '../s3/pipeline/website-endpoint.js';
 import { ReadReplica } from '../store/read-replica.js';
+import { LiveListeners } from '../notify/listen.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
 import { endOnUncaught } from '../http/listener-threads.js';
 import { collectReleasedBuffers } from '../base/released-buffers.js';
@@ -63,6 +64,8 @@ async function start(): Promise<void> {
   // records of the requests this thread answers; the writer thread delivers the files
   const accessLogging = startServerAccessLogging(config.dataDir, config.serverAccessLogIntervalMs, accounts, log);
   services.accessLogging = accessLogging.logging;
+  const live = new LiveListeners(data.liveCounts, data.index, config.region, log);
+  services.live = live;
   const s3 = s3RequestHandler(services, log);
   const bridge = forwardTo(data.bridge);
   const quotas = new QuotaView(config.dataDir, data.quotaGeneration);
@@ -115,6 +118,9 @@ async function start(): Promise<void> {
       case 'segment-removed':
         store.segmentRemoved(m.segment);
         break;
+      case 'live':
+        live.deliver(m.notices);
+        break;
       case 'node-segment-removed':
         publisher?.segmentRemoved(m.nodeId, m.segment);
         break;
@@ -126,6 +132,7 @@ async function start(): Promise<void> {
         break;
       case 'close':
         void (async () => {
+          live.close();
           await Promise.all([server.close(m.graceMs), website?.close(m.graceMs), publisher?.close(m.graceMs)]);
           accessLogging.journal.rotate();
           await store.close();

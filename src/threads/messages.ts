@@ -6,6 +6,7 @@ import type { TlsFiles } from '../http/listener.js';
 import type { PublisherAccessRecord, S3AccessRecord } from '../ops/access-log.js';
 import type { LineLevel } from '../log/log-line.js';
 import type { FrontPublisherData } from './front-publisher.js';
+import type { StoredNotice } from '../store/redo-ops.js';
 
 export interface FrontWorkerData {
   /** 1.. (the writer is 0) */
@@ -15,6 +16,8 @@ export interface FrontWorkerData {
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
   inFlightCounts: Int32Array;
+  /** ListenBucketNotification streams open on each thread (notify/listen.ts) */
+  liveCounts: Int32Array;
   readCacheBytes: number;
   /** the checked certificate and key copies, for an HTTPS listener (http/tls-snapshots.ts) */
   tls?: TlsFiles;
@@ -37,6 +40,8 @@ export type ToFront =
   | { t: 'segment-removed'; segment: number }
   | { t: 'node-segment-removed'; nodeId: string; segment: number }
   | { t: 'reload-tls'; files: TlsFiles }
+  /** changes committed with a notice, in commit order, for this thread's listen streams */
+  | { t: 'live'; notices: StoredNotice[] }
   | { t: 'close'; graceMs: number };
 
 /** front end → writer */

@@ -111,6 +111,9 @@ const MATRIX: Record<MatrixOp, Cell> = {
   PutBucketCors: { method: 'PUT', target: 'bucket', query: 'cors', body: '<bad/>', need: 'owner' },
   GetBucketNotificationConfiguration: { method: 'GET', target: 'bucket', query: 'notification', need: 'owner' },
   PutBucketNotificationConfiguration: { method: 'PUT', target: 'bucket', query: 'notification', body: '<bad/>', need: 'owner' },
+  // an unknown event: allowed callers get 400 instead of a stream that never ends
+  ListenBucketNotification: { method: 'GET', target: 'bucket', query: 'events=s3%3ABogus', need: 'owner' },
+  ListenNotification: { method: 'GET', target: 'service', query: 'events=s3%3ABogus', need: 'signed' },
   DeleteBucketCors: { method: 'DELETE', target: 'bucket', query: 'cors', need: 'owner' },
   GetBucketVersioning: { method: 'GET', target: 'bucket', query: 'versioning', need: 'owner' },
   PutBucketVersioning: { method: 'PUT', target: 'bucket', query: 'versioning', body: '<bad/>', need: 'owner' },

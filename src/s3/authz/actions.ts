@@ -138,6 +138,9 @@ export const OPERATION_ACCESS: Record<S3Operation, OperationAccess> = {
   DeleteBucketCors: bucket('s3:PutBucketCORS', 'write'),
   GetBucketNotificationConfiguration: bucket('s3:GetBucketNotification', 'read'),
   PutBucketNotificationConfiguration: bucket('s3:PutBucketNotification', 'write'),
+  // MinIO's actions; the bucket-less form streams only the caller's own buckets (its handler filters)
+  ListenBucketNotification: bucket('s3:ListenBucketNotification', 'read'),
+  ListenNotification: { action: 's3:ListenNotification', scope: 'service', capability: 'read' },
   CorsPreflight: { action: 's3:CorsPreflight', scope: 'preflight', capability: 'read' },
   GetBucketVersioning: bucket('s3:GetBucketVersioning', 'read'),
   PutBucketVersioning: bucket('s3:PutBucketVersioning', 'write'),

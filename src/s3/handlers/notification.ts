@@ -26,11 +26,12 @@ export async function handleGetBucketNotificationConfiguration(ctx: S3Context): 
 /**
  * The notice of this request's change `name` (ObjectCreated:Put, ObjectRemoved:*, …) of `key`, with
  * the requester fields of an event record (AWS *Event message structure*: userIdentity,
- * requestParameters, responseElements); undefined when no rule of the bucket takes it.
+ * requestParameters, responseElements); undefined when no rule of the bucket takes it and nobody listens.
  */
 export function requestNotice(ctx: S3Context, bucket: S3Bucket, name: string, key: string): S3Notice | undefined {
-  if (!bucket.notification) return undefined;
-  return noticeOf(bucket, name, key, { user: principalId(ctx.principal), ip: ctx.head.remoteAddress?.() ?? '', rid: ctx.requestId });
+  const listening = ctx.services.live?.active() ?? false;
+  if (!bucket.notification && !listening) return undefined;
+  return noticeOf(bucket, name, key, { user: principalId(ctx.principal), ip: ctx.head.remoteAddress?.() ?? '', rid: ctx.requestId }, listening);
 }
 
 export { noticeField } from '../notification.js';

@@ -3,7 +3,7 @@
 // holds an answer whose record a crash could lose. The record's byte count is the body the answer
 // sends, its total time runs to the moment the answer starts.
 
-import type { Exchange, ResponseHeaders } from '../../http/exchange.js';
+import type { ChunkedWriter, Exchange, ResponseHeaders } from '../../http/exchange.js';
 import type { LogLine } from '../../log/log-line.js';
 import type { S3AccessLogging, S3RequestSummary } from '../context.js';
 import type { S3Bucket } from '../object-attrs.js';
@@ -155,13 +155,13 @@ class LoggedExchange implements Exchange {
     return this.inner.stream(status, headers, total, read);
   }
 
-  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+  beginChunked(status: number, headers: ResponseHeaders): ChunkedWriter {
     const chunked = this.inner.beginChunked(status, headers);
     let bytes = 0;
     return {
       write: (data) => {
         bytes += Buffer.byteLength(data);
-        chunked.write(data);
+        return chunked.write(data);
       },
       // the answer is complete only with its last chunk: the record goes first
       end: (data) => {

@@ -163,6 +163,9 @@ export const LOG_OPERATION_NAMES: Record<S3Operation, string> = {
   DeleteBucketCors: 'REST.DELETE.CORS',
   PutBucketNotificationConfiguration: 'REST.PUT.NOTIFICATION',
   GetBucketNotificationConfiguration: 'REST.GET.NOTIFICATION',
+  // MinIO's live streams (AWS has no name for them)
+  ListenBucketNotification: 'REST.GET.LISTEN_NOTIFICATION',
+  ListenNotification: 'REST.GET.LISTEN_NOTIFICATION',
   CorsPreflight: 'REST.OPTIONS.PREFLIGHT',
   PostObject: 'REST.POST.OBJECT',
   ListObjectVersions: 'REST.GET.BUCKETVERSIONS',

@@ -35,6 +35,7 @@ import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTaggi
 import { handleGetBucketLogging, handlePutBucketLogging } from '../handlers/bucket-logging.js';
 import { handleDeleteBucketWebsite, handleGetBucketWebsite, handlePutBucketWebsite } from '../handlers/bucket-website.js';
 import { handleGetBucketNotificationConfiguration, handlePutBucketNotificationConfiguration } from '../handlers/notification.js';
+import { handleListenBucketNotification, handleListenNotification } from '../handlers/listen-notification.js';
 import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from '../handlers/cors.js';
 import { handlePostObject } from '../handlers/post-object.js';
 import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from '../handlers/bucket-encryption.js';
@@ -104,6 +105,8 @@ const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> 
   DeleteBucketCors: handleDeleteBucketCors,
   PutBucketNotificationConfiguration: handlePutBucketNotificationConfiguration,
   GetBucketNotificationConfiguration: handleGetBucketNotificationConfiguration,
+  ListenBucketNotification: handleListenBucketNotification,
+  ListenNotification: handleListenNotification,
   CorsPreflight: handleCorsPreflight,
   PostObject: handlePostObject,
   ListObjectVersions: handleListObjectVersions,

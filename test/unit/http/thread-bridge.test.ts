@@ -4,7 +4,7 @@
 
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortedError, type Exchange, type ResponseHeaders } from '../../../src/http/exchange.js';
+import { AbortedError, type ChunkedWriter, type Exchange, type ResponseHeaders } from '../../../src/http/exchange.js';
 import type { RequestHead } from '../../../src/http/request-head.js';
 import { forwardTo, serveForwarded } from '../../../src/http/thread-bridge.js';
 
@@ -72,11 +72,17 @@ class FakeExchange implements Exchange {
     }
     this.answer = { kind: 'stream', status, headers, body: Buffer.concat(parts).toString() };
   }
-  beginChunked(status: number, headers: ResponseHeaders): { write(data: string): void; end(data: string): void } {
+  beginChunked(status: number, headers: ResponseHeaders): ChunkedWriter {
     this.responded = true;
     this.status = status;
     const a = (this.answer = { kind: 'chunked', status, headers, body: '' });
-    return { write: (d) => (a.body += d), end: (d) => (a.body += d) };
+    return {
+      write: (d) => {
+        a.body += d;
+        return true;
+      },
+      end: (d) => (a.body += d),
+    };
   }
   close(): void {
     this.closed = true;

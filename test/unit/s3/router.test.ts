@@ -112,6 +112,8 @@ describe('classify (s3.md §1.5–1.6)', () => {
     ['GET', '/b1k?acl', 'GetBucketAcl'],
     ['GET', '/b1k?cors', 'GetBucketCors'],
     ['GET', '/b1k?notification', 'GetBucketNotificationConfiguration'],
+    ['GET', '/b1k?events=s3%3AObjectCreated%3A%2A&prefix=p', 'ListenBucketNotification'],
+    ['GET', '/?events=s3%3AObjectCreated%3A%2A', 'ListenNotification'],
     ['GET', '/b1k?object-lock', 'GetObjectLockConfiguration'],
     ['GET', '/b1k?lifecycle', 'GetBucketLifecycleConfiguration'],
     ['PUT', '/b1k?lifecycle', 'PutBucketLifecycleConfiguration'],
