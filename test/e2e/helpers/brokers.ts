@@ -33,13 +33,14 @@ const listening = (port: number) => () =>
     socket.once('error', () => resolve(undefined));
   });
 
-async function broker(spawn: (port: number) => Promise<TestChild>, after?: () => void): Promise<Broker> {
+async function broker(spawn: (port: number) => Promise<TestChild>, after?: () => void, stopSignal?: NodeJS.Signals): Promise<Broker> {
   const port = await freePort('127.0.0.1');
   let child: TestChild | undefined;
   const b: Broker = {
     port,
     start: async () => void (child = await spawn(port)),
     stop: async () => {
+      if (child?.alive() && stopSignal) process.kill(child.pid, stopSignal);
       await child?.stop();
       child = undefined;
       after?.();
@@ -113,7 +114,8 @@ export async function startPostgres(dir: string): Promise<Broker & { url: string
     };
     const [cmd, ...args] = [...asUser, join(bin, 'postgres'), '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'];
     return spawnUntil(args, ready, { command: cmd, label: 'postgres', startTimeoutMs: 30_000 });
-  });
+    // SIGTERM is PostgreSQL's smart shutdown, which waits for Tusk's connection to end; SIGINT is the fast one
+  }, undefined, 'SIGINT');
   return { ...b, url: `postgres://postgres@127.0.0.1:${b.port}/postgres` };
 }
 
