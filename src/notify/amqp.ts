@@ -24,7 +24,7 @@ export function amqpTarget(config: TargetConfig): Target {
   const returned = new Set<string>();
   let sent = 0;
   if (!EXCHANGE_TYPES.includes(exchangeType)) throw new Error(`notify-amqp: exchange_type must be one of ${EXCHANGE_TYPES.join(', ')}, got '${exchangeType}'`);
-  if (!exchange && !routingKey) throw new Error(`notify-amqp: ${config.url} names neither an exchange nor a routing key (?exchange=X&routing_key=K)`);
+  if (!exchange && !routingKey) throw new Error(`notify-amqp: target ${config.id} names neither an exchange nor a routing key (?exchange=X&routing_key=K)`);
   const connection = new LazyConnection<{ model: ChannelModel; channel: ConfirmChannel }>(
     async (lost) => {
       const model = await withTimeout(connect(url.href, { timeout: TIMEOUT_MS }), TIMEOUT_MS, 'amqp connect');

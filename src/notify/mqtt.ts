@@ -12,7 +12,7 @@ const TIMEOUT_MS = 10_000;
 export function mqttTarget(config: TargetConfig): Target {
   const url = new URL(config.url);
   const topic = decodeURIComponent(url.pathname.slice(1));
-  if (!topic) throw new Error(`notify-mqtt: ${config.url} names no topic (mqtt://HOST:PORT/TOPIC)`);
+  if (!topic) throw new Error(`notify-mqtt: target ${config.id} names no topic (mqtt://HOST:PORT/TOPIC)`);
   const connection = new LazyConnection<{ client: MqttClient; closed: Promise<never> }>(
     async (lost) => {
       const client = await connectAsync(`${url.protocol}//${url.host}`, {

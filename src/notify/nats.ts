@@ -15,7 +15,7 @@ export function natsTarget(config: TargetConfig): Target {
   const url = new URL(config.url);
   const jetstream = takeParam(url, 'jetstream') === 'true';
   const subject = decodeURIComponent(url.pathname.slice(1));
-  if (!subject) throw new Error(`notify-nats: ${config.url} names no subject (nats://HOST:PORT/SUBJECT)`);
+  if (!subject) throw new Error(`notify-nats: target ${config.id} names no subject (nats://HOST:PORT/SUBJECT)`);
   const connection = new LazyConnection<NatsConnection>(
     async (lost) => {
       const nc = await connect({

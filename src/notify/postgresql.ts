@@ -24,7 +24,7 @@ export function postgresqlTarget(config: TargetConfig): Target {
   const url = new URL(config.url);
   const table = takeParam(url, 'table') ?? '';
   const format = takeParam(url, 'format') ?? 'namespace';
-  if (!TABLE.test(table)) throw new Error(`notify-postgresql: ${config.url} needs ?table=NAME (letters, digits and _)`);
+  if (!TABLE.test(table)) throw new Error(`notify-postgresql: target ${config.id} needs ?table=NAME (letters, digits and _)`);
   if (!(FORMATS as readonly string[]).includes(format)) throw new Error(`notify-postgresql: format must be namespace or access, got '${format}'`);
   const create =
     format === 'namespace'
