@@ -135,9 +135,12 @@ export async function startRabbit(dir: string): Promise<Broker> {
     RABBITMQ_DIST_PORT: String(epmdPort + 1 === port ? epmdPort + 2 : epmdPort + 1),
     RABBITMQ_MNESIA_BASE: join(dir, 'mnesia'),
     RABBITMQ_LOG_BASE: join(dir, 'log'),
-    RABBITMQ_CONFIG_FILE: join(dir, 'rabbitmq'),
+    RABBITMQ_CONFIG_FILE: join(dir, 'rabbitmq.conf'),
     RABBITMQ_ENABLED_PLUGINS_FILE: join(dir, 'enabled_plugins'),
   });
+  // an empty configuration and no plugins: nothing of the system's /etc/rabbitmq
+  writeFileSync(join(dir, 'rabbitmq.conf'), '');
+  writeFileSync(join(dir, 'enabled_plugins'), '[].\n');
   const killEpmd = () => {
     try {
       execFileSync('epmd', ['-kill'], { env: { ...process.env, ERL_EPMD_PORT: String(epmdPort) }, stdio: 'ignore' });
