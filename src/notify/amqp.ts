@@ -27,7 +27,12 @@ export function amqpTarget(config: TargetConfig): Target {
   if (!exchange && !routingKey) throw new Error(`notify-amqp: target ${config.id} names neither an exchange nor a routing key (?exchange=X&routing_key=K)`);
   const connection = new LazyConnection<{ model: ChannelModel; channel: ConfirmChannel }>(
     async (lost) => {
-      const model = await withTimeout(connect(url.href, { timeout: TIMEOUT_MS }), TIMEOUT_MS, 'amqp connect');
+      const connecting = connect(url.href, { timeout: TIMEOUT_MS });
+      const model = await withTimeout(connecting, TIMEOUT_MS, 'amqp connect').catch((e: unknown) => {
+        // a handshake that completes after the timeout must not leave its connection open
+        void connecting.then((m) => m.close(), () => undefined);
+        throw e;
+      });
       // a closed connection or channel is answered by the failed send; it must not throw as an event
       model.on('error', () => undefined);
       model.on('close', lost);
