@@ -1,4 +1,4 @@
-// The broker targets' settings (src/notify/amqp.ts, nats.ts, mqtt.ts, postgresql.ts) are checked when
+// The broker targets' settings (src/notify/redis.ts, amqp.ts, nats.ts, mqtt.ts, postgresql.ts) are checked when
 // the target is made, before any connection: a mistake refuses the start with a message naming the
 // target (never its URL, which may hold a password); and the lazy connection every broker target
 // uses drops a failed connection so the next send opens a new one.
@@ -36,6 +36,7 @@ describe('broker notification targets', () => {
       expect(e?.message).toMatch(pattern);
       expect(e?.message).not.toContain('s3cret');
     };
+    await refused(target('redis', 'redis://u:s3cret@h:6379/'), /target t names no list/);
     await refused(target('amqp', 'amqp://u:s3cret@h/'), /target t names neither an exchange nor a routing key/);
     await refused(target('amqp', 'amqp://u:s3cret@h/?exchange=x&exchange_type=bogus'), /exchange_type must be one of/);
     await refused(target('nats', 'nats://u:s3cret@h:4222'), /target t names no subject/);
