@@ -61,7 +61,7 @@ function ensureConsole() {
 
 // the clients the e2e tests drive: aws-cli, boto3 and s3cmd (also with SigV2), rclone; chromium runs the browser
 // tests; prometheus's promtool checks the metrics exposition; redis-server is a bucket notification target
-const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium', 'prometheus', 'redis-server'];
+const TEST_PACKAGES = ['awscli', 'python3-boto3', 's3cmd', 'rclone', 'chromium', 'prometheus', 'redis-server', 'rabbitmq-server', 'nats-server', 'mosquitto', 'postgresql'];
 
 try {
   checkNode();

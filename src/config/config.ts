@@ -10,7 +10,7 @@ import { parseHttpEngineMode, type HttpEngineMode } from '../http/engine.js';
 import type { TlsFiles } from '../http/listener.js';
 import { parseLogLevel, type LogLevel } from '../log/logger.js';
 import { parseNetwork, type NetworkConfig } from './walrus-network.js';
-import { parseNotifyTargets, type NotifyConfig } from '../notify/config.js';
+import { parseNotifyTargets, TARGET_KINDS, type NotifyConfig, type TargetKind } from '../notify/config.js';
 import { HostPort, list, parseBool, parseDurability, parseDuration, parseDurationOrZero, parseHostPort, parseJwt, parseOnOff, parseOptionalDuration, parseOptionalListen, parseOrigins, parsePositive, parseRatio, parseShards, parseSize, parseSizeOrZero, parseSseCOverHttp, parseSubWallets, parseTls } from './values.js';
 
 export type Durability = 'strict' | 'relaxed';
@@ -154,6 +154,14 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   --notify-webhook-ca ID=FILE       PEM CA certificates webhook ID's https URL is checked against
                                     (TUSK_NOTIFY_WEBHOOK_CA)
   --notify-redis ID=URL[,...]       RPUSH each event to the list redis://HOST:PORT/KEY (TUSK_NOTIFY_REDIS)
+  --notify-amqp ID=URL[,...]        publish each event (persistent, confirmed) to RabbitMQ:
+                                    amqp://USER:PASS@HOST:PORT/VHOST?exchange=X&routing_key=K
+                                    [&exchange_type=fanout|direct|topic|headers] (TUSK_NOTIFY_AMQP)
+  --notify-nats ID=URL[,...]        publish each event to nats://HOST:PORT/SUBJECT, acknowledged by
+                                    JetStream with ?jetstream=true (TUSK_NOTIFY_NATS)
+  --notify-mqtt ID=URL[,...]        publish each event with QoS 1 to mqtt://HOST:PORT/TOPIC (TUSK_NOTIFY_MQTT)
+  --notify-postgresql ID=URL[,...]  write each event to a table: postgres://USER:PASS@HOST:PORT/DB?table=T
+                                    [&format=namespace|access] (TUSK_NOTIFY_POSTGRESQL)
   --notify-queue-limit N            events a target may have pending; past it new events for that
                                     target are dropped, counted and logged (TUSK_NOTIFY_QUEUE_LIMIT,
                                     default 100000)
@@ -263,6 +271,10 @@ const SERVE_OPTIONS = {
   'notify-webhook-auth': { type: 'string', multiple: true },
   'notify-webhook-ca': { type: 'string', multiple: true },
   'notify-redis': { type: 'string', multiple: true },
+  'notify-amqp': { type: 'string', multiple: true },
+  'notify-nats': { type: 'string', multiple: true },
+  'notify-mqtt': { type: 'string', multiple: true },
+  'notify-postgresql': { type: 'string', multiple: true },
   'notify-queue-limit': { type: 'string' },
 } as const;
 
@@ -379,7 +391,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     notify: {
       targets: parseNotifyTargets(
-        { webhook: list(str('notify-webhook', '')), redis: list(str('notify-redis', '')) },
+        Object.fromEntries(TARGET_KINDS.map((kind) => [kind, list(str(`notify-${kind}` as const, ''))])) as Record<TargetKind, string[]>,
         list(str('notify-webhook-auth', '')),
         list(str('notify-webhook-ca', '')),
       ),

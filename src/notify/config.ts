@@ -4,13 +4,18 @@
 
 import { readFileSync } from 'node:fs';
 
-export const TARGET_KINDS = ['webhook', 'redis'] as const;
+export const TARGET_KINDS = ['webhook', 'redis', 'amqp', 'nats', 'mqtt', 'postgresql'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
 export interface TargetConfig {
   id: string;
   kind: TargetKind;
-  /** webhook: the URL events are POSTed to; redis: redis://host:port/LIST-KEY */
+  /**
+   * webhook: the URL events are POSTed to; redis: redis://HOST:PORT/LIST-KEY;
+   * amqp: amqp://USER:PASS@HOST:PORT/VHOST?exchange=X&exchange_type=T&routing_key=K;
+   * nats: nats://HOST:PORT/SUBJECT[?jetstream=true]; mqtt: mqtt://HOST:PORT/TOPIC;
+   * postgresql: postgres://USER:PASS@HOST:PORT/DB?table=T[&format=namespace|access]
+   */
   url: string;
   /** webhook: the Authorization header's value */
   auth?: string;
@@ -39,6 +44,10 @@ function pairs(items: string[], what: string): Array<[string, string]> {
 const SCHEMES: Record<TargetKind, readonly string[]> = {
   webhook: ['http:', 'https:'],
   redis: ['redis:', 'rediss:'],
+  amqp: ['amqp:', 'amqps:'],
+  nats: ['nats:', 'tls:'],
+  mqtt: ['mqtt:', 'mqtts:'],
+  postgresql: ['postgres:', 'postgresql:'],
 };
 
 /**
@@ -46,14 +55,14 @@ const SCHEMES: Record<TargetKind, readonly string[]> = {
  * `ID=VALUE` items naming a webhook. An ID names one target of one kind.
  */
 export function parseNotifyTargets(
-  declared: Record<TargetKind, string[]>,
+  declared: Partial<Record<TargetKind, string[]>>,
   auth: string[],
   ca: string[],
 ): TargetConfig[] {
   const targets: TargetConfig[] = [];
   const byId = new Map<string, TargetConfig>();
   for (const kind of TARGET_KINDS) {
-    for (const [id, url] of pairs(declared[kind], `notify-${kind}`)) {
+    for (const [id, url] of pairs(declared[kind] ?? [], `notify-${kind}`)) {
       let parsed: URL;
       try {
         parsed = new URL(url);

@@ -9,7 +9,7 @@ import type { Target } from './target.js';
 export function redisTarget(config: TargetConfig): Target {
   const url = new URL(config.url);
   const key = decodeURIComponent(url.pathname.slice(1));
-  if (!key) throw new Error(`notify-redis: ${config.url} names no list (redis://HOST:PORT/KEY)`);
+  if (!key) throw new Error(`notify-redis: target ${config.id} names no list (redis://HOST:PORT/KEY)`);
   const client = new Redis({
     host: url.hostname,
     port: Number(url.port || 6379),
