@@ -1,0 +1,17 @@
+// The port between the S3 face and a Walrus network (storage class WALRUS, src/s3/walrus-objects.ts):
+// the S3 face stores and reads blobs through it without knowing the publisher, its sibling layer;
+// the composition root (main.ts, and threads/ for front-end threads) hands it the publisher's.
+
+/** Reading blobs: every thread that serves S3 reads (front-end threads too). */
+export interface WalrusBlobReads {
+  /** Bytes [start, end) of a blob. */
+  read(blobId: string, start: number, end: number): Promise<Buffer>;
+}
+
+/** Storing blobs as well: the writer thread. */
+export interface WalrusBlobs extends WalrusBlobReads {
+  /** the largest blob an object's bytes are split into */
+  readonly maxBlobSize: number;
+  /** Stores one blob; resolves with its id (base64url) once it is certified. */
+  store(data: Buffer): Promise<string>;
+}
