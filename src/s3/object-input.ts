@@ -24,7 +24,7 @@ export const DEFAULT_CONTENT_TYPE = 'binary/octet-stream';
 type Headers = Readonly<Record<string, string>>;
 
 /** Requests that can store an object of storage class WALRUS so far (walrus-objects.ts). */
-const WALRUS_WRITES: ReadonlySet<S3Operation> = new Set<S3Operation>(['PutObject', 'CopyObject']);
+const WALRUS_WRITES: ReadonlySet<S3Operation> = new Set<S3Operation>(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
 
 export function storageClassOf(ctx: S3Context, headers: Headers): string {
   const v = headers['x-amz-storage-class'];

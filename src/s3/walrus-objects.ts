@@ -4,7 +4,7 @@
 // The S3 face only knows the narrow port of base/walrus-blobs.ts; main.ts gives it the publisher's.
 
 import type { WalrusBlobReads, WalrusBlobs } from '../base/walrus-blobs.js';
-import type { BodyReader } from '../store/types.js';
+import type { BodyReader, Part } from '../store/types.js';
 import type { S3Services } from './context.js';
 import { S3Error } from './errors.js';
 import type { S3Object } from './object-attrs.js';
@@ -136,4 +136,27 @@ export function openObjectRead(services: S3Services, record: S3Object, dataKey: 
     return openWalrusRead(services.walrusReads, walrus, start, end);
   }
   return dataKey ? openUnsealedRead(services.store, record, dataKey, start, end) : services.store.openRead(record, start, end);
+}
+
+/** Bytes read from a part per step when an upload's parts become blobs. */
+const PART_READ = 1024 * 1024;
+
+/**
+ * The parts of a multipart upload to storage class WALRUS, in order, stored as blobs (each certified)
+ * and their location: the parts are uploaded to the engine as any other, and moved at Complete.
+ */
+export async function storePartsAsBlobs(services: S3Services, parts: ReadonlyArray<Part<unknown>>): Promise<WalrusLocation> {
+  const sink = new WalrusBlobSink(services.walrus!);
+  for (const part of parts) {
+    const reader = services.store.openRead(part, 0, part.size);
+    try {
+      for (let chunk = await reader.read(PART_READ); chunk; chunk = await reader.read(PART_READ)) {
+        // the reader reuses its buffer: the sink keeps what it is given
+        await sink.write(Buffer.from(chunk));
+      }
+    } finally {
+      reader.close();
+    }
+  }
+  return sink.finish();
 }

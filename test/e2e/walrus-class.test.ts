@@ -1,22 +1,25 @@
 // Storage class WALRUS (issue #34, README "S3 objects on Walrus") on the embedded network: objects'
 // bytes go to blobs (a small --max-blob-size makes a 20 MB object span several), reads and ranges
 // come back byte-identical through the aggregator's read path, HEAD names the class and the blob
-// ids, the publisher's aggregator serves each id, copies move bytes between the classes, and a
-// delete removes the index entry.
+// ids, the publisher's aggregator serves each id, copies move bytes between the classes, a
+// multipart upload's parts become blobs at Complete, and a delete removes the index entry.
 
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
   type StorageClass,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { runBoto3 } from './helpers/boto3.js';
 import { s3Client, s3Request } from './helpers/clients.js';
@@ -119,16 +122,40 @@ describe('storage class WALRUS', () => {
     await expect(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'gone' }))).rejects.toMatchObject({ name: 'NotFound' });
   });
 
+  it('a multipart upload to the class becomes blobs at Complete; ?partNumber reads a part', async () => {
+    const parts = [randomBody(5 * 1024 * 1024), randomBody(100_000)];
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'mpu', StorageClass: WALRUS }));
+    const etags: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      etags.push((await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'mpu', UploadId, PartNumber: i + 1, Body: part }))).ETag!);
+    }
+    const done = await s3.send(new CompleteMultipartUploadCommand({
+      Bucket: bucket,
+      Key: 'mpu',
+      UploadId,
+      MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+    }));
+    expect(done.ETag).toMatch(/-2"$/);
+    const body = Buffer.concat(parts);
+    const head = await rawHead('mpu');
+    expect(head['x-amz-storage-class']).toBe('WALRUS');
+    expect(head['x-tusk-walrus-blob-id']!.split(',')).toHaveLength(Math.ceil(body.length / MAX_BLOB));
+    expect((await getBytes('mpu')).equals(body)).toBe(true);
+    const second = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'mpu', PartNumber: 2 }));
+    expect(Buffer.from(await second.Body!.transformToByteArray()).equals(parts[1]!)).toBe(true);
+    // the upload ended: its parts are gone
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
+  }, 60_000);
+
   it('refuses the class where it is not implemented yet, storing nothing', async () => {
-    await expect(s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'mpu', StorageClass: WALRUS }))).rejects.toMatchObject({
-      name: 'NotImplemented',
-      $metadata: { httpStatusCode: 501 },
-    });
-    await expect(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'x', Body: 'x', StorageClass: 'WALRUS2' as StorageClass }))).rejects.toMatchObject({
+    const sse = { Bucket: bucket, Key: 'sealed', StorageClass: WALRUS, ServerSideEncryption: 'AES256' as const };
+    await expect(s3.send(new PutObjectCommand({ ...sse, Body: 'x' }))).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+    await expect(s3.send(new CreateMultipartUploadCommand(sse))).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+    await expect(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sealed', Body: 'x', StorageClass: 'WALRUS2' as StorageClass }))).rejects.toMatchObject({
       name: 'InvalidStorageClass',
     });
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mpu' }));
-    expect(listed.KeyCount).toBe(0);
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'sealed' }))).KeyCount).toBe(0);
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
   });
 });
 
