@@ -15,3 +15,19 @@ export interface WalrusBlobs extends WalrusBlobReads {
   /** Stores one blob; resolves with its id (base64url) once it is certified. */
   store(data: Buffer): Promise<string>;
 }
+
+/** A read's failure: the network has no such blob (it lapsed at its end epoch, or was deleted). */
+export class WalrusBlobGone extends Error {
+  constructor(readonly blobId: string) {
+    super(`blob ${blobId} is not on the network`);
+    this.name = 'WalrusBlobGone';
+  }
+}
+
+/** A read's failure: too few storage nodes answer now (a retry may succeed). */
+export class WalrusBlobUnavailable extends Error {
+  constructor(readonly blobId: string, detail: string) {
+    super(`blob ${blobId} cannot be read now: ${detail}`);
+    this.name = 'WalrusBlobUnavailable';
+  }
+}

@@ -3,12 +3,13 @@
 // version, metadata, ETag, checksums) and, in the object's attrs, the blobs and their byte offsets.
 // The S3 face only knows the narrow port of base/walrus-blobs.ts; main.ts gives it the publisher's.
 
-import type { WalrusBlobReads, WalrusBlobs } from '../base/walrus-blobs.js';
+import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../base/walrus-blobs.js';
 import type { BodyReader, Part } from '../store/types.js';
 import type { S3Services } from './context.js';
 import { S3Error } from './errors.js';
 import type { S3Object } from './object-attrs.js';
 import { openUnsealedRead } from './sse/sse.js';
+import { objectDamaged } from './store-errors.js';
 
 export const WALRUS_STORAGE_CLASS = 'WALRUS';
 /** Names the blob(s) holding a WALRUS object, comma-separated in byte order (README "S3 objects on Walrus"). */
@@ -90,8 +91,19 @@ export class WalrusBlobSink {
   }
 }
 
+/** A blob's bytes, its failures as S3 errors: a blob gone from the network is the object's bytes lost. */
+async function readBlob(network: WalrusBlobReads, key: string, blobId: string, start: number, end: number): Promise<Buffer> {
+  try {
+    return await network.read(blobId, start, end);
+  } catch (e) {
+    if (e instanceof WalrusBlobGone) throw objectDamaged(key);
+    if (e instanceof WalrusBlobUnavailable) throw new S3Error('ServiceUnavailable', {}, { message: e.message });
+    throw e;
+  }
+}
+
 /** Bytes [start, end) of a WALRUS object, blob piece by blob piece: only the blobs the range covers are read. */
-export function openWalrusRead(network: WalrusBlobReads, location: WalrusLocation, start: number, end: number): BodyReader {
+export function openWalrusRead(network: WalrusBlobReads, key: string, location: WalrusLocation, start: number, end: number): BodyReader {
   const pieces = blobsCovering(location.blobs, start, end);
   let closed = false;
   let pending: Buffer | undefined;
@@ -102,7 +114,7 @@ export function openWalrusRead(network: WalrusBlobReads, location: WalrusLocatio
         const piece = pieces[0];
         if (!piece) return null;
         const to = Math.min(piece.to, piece.from + READ_PIECE);
-        pending = await network.read(piece.blobId, piece.from, to);
+        pending = await readBlob(network, key, piece.blobId, piece.from, to);
         if (pending.length !== to - piece.from) throw new Error(`blob ${piece.blobId}: read ${pending.length} bytes of ${to - piece.from}`);
         piece.from = to;
         if (piece.from === piece.to) pieces.shift();
@@ -133,7 +145,7 @@ export function openObjectRead(services: S3Services, record: S3Object, dataKey: 
   if (walrus) {
     // a front-end thread without the network's read path (Walrus on Sui) cannot serve it
     if (!services.walrusReads) throw new S3Error('ServiceUnavailable', {}, { message: 'The Walrus network of this object is not reachable from here' });
-    return openWalrusRead(services.walrusReads, walrus, start, end);
+    return openWalrusRead(services.walrusReads, record.key, walrus, start, end);
   }
   return dataKey ? openUnsealedRead(services.store, record, dataKey, start, end) : services.store.openRead(record, start, end);
 }

@@ -2,10 +2,11 @@
 // as a `PUT /v1/blobs` stores them (encode, register, upload, certify) and read as the aggregator
 // reads them, a range only from the slivers it covers.
 
-import type { WalrusBlobReads, WalrusBlobs } from '../../base/walrus-blobs.js';
+import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../../base/walrus-blobs.js';
 import { maxBlobSize } from '../ledger/index.js';
 import { openBlob } from './aggregator.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
+import { PublisherError } from './errors.js';
 import { storeBlob } from './store-blob.js';
 
 /**
@@ -30,7 +31,13 @@ export function blobReads(ctx: BlobReadContext, beforeRead?: () => void): Walrus
   return {
     async read(blobId, start, end) {
       beforeRead?.();
-      return (await openBlob(ctx, blobId)).range(start, end);
+      try {
+        return await (await openBlob(ctx, blobId)).range(start, end);
+      } catch (e) {
+        if (e instanceof PublisherError && e.code === 'BLOB_NOT_FOUND') throw new WalrusBlobGone(blobId);
+        if (e instanceof PublisherError && e.code === 'BLOB_UNAVAILABLE') throw new WalrusBlobUnavailable(blobId, e.message);
+        throw e;
+      }
     },
   };
 }

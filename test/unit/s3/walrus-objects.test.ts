@@ -2,7 +2,7 @@
 // where each sits in the object, and which blob pieces a range touches.
 
 import { describe, expect, it } from 'vitest';
-import type { WalrusBlobs } from '../../../src/base/walrus-blobs.js';
+import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobs } from '../../../src/base/walrus-blobs.js';
 import { blobsCovering, openWalrusRead, WalrusBlobSink, type WalrusBlobRef } from '../../../src/s3/walrus-objects.js';
 
 /** A network in memory: ids are the blobs' numbers; `reads` records every read's range. */
@@ -32,7 +32,7 @@ async function sinkOf(network: WalrusBlobs, body: Buffer, chunk: number) {
 }
 
 async function readAll(network: WalrusBlobs, location: Awaited<ReturnType<typeof sinkOf>>, start: number, end: number): Promise<Buffer> {
-  const reader = openWalrusRead(network, location, start, end);
+  const reader = openWalrusRead(network, 'k', location, start, end);
   const parts: Buffer[] = [];
   for (let c = await reader.read(1000); c; c = await reader.read(1000)) parts.push(Buffer.from(c));
   reader.close();
@@ -107,6 +107,19 @@ describe('openWalrusRead', () => {
     reads.length = 0;
     expect((await readAll(network, location, 2100, 2200)).equals(body.subarray(2100, 2200))).toBe(true);
     expect(reads).toEqual([['b2', 100, 200]]);
+  });
+
+  it('a blob gone from the network is the object damaged; one unreachable now is 503', async () => {
+    const { network } = memoryNetwork(100);
+    const location = await sinkOf(network, Buffer.alloc(150, 1), 150);
+    network.read = async (id) => {
+      throw new WalrusBlobGone(id);
+    };
+    await expect(readAll(network, location, 0, 150)).rejects.toMatchObject({ code: 'XTuskObjectDamaged', status: 500 });
+    network.read = async (id) => {
+      throw new WalrusBlobUnavailable(id, 'no storage node answered');
+    };
+    await expect(readAll(network, location, 0, 150)).rejects.toMatchObject({ code: 'ServiceUnavailable', status: 503 });
   });
 
   it('refuses a blob that answers fewer bytes than asked', async () => {
