@@ -8,14 +8,20 @@ import type { MfaDevices } from '../identity/mfa-devices.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
-import type { AuthContext, AuthResult } from './auth/index.js';
+import type { AuthContext, AuthResult } from './sigv4/index.js';
 import type { BodyDigester } from './body-digests.js';
-import type { SseSettings } from './sse/sse.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import type { Resource, Route } from './router.js';
 import type { WalrusBlobReads, WalrusBlobs } from '../base/walrus-blobs.js';
 
 /** What the access log and the metrics learn of an S3 request once it is answered. */
+/** What the S3 face needs for encryption at rest. */
+export interface SseSettings {
+  masterKey: Buffer;
+  /** SSE-C over plain HTTP (loopback listeners only; as RGW's rgw_crypt_require_ssl = false) */
+  customerKeysOverHttp: boolean;
+}
+
 export interface S3RequestSummary {
   requestId: string;
   /** the S3 operation, or 'unclassified' when the request failed before classification */

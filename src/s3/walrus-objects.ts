@@ -6,9 +6,7 @@
 import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../base/walrus-blobs.js';
 import type { BodyReader, Part } from '../store/types.js';
 import type { S3Services } from './context.js';
-import { S3Error } from './errors.js';
-import type { S3Object } from './object-attrs.js';
-import { openUnsealedRead } from './sse/sse.js';
+import { S3Error } from './errors/errors.js';
 import { objectDamaged } from './store-errors.js';
 
 export const WALRUS_STORAGE_CLASS = 'WALRUS';
@@ -134,20 +132,6 @@ export function openWalrusRead(network: WalrusBlobReads, key: string, location: 
 export function walrusHeaders(record: { attrs: { walrus?: WalrusLocation } }): Array<readonly [string, string]> {
   const w = record.attrs.walrus;
   return w && w.blobs.length > 0 ? [[WALRUS_BLOB_ID_HEADER, w.blobs.map((b) => b.blobId).join(',')]] : [];
-}
-
-/**
- * Bytes [start, end) of an object's plaintext, wherever they are: blobs on Walrus, sealed blocks
- * (`dataKey`: SSE) or a plain body in the engine.
- */
-export function openObjectRead(services: S3Services, record: S3Object, dataKey: Buffer | undefined, start: number, end: number): BodyReader {
-  const walrus = record.attrs.walrus;
-  if (walrus) {
-    // a front-end thread without the network's read path (Walrus on Sui) cannot serve it
-    if (!services.walrusReads) throw new S3Error('ServiceUnavailable', {}, { message: 'The Walrus network of this object is not reachable from here' });
-    return openWalrusRead(services.walrusReads, record.key, walrus, start, end);
-  }
-  return dataKey ? openUnsealedRead(services.store, record, dataKey, start, end) : services.store.openRead(record, start, end);
 }
 
 /** Bytes read from a part per step when an upload's parts become blobs. */

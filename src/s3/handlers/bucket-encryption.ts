@@ -2,7 +2,7 @@
 // objects. AES256 (SSE-S3) only; aws:kms has no key service here and is refused.
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { send, sendXml } from '../respond.js';
 import { readSmallBody } from '../request-body.js';
 import { AES256 } from '../sse/sse.js';
