@@ -250,6 +250,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         throw e;
       })
     : undefined;
+  // storage class WALRUS stores through the publisher's network (s3/walrus-objects.ts)
+  if (publisher) {
+    services.walrus = publisher.blobs;
+    services.walrusReads = publisher.blobs;
+  }
   if (sharedPort) {
     try {
       fronts = await startFrontThreads({

@@ -78,6 +78,8 @@ export interface PublisherFace {
   /** the whole face, for requests front-end threads forward */
   serve: RunningPublisher['serve'];
   reclaimNow: RunningPublisher['reclaimNow'];
+  /** storage class WALRUS's blobs (base/walrus-blobs.ts) */
+  blobs: RunningPublisher['blobs'];
   reloadTls: RunningPublisher['reloadTls'];
   /** ledger, worker pool and storage nodes, for metrics */
   stats(): Promise<PublisherFaceStats>;
@@ -154,6 +156,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       networkView: networkView(backend, path.join(config.dataDir, NODES_DIR)),
       serve: publisher.serve,
       reclaimNow: publisher.reclaimNow,
+      blobs: publisher.blobs,
       reloadTls: publisher.reloadTls,
       stats: () => backendStats(backend, opened.queued ?? 0),
       async close(graceMs, readersClosed) {

@@ -13,6 +13,7 @@ import type { AuthContext, AuthResult } from './sigv4/index.js';
 import type { BodyDigester } from './body-digests.js';
 import { S3Error } from './errors/errors.js';
 import type { Resource, Route } from './router.js';
+import type { WalrusBlobReads, WalrusBlobs } from '../base/walrus-blobs.js';
 
 /** What the access log and the metrics learn of an S3 request once it is answered. */
 /** What the S3 face needs for encryption at rest. */
@@ -73,6 +74,10 @@ export interface S3Services {
   /** accounts' TOTP devices for MFA delete (s3.md §2.14) */
   mfa: MfaDevices;
   /** bucket notification delivery (src/notify); only in the writer thread, which answers configuration changes */
+  /** stores the blobs of storage class WALRUS (walrus-objects.ts); none = the class is refused here */
+  walrus?: WalrusBlobs;
+  /** reads them (every thread with the network's read path); none = such an object answers 503 here */
+  walrusReads?: WalrusBlobReads;
   notifier?: { test(bucket: string, rules: ReadonlyArray<{ arn: string }>, requestId: string, hostId: string): void };
   /** this thread's ListenBucketNotification streams, and whether any thread has one (src/notify/listen.ts) */
   live?: LiveListeners;

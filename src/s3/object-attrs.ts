@@ -4,6 +4,7 @@
 import type { BucketRecord, CannedAcl, ObjectVersion, Store } from '../store/types.js';
 import type { WebsiteConfiguration } from './website.js';
 import type { NotificationRule } from './notification.js';
+import type { WalrusLocation } from './walrus-objects.js';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 
@@ -47,6 +48,8 @@ export interface S3ObjectAttrs {
    * every object written before Tusk kept it, which the bucket owner owns
    */
   owner?: string;
+  /** storage class WALRUS: the blobs holding the bytes (the engine's body is empty); absent otherwise */
+  walrus?: WalrusLocation;
 }
 
 export type RetentionMode = 'GOVERNANCE' | 'COMPLIANCE';

@@ -14,6 +14,8 @@ import { openBlobCodec } from '../publisher/rs2/codec.js';
 import type { BlobCodec } from '../publisher/rs2/codec-types.js';
 import { openNetworkReader, type NetworkReader, type NetworkView } from '../publisher/service/network-view.js';
 import { publisherReader, publisherRefusal } from '../publisher/service/publisher-server.js';
+import { blobReads } from '../publisher/service/object-blobs.js';
+import type { WalrusBlobReads } from '../base/walrus-blobs.js';
 
 /** What the writer thread tells a front end of its publisher (plain data and a port: it crosses threads). */
 export interface FrontPublisherData {
@@ -36,6 +38,8 @@ export interface FrontPublisher {
   /** an in-process node's compaction deleted one of its segments */
   segmentRemoved(nodeId: string, segment: number): void;
   close(graceMs: number): Promise<void>;
+  /** S3 reads of storage class WALRUS in this thread (undefined on Walrus: the writer's reads only) */
+  blobReads?: WalrusBlobReads;
 }
 
 export async function startFrontPublisher(
@@ -47,6 +51,7 @@ export async function startFrontPublisher(
   let reader: NetworkReader | undefined;
   let codec: BlobCodec | undefined;
   let serve: (ex: Exchange) => Promise<void> = (ex) => bridge.forward(ex);
+  let reads: WalrusBlobReads | undefined;
   try {
     if (d.network) {
       reader = await openNetworkReader(d.network);
@@ -66,6 +71,7 @@ export async function startFrontPublisher(
         beforeRead: () => fresh.refresh(),
       });
       serve = (ex) => local(ex) ?? bridge.forward(ex);
+      reads = blobReads({ backend: { slivers: network }, codec, nShards: d.nShards }, () => fresh.refresh());
     }
     const server = await listen(host, d.port, serve, o.tls, {
       sharedPort: true,
@@ -73,6 +79,7 @@ export async function startFrontPublisher(
       refuse: publisherRefusal,
     });
     return {
+      blobReads: reads,
       reloadTls: (files) => server.reloadTls(files),
       segmentRemoved: (nodeId, segment) => reader?.segmentRemoved(nodeId, segment),
       async close(graceMs) {

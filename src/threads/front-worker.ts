@@ -75,7 +75,8 @@ async function start(): Promise<void> {
     try {
       const resource = resolveResource(head, services.domains);
       const { op } = classify(head.method, resource, parseQuery(head.rawQuery), head.headers);
-      return LOCAL_UPLOADS.has(op) && !quotas.has(resource.bucket!);
+      // an upload naming a storage class goes to the writer: WALRUS stores there, beside the publisher
+      return LOCAL_UPLOADS.has(op) && !quotas.has(resource.bucket!) && head.headers['x-amz-storage-class'] === undefined;
     } catch {
       return false; // the writer answers with the error
     }
@@ -112,6 +113,7 @@ async function start(): Promise<void> {
     const record = data.observe ? batched<PublisherAccessRecord>((records) => tell({ t: 'publisher-access', records })) : undefined;
     const host = config.publisher.listen!.host;
     publisher = await startFrontPublisher(data.publisher, host, { tls: data.tls, log, record, slot: data.index });
+    services.walrusReads = publisher.blobReads;
   }
   port.on('message', (m: ToFront) => {
     switch (m.t) {

@@ -2,6 +2,8 @@
 // /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
+import type { WalrusBlobs } from '../../base/walrus-blobs.js';
+import { objectBlobs } from './object-blobs.js';
 import { listen, listenForThreads } from '../../http/engine.js';
 import { framingProblem } from '../../http/framing.js';
 import { type Exchange } from '../../http/exchange.js';
@@ -78,6 +80,8 @@ export interface RunningPublisher {
   reloadTls(files: TlsFiles): void;
   /** Runs one reclaim pass now (tests and operators); on Walrus the network reclaims, and this does nothing. */
   reclaimNow(): ReturnType<Reclaimer['runNow']>;
+  /** S3 objects of storage class WALRUS store and read their blobs here (object-blobs.ts) */
+  blobs: WalrusBlobs;
   /** Stops listening, waits for in-flight requests (at most `graceMs`) and the reclaimer. Does not close the backend or the codec. */
   close(graceMs?: number): Promise<void>;
 }
@@ -112,6 +116,7 @@ export async function startPublisher(opts: PublisherOptions): Promise<RunningPub
   return {
     port: server.port,
     serve,
+    blobs: objectBlobs(ctx, opts.maxBodyBytes),
     reclaimNow: async () => (reclaimer ? reclaimer.runNow() : { reclaimed: [], deletedBlobIds: [], keptBlobIds: [], retryBlobIds: [] }),
     reloadTls: (files) => server.reloadTls(files),
     async close(graceMs = 10_000) {

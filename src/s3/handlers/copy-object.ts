@@ -13,6 +13,7 @@ import type { ChecksumAlgorithm, S3Object, S3ObjectAttrs, StoredChecksum } from 
 import { objectAttrsOf, writeCondition } from './object-input.js';
 import { sendXml } from '../respond.js';
 import { copySourceDataKey, encryptionHeaders, objectSize, requestedEncryption } from '../sse/sse.js';
+import { WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
 import type { WriteCondition } from '../../store/types.js';
 import { storeObject } from './put-object.js';
 import { doc, el, etagEl, isoSeconds } from '../xml.js';
@@ -107,7 +108,9 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   // source's SSE-C key is checked either way.
   const have = src.attrs.encryption?.mode;
   const keeps = have === undefined ? wanted === undefined : have === 'SSE-S3' && wanted !== 'SSE-C';
-  if (!keeps || (have !== undefined && algorithm !== undefined)) return copyAnew(ctx, source, attrs, condition, algorithm);
+  // a copy to or from storage class WALRUS is written anew too: its bytes move between the engine and blobs
+  const walrus = src.attrs.walrus !== undefined || attrs.storageClass === WALRUS_STORAGE_CLASS;
+  if (!keeps || walrus || (have !== undefined && algorithm !== undefined)) return copyAnew(ctx, source, attrs, condition, algorithm);
   copySourceDataKey(ctx, src);
   if (src.attrs.parts) attrs.parts = src.attrs.parts;
   if (src.attrs.encryption) attrs.encryption = src.attrs.encryption;

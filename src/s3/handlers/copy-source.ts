@@ -10,7 +10,8 @@ import { S3Error } from '../errors/errors.js';
 import { objectDamaged } from '../store-errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { RequestBody } from '../request-body.js';
-import { copySourceDataKey, openUnsealedRead } from '../sse/sse.js';
+import { copySourceDataKey } from '../sse/sse.js';
+import { openObjectRead } from './object-read.js';
 import { isVersionId } from './version-id.js';
 import type { BucketRecord } from '../../store/types.js';
 
@@ -117,7 +118,7 @@ const COPY_CHUNK = 1 << 20;
  */
 export function openCopySourceBody(ctx: S3Context, object: S3Object, start: number, end: number): { body: RequestBody; close(): void } {
   const dataKey = copySourceDataKey(ctx, object);
-  const reader = dataKey ? openUnsealedRead(ctx.services.store, object, dataKey, start, end) : ctx.services.store.openRead(object, start, end);
+  const reader = openObjectRead(ctx.services, object, dataKey, start, end);
   let at = start;
   return {
     body: {

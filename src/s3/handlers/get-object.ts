@@ -7,7 +7,9 @@ import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
 import { S3Error } from '../errors/errors.js';
 import { objectDamaged } from '../store-errors.js';
-import { dataKeyForRead, encryptionHeaders, objectSize, openUnsealedRead } from '../sse/sse.js';
+import { dataKeyForRead, encryptionHeaders, objectSize } from '../sse/sse.js';
+import { walrusHeaders } from '../walrus-objects.js';
+import { openObjectRead } from './object-read.js';
 import { commonHeaders, send } from '../respond.js';
 import { parsePartNumber } from '../part-number.js';
 import { parseRange, type ByteRange } from '../range.js';
@@ -75,6 +77,7 @@ function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whol
   const expiration = expirationHeader(lifecycleRulesOf(bucket), version, ctx.services.config.lifecycle.dayMs);
   if (expiration) h.push(['x-amz-expiration', expiration]);
   if (r.storageClass !== 'STANDARD') h.push(['x-amz-storage-class', r.storageClass]);
+  h.push(...walrusHeaders(version));
   if (r.tags && r.tags.length > 0) h.push(['x-amz-tagging-count', String(r.tags.length)]);
   if (whole && r.checksum && (ctx.headers['x-amz-checksum-mode'] ?? '').toUpperCase() === 'ENABLED') {
     h.push([`x-amz-checksum-${r.checksum.algorithm.toLowerCase()}`, r.checksum.value]);
@@ -153,7 +156,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   const end = range ? range.end + 1 : size;
   const length = end - start;
   if (ctx.head.method === 'HEAD') return ctx.ex.sendHead(status, headers, length);
-  const reader = dataKey ? openUnsealedRead(ctx.services.store, found, dataKey, start, end) : ctx.services.store.openRead(found, start, end);
+  const reader = openObjectRead(ctx.services, found, dataKey, start, end);
   try {
     if (length <= SMALL_BODY) {
       // a small body's one block is mostly read synchronously: no promise round trips
@@ -198,7 +201,7 @@ function partRange(found: S3Object, partNumber: number): ByteRange | undefined {
   const parts = found.attrs.parts;
   const count = parts?.length ?? 1;
   if (partNumber > count) throw new S3Error('InvalidPartNumber', { PartNumberRequested: partNumber, ActualPartCount: count });
-  if (!parts) return found.size > 0 ? { start: 0, end: found.size - 1 } : undefined;
+  if (!parts) return objectSize(found) > 0 ? { start: 0, end: objectSize(found) - 1 } : undefined;
   let start = 0;
   for (let i = 0; i < partNumber - 1; i++) start += parts[i]!.size;
   const size = parts[partNumber - 1]!.size;

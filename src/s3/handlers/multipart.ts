@@ -12,7 +12,7 @@ import { S3Error } from '../errors/errors.js';
 import { choiceOf, recallCompleted, rememberCompleted } from '../completed-uploads.js';
 import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
-import type { ObjectPart, S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
+import type { ObjectPart, S3Bucket, S3Object, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { objectAttrsOf, writeCondition } from './object-input.js';
 import { checkCompleteKey, completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
@@ -20,7 +20,8 @@ import { readSmallBody } from '../request-body.js';
 import { objectLocation, send, sendXml } from '../respond.js';
 import { doc, el, etagEl } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
-import type { Part, Upload } from '../../store/types.js';
+import type { Part, Upload, VersionInput, WriteCondition } from '../../store/types.js';
+import { storePartsAsBlobs, WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
 
 /** Smallest part but the last (s3.md §6 min_part_size). */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -53,6 +54,9 @@ export async function handleCreateMultipartUpload(ctx: S3Context): Promise<void>
   if (uploadChecksum) attrs.uploadChecksum = uploadChecksum;
   // one data key for the upload; each part is sealed as its own segment (sse.ts)
   const uploadEncryption = encryptionForUpload(ctx, bucket);
+  if (uploadEncryption && attrs.storageClass === WALRUS_STORAGE_CLASS) {
+    throw new S3Error('NotImplemented', {}, { message: 'Encryption at rest is not implemented for storage class WALRUS yet' });
+  }
   if (uploadEncryption) attrs.uploadEncryption = uploadEncryption;
   attrs.initiator = principalId(ctx.principal);
   const key = ctx.resource.key!;
@@ -228,14 +232,11 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
   }
   await ctx.services.quotas?.checkWrite(bucket.name, key, size);
   await answerWithKeepAlive(ctx, async () => {
-    const version = await store.completeUpload(
-      bucket.name,
-      key,
-      uploadId,
-      parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })),
-      { etag, lastModified: Date.now(), attrs, ...noticeField(requestNotice(ctx, bucket, 'ObjectCreated:CompleteMultipartUpload', key)) },
-      condition,
-    );
+    const input = { etag, lastModified: Date.now(), attrs, ...noticeField(requestNotice(ctx, bucket, 'ObjectCreated:CompleteMultipartUpload', key)) };
+    const version =
+      attrs.storageClass === WALRUS_STORAGE_CLASS
+        ? await completeOnWalrus(ctx, bucket.name, key, uploadId, parts, input, condition)
+        : await store.completeUpload(bucket.name, key, uploadId, parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })), input, condition);
     ctx.services.quotas?.written(bucket.name, size);
     const headers: Array<readonly [string, string]> = [...encryptionHeaders(attrs.encryption)];
     if (version.versionId !== 'null') headers.push(['x-amz-version-id', version.versionId]);
@@ -243,6 +244,33 @@ export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<voi
     rememberCompleted(bucket.name, key, uploadId, choiceOf(chosen), answer);
     return answer;
   });
+}
+
+/**
+ * Complete of an upload to storage class WALRUS: the chosen parts' bytes become blobs (each
+ * certified), the object commits with an empty body that names them, and the upload ends, freeing
+ * its parts. A failure before the commit leaves the upload as it was (it can be completed again).
+ */
+async function completeOnWalrus(
+  ctx: S3Context,
+  bucket: string,
+  key: string,
+  uploadId: string,
+  parts: ReadonlyArray<Part<S3PartAttrs>>,
+  input: VersionInput<S3ObjectAttrs>,
+  condition: WriteCondition | undefined,
+): Promise<S3Object> {
+  const walrus = await storePartsAsBlobs(ctx.services, parts);
+  const writer = ctx.services.store.beginWrite(0);
+  let version: S3Object;
+  try {
+    version = await writer.commit(bucket, key, { ...input, attrs: { ...input.attrs, walrus } }, condition);
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+  await ctx.services.store.abortUpload(bucket, key, uploadId);
+  return version;
 }
 
 /** A retry of a Complete that succeeded, with the same parts: its answer again (s3.md §3.23). */

@@ -12,6 +12,8 @@ import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { lockOfNewVersion } from '../object-lock.js';
 import { parseTaggingHeader } from '../tagging.js';
 import type { WriteCondition } from '../../store/types.js';
+import { WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
+import type { S3Operation } from '../operations.js';
 
 const MAX_USER_METADATA = 2048;
 const STORABLE_CLASSES = new Set(['STANDARD', 'REDUCED_REDUNDANCY', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'GLACIER_IR']);
@@ -21,10 +23,22 @@ export const DEFAULT_CONTENT_TYPE = 'binary/octet-stream';
 
 type Headers = Readonly<Record<string, string>>;
 
-export function storageClassOf(headers: Headers): string {
+/** Requests that can store an object of storage class WALRUS so far (walrus-objects.ts). */
+const WALRUS_WRITES: ReadonlySet<S3Operation> = new Set<S3Operation>(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
+
+export function storageClassOf(ctx: S3Context, headers: Headers): string {
   const v = headers['x-amz-storage-class'];
   if (v === undefined) return 'STANDARD';
   const sc = v.trim();
+  if (sc === WALRUS_STORAGE_CLASS) {
+    if (!ctx.services.walrus) {
+      throw new S3Error('InvalidStorageClass', { StorageClassRequested: v }, { message: 'Storage class WALRUS needs the publisher (--publisher-listen) on this server' });
+    }
+    if (!WALRUS_WRITES.has(ctx.route.op)) {
+      throw new S3Error('NotImplemented', {}, { message: `Storage class WALRUS is not implemented for ${ctx.route.op} yet` });
+    }
+    return sc;
+  }
   if (!STORABLE_CLASSES.has(sc)) throw new S3Error('InvalidStorageClass', { StorageClassRequested: v });
   return sc;
 }
@@ -81,7 +95,7 @@ export function objectAttrsOf(ctx: S3Context, bucket: S3Bucket, headers: Headers
   if (given) checkSettableAcl(bucket, acl, grants, principalId(ctx.principal));
   const attrs: S3ObjectAttrs = {
     contentType: headers['content-type'] ?? DEFAULT_CONTENT_TYPE,
-    storageClass: storageClassOf(headers),
+    storageClass: storageClassOf(ctx, headers),
     acl,
     ...(grants ? { grants } : {}),
     headers: storedHeadersOf(headers, contentEncoding),

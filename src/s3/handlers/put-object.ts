@@ -17,6 +17,7 @@ import { sealedEtag, sealedSink, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { WriteCondition } from '../../store/types.js';
+import { WALRUS_STORAGE_CLASS, WalrusBlobSink, walrusHeaders } from '../walrus-objects.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 
@@ -45,20 +46,26 @@ export async function storeObject(
 ): Promise<{ record: S3Object; checksum: StoredChecksum; responseHeaders: Array<readonly [string, string]> }> {
   await ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
   const sealing = sealingForWrite(ctx, bucket, body.length);
-  const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
+  // storage class WALRUS: the bytes go to blobs, each certified before the commit, and the engine
+  // commits an empty body whose attrs say where they are (a body failing its digests leaves the
+  // blobs already stored to lapse)
+  const blobs = attrs.storageClass === WALRUS_STORAGE_CLASS ? new WalrusBlobSink(ctx.services.walrus!) : undefined;
+  if (blobs && sealing) throw new S3Error('NotImplemented', {}, { message: 'Encryption at rest is not implemented for storage class WALRUS yet' });
+  const writer = ctx.services.store.beginWrite(blobs ? 0 : sealing ? sealing.storedLength : body.length);
   const sealed = sealedSink(writer, sealing);
   let committed = false;
   try {
-    const { digests, checksum } = await receiveBody(ctx, body, plan, sealed.sink, fallback);
+    const { digests, checksum } = await receiveBody(ctx, body, plan, blobs ?? sealed.sink, fallback);
     await sealed.end();
-    const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}) };
+    const walrus = await blobs?.finish();
+    const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}), ...(walrus ? { walrus } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
     const etag = sealedEtag(sealing, digests.md5.toString('hex'));
     const notice = requestNotice(ctx, bucket, CREATED_BY[ctx.route.op] ?? 'ObjectCreated:Put', key);
     const record = await writer.commit(bucket.name, key, { etag, lastModified: Date.now(), attrs: stored, ...noticeField(notice) }, condition);
     committed = true;
     ctx.services.quotas?.written(bucket.name, body.length);
-    return { record, checksum, responseHeaders: sealing?.responseHeaders ?? [] };
+    return { record, checksum, responseHeaders: [...(sealing?.responseHeaders ?? []), ...walrusHeaders(record)] };
   } finally {
     if (!committed) await writer.abort();
   }

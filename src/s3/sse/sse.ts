@@ -235,7 +235,7 @@ export function encryptionHeaders(e: UploadEncryption | undefined): Array<readon
 
 /** The object's size as clients see it. */
 export function objectSize(record: S3Object): number {
-  return record.attrs.encryption?.plaintextSize ?? record.size;
+  return record.attrs.walrus?.size ?? record.attrs.encryption?.plaintextSize ?? record.size;
 }
 
 /**

@@ -1,0 +1,158 @@
+// Objects of storage class WALRUS (issue #34): their bytes live as blobs on the Walrus network the
+// publisher is configured with, split below its largest blob; Tusk's index keeps the rest (key,
+// version, metadata, ETag, checksums) and, in the object's attrs, the blobs and their byte offsets.
+// The S3 face only knows the narrow port of base/walrus-blobs.ts; main.ts gives it the publisher's.
+
+import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../base/walrus-blobs.js';
+import type { BodyReader, Part } from '../store/types.js';
+import type { S3Services } from './context.js';
+import { S3Error } from './errors/errors.js';
+import { objectDamaged } from './store-errors.js';
+
+export const WALRUS_STORAGE_CLASS = 'WALRUS';
+/** Names the blob(s) holding a WALRUS object, comma-separated in byte order (README "S3 objects on Walrus"). */
+export const WALRUS_BLOB_ID_HEADER = 'x-tusk-walrus-blob-id';
+/** Bytes fetched from a blob per read: a range reads only the slivers it covers, a few MiB at a time. */
+const READ_PIECE = 4 * 1024 * 1024;
+
+/** One blob of a WALRUS object: its id and where its bytes sit in the object. */
+export interface WalrusBlobRef {
+  blobId: string;
+  offset: number;
+  length: number;
+}
+
+/** Where a WALRUS object's bytes are (S3ObjectAttrs.walrus): the engine stores no body for it. */
+export interface WalrusLocation {
+  size: number;
+  blobs: WalrusBlobRef[];
+}
+
+/** The pieces of the blobs that bytes [start, end) of the object cover, in order, each as a range within its blob. */
+export function blobsCovering(blobs: readonly WalrusBlobRef[], start: number, end: number): Array<{ blobId: string; from: number; to: number }> {
+  const out: Array<{ blobId: string; from: number; to: number }> = [];
+  for (const b of blobs) {
+    const from = Math.max(start, b.offset);
+    const to = Math.min(end, b.offset + b.length);
+    if (from < to) out.push({ blobId: b.blobId, from: from - b.offset, to: to - b.offset });
+  }
+  return out;
+}
+
+/**
+ * A body sink (receiveBody's writer) that cuts the bytes into blobs of `maxBlobSize` and stores
+ * each once it is full, one at a time; `finish` stores the last and answers where everything is.
+ * A write that fills a blob resolves once it is stored, which holds the request body back.
+ */
+export class WalrusBlobSink {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private offset = 0;
+  private readonly blobs: WalrusBlobRef[] = [];
+  private stored: Promise<void> = Promise.resolve();
+
+  constructor(private readonly network: WalrusBlobs) {}
+
+  write(chunk: Buffer): Promise<void> {
+    const max = this.network.maxBlobSize;
+    let rest = chunk;
+    while (this.buffered + rest.length >= max) {
+      const take = max - this.buffered;
+      this.chunks.push(rest.subarray(0, take));
+      this.buffered += take;
+      rest = rest.subarray(take);
+      this.flush();
+    }
+    if (rest.length > 0) {
+      this.chunks.push(rest);
+      this.buffered += rest.length;
+    }
+    return this.stored;
+  }
+
+  async finish(): Promise<WalrusLocation> {
+    if (this.buffered > 0) this.flush();
+    await this.stored;
+    return { size: this.offset, blobs: this.blobs };
+  }
+
+  private flush(): void {
+    const data = Buffer.concat(this.chunks, this.buffered);
+    const ref = { blobId: '', offset: this.offset, length: data.length };
+    this.blobs.push(ref);
+    this.offset += data.length;
+    this.chunks = [];
+    this.buffered = 0;
+    this.stored = this.stored.then(async () => {
+      ref.blobId = await this.network.store(data);
+    });
+  }
+}
+
+/** A blob's bytes, its failures as S3 errors: a blob gone from the network is the object's bytes lost. */
+async function readBlob(network: WalrusBlobReads, key: string, blobId: string, start: number, end: number): Promise<Buffer> {
+  try {
+    return await network.read(blobId, start, end);
+  } catch (e) {
+    if (e instanceof WalrusBlobGone) throw objectDamaged(key);
+    if (e instanceof WalrusBlobUnavailable) throw new S3Error('ServiceUnavailable', {}, { message: e.message });
+    throw e;
+  }
+}
+
+/** Bytes [start, end) of a WALRUS object, blob piece by blob piece: only the blobs the range covers are read. */
+export function openWalrusRead(network: WalrusBlobReads, key: string, location: WalrusLocation, start: number, end: number): BodyReader {
+  const pieces = blobsCovering(location.blobs, start, end);
+  let closed = false;
+  let pending: Buffer | undefined;
+  return {
+    async read(maxBytes: number): Promise<Buffer | null> {
+      if (closed) return null;
+      if (!pending || pending.length === 0) {
+        const piece = pieces[0];
+        if (!piece) return null;
+        const to = Math.min(piece.to, piece.from + READ_PIECE);
+        pending = await readBlob(network, key, piece.blobId, piece.from, to);
+        if (pending.length !== to - piece.from) throw new Error(`blob ${piece.blobId}: read ${pending.length} bytes of ${to - piece.from}`);
+        piece.from = to;
+        if (piece.from === piece.to) pieces.shift();
+      }
+      const out = pending.subarray(0, maxBytes);
+      pending = pending.subarray(out.length);
+      return out;
+    },
+    close(): void {
+      closed = true;
+      pending = undefined;
+    },
+  };
+}
+
+/** What HEAD, GET and a WALRUS write answer about where the bytes are (none for other objects). */
+export function walrusHeaders(record: { attrs: { walrus?: WalrusLocation } }): Array<readonly [string, string]> {
+  const w = record.attrs.walrus;
+  return w && w.blobs.length > 0 ? [[WALRUS_BLOB_ID_HEADER, w.blobs.map((b) => b.blobId).join(',')]] : [];
+}
+
+/** Bytes read from a part per step when an upload's parts become blobs. */
+const PART_READ = 1024 * 1024;
+
+/**
+ * The parts of a multipart upload to storage class WALRUS, in order, stored as blobs (each certified)
+ * and their location: the parts are uploaded to the engine as any other, and moved at Complete.
+ */
+export async function storePartsAsBlobs(services: S3Services, parts: ReadonlyArray<Part<unknown>>): Promise<WalrusLocation> {
+  const sink = new WalrusBlobSink(services.walrus!);
+  for (const part of parts) {
+    const reader = services.store.openRead(part, 0, part.size);
+    try {
+      for (let chunk = await reader.read(PART_READ); chunk; chunk = await reader.read(PART_READ)) {
+        // the reader reuses its buffer: the sink keeps what it is given
+        await sink.write(Buffer.from(chunk));
+      }
+    } finally {
+      reader.close();
+    }
+  }
+  return sink.finish();
+}

@@ -1,0 +1,172 @@
+// Storage class WALRUS (issue #34, README "S3 objects on Walrus") on the embedded network: objects'
+// bytes go to blobs (a small --max-blob-size makes a 20 MB object span several), reads and ranges
+// come back byte-identical through the aggregator's read path, HEAD names the class and the blob
+// ids, the publisher's aggregator serves each id, copies move bytes between the classes, a
+// multipart upload's parts become blobs at Complete, and a delete removes the index entry.
+
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+  type StorageClass,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { runBoto3 } from './helpers/boto3.js';
+import { s3Client, s3Request } from './helpers/clients.js';
+import { bucketName, randomBody } from './helpers/fixtures.js';
+import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+
+const WALRUS = 'WALRUS' as StorageClass;
+// below the largest blob 10 shards can encode (about 1.75 MiB), which would cut first
+const MAX_BLOB = 1.5 * 1024 * 1024;
+const BIG = 20_000_000;
+
+let server: TuskServer;
+let s3: S3Client;
+let publisherUrl: string;
+const bucket = bucketName('walrus');
+
+beforeAll(async () => {
+  server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10', '--max-blob-size', `${MAX_BLOB}`] });
+  publisherUrl = (await waitForOutput(() => server.startOutput, /publisher listening on (http:\/\/[^\s"]+)/))[1]!;
+  s3 = s3Client(server);
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+}, 60_000);
+
+afterAll(async () => {
+  s3?.destroy();
+  await server?.dispose();
+});
+
+async function getBytes(key: string, range?: string): Promise<Buffer> {
+  const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+async function aggregatorRead(blobId: string): Promise<Buffer> {
+  const res = await fetch(`${publisherUrl}/v1/blobs/${blobId}`);
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+describe('storage class WALRUS', () => {
+  it('boto3 names the class on PutObject; small objects read back with the class and one blob id each', async () => {
+    const out = (await runBoto3(server, 'walrus-class.py', { BUCKET: `${bucket}-boto3`, COUNT: '16' })) as { blobIds: string[] };
+    expect(out.blobIds).toHaveLength(16);
+    for (const id of out.blobIds) expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // the aggregator serves the same bytes by that id
+    const head = await s3.send(new HeadObjectCommand({ Bucket: `${bucket}-boto3`, Key: 'small/0000' }));
+    expect(head.StorageClass).toBe('WALRUS');
+    expect((await aggregatorRead(out.blobIds[0]!)).equals(await getBytesOf(`${bucket}-boto3`, 'small/0000'))).toBe(true);
+  }, 60_000);
+
+  it('splits a large object into blobs below the maximum; reads, ranges across blob boundaries and the aggregator agree', async () => {
+    const body = randomBody(BIG);
+    const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'big', Body: body, StorageClass: WALRUS }));
+    expect(put.ETag).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
+
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'big' }));
+    expect(head.StorageClass).toBe('WALRUS');
+    expect(head.ContentLength).toBe(BIG);
+    const ids = (await rawHead('big'))['x-tusk-walrus-blob-id']!.split(',');
+    expect(ids).toHaveLength(Math.ceil(BIG / MAX_BLOB));
+
+    expect((await getBytes('big')).equals(body)).toBe(true);
+    for (const [start, end] of [
+      [MAX_BLOB - 10, MAX_BLOB + 9], // one boundary
+      [MAX_BLOB - 1, 3 * MAX_BLOB], // two boundaries, ending on a blob's first byte
+      [0, 0],
+      [BIG - 5, BIG - 1], // the last blob, shorter than the others
+    ] as const) {
+      expect((await getBytes('big', `bytes=${start}-${end}`)).equals(body.subarray(start, end + 1)), `${start}-${end}`).toBe(true);
+    }
+    expect((await getBytes('big', 'bytes=-7')).equals(body.subarray(BIG - 7))).toBe(true);
+
+    // the aggregator serves each blob's bytes by its id (the first and the shorter last one here: each read decodes a blob)
+    const last = ids.length - 1;
+    expect((await aggregatorRead(ids[0]!)).equals(body.subarray(0, MAX_BLOB))).toBe(true);
+    expect((await aggregatorRead(ids[last]!)).equals(body.subarray(last * MAX_BLOB))).toBe(true);
+
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'big' }));
+    expect(listed.Contents?.map((o) => [o.Key, o.Size, o.StorageClass])).toEqual([['big', BIG, 'WALRUS']]);
+  }, 60_000);
+
+  it('copies between the classes, keeping the bytes', async () => {
+    const body = randomBody(100_000);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'local', Body: body }));
+    await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'to-walrus', CopySource: `${bucket}/local`, StorageClass: WALRUS }));
+    const copied = await rawHead('to-walrus');
+    expect(copied['x-amz-storage-class']).toBe('WALRUS');
+    expect((await aggregatorRead(copied['x-tusk-walrus-blob-id']!)).equals(body)).toBe(true);
+    await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'back', CopySource: `${bucket}/to-walrus` }));
+    const back = await rawHead('back');
+    expect(back['x-amz-storage-class']).toBeUndefined();
+    expect(back['x-tusk-walrus-blob-id']).toBeUndefined();
+    expect((await getBytes('back')).equals(body)).toBe(true);
+  }, 30_000);
+
+  it('a delete removes the object from the index', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'gone', Body: 'short-lived', StorageClass: WALRUS }));
+    expect((await getBytes('gone')).toString()).toBe('short-lived');
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'gone' }));
+    await expect(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'gone' }))).rejects.toMatchObject({ name: 'NotFound' });
+  });
+
+  it('a multipart upload to the class becomes blobs at Complete; ?partNumber reads a part', async () => {
+    const parts = [randomBody(5 * 1024 * 1024), randomBody(100_000)];
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'mpu', StorageClass: WALRUS }));
+    const etags: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      etags.push((await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'mpu', UploadId, PartNumber: i + 1, Body: part }))).ETag!);
+    }
+    const done = await s3.send(new CompleteMultipartUploadCommand({
+      Bucket: bucket,
+      Key: 'mpu',
+      UploadId,
+      MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+    }));
+    expect(done.ETag).toMatch(/-2"$/);
+    const body = Buffer.concat(parts);
+    const head = await rawHead('mpu');
+    expect(head['x-amz-storage-class']).toBe('WALRUS');
+    expect(head['x-tusk-walrus-blob-id']!.split(',')).toHaveLength(Math.ceil(body.length / MAX_BLOB));
+    expect((await getBytes('mpu')).equals(body)).toBe(true);
+    const second = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'mpu', PartNumber: 2 }));
+    expect(Buffer.from(await second.Body!.transformToByteArray()).equals(parts[1]!)).toBe(true);
+    // the upload ended: its parts are gone
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
+  }, 60_000);
+
+  it('refuses the class where it is not implemented yet, storing nothing', async () => {
+    const sse = { Bucket: bucket, Key: 'sealed', StorageClass: WALRUS, ServerSideEncryption: 'AES256' as const };
+    await expect(s3.send(new PutObjectCommand({ ...sse, Body: 'x' }))).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+    await expect(s3.send(new CreateMultipartUploadCommand(sse))).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+    await expect(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'sealed', Body: 'x', StorageClass: 'WALRUS2' as StorageClass }))).rejects.toMatchObject({
+      name: 'InvalidStorageClass',
+    });
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'sealed' }))).KeyCount).toBe(0);
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
+  });
+});
+
+async function getBytesOf(b: string, key: string): Promise<Buffer> {
+  const res = await s3.send(new GetObjectCommand({ Bucket: b, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+/** HEAD's response headers (the SDK does not surface x-tusk-walrus-blob-id). */
+async function rawHead(key: string): Promise<Record<string, string>> {
+  const res = await s3Request(server, { method: 'HEAD', bucket, key });
+  expect(res.status).toBe(200);
+  return res.headers;
+}
