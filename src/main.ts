@@ -29,6 +29,8 @@ import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from './s3/object-attrs.js'
 import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/service.js';
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
+import { KeyRegistry } from './kms/key-registry.js';
+import { keyServiceOptions } from './s3/sse/kms.js';
 import type { SegmentStore, StoreRecovery } from './store/segment-store.js';
 import { rs2SelfTest } from './publisher/rs2/rs2-native.js';
 import { startPublisherFace } from './publisher/index.js';
@@ -72,6 +74,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const quotaGeneration = new Int32Array(new SharedArrayBuffer(4));
+  const kmsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const inFlightCounts = sharedInFlightCounts(threads);
   // one read cache per thread, within the configured total
   const readCacheBytes = Math.floor(config.storage.readCache / threads);
@@ -122,6 +125,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // S3 (on every thread) answers CORS for the console's origins, known once its port is
   if (consoleServer) config = { ...config, console: { ...config.console, origins: consoleServer.origins } };
   let loaded: ReturnType<typeof loadAccounts>;
+  let kms: ReturnType<typeof KeyRegistry.open>;
   let opened: S3Engine;
   try {
     health.stage = 'self-test';
@@ -136,6 +140,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey },
       accountsGeneration,
     );
+    kms = KeyRegistry.open(keyServiceOptions(config, kmsGeneration));
     store = opened = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
       dataDir: config.dataDir,
       durability: config.durability,
@@ -169,7 +174,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const accessLogger = config.ops.accessLog ? logger : undefined;
   services.observer = s3AccessObserver(accessLogger, metrics);
   const record = s3AccessRecorder(accessLogger, metrics);
-  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp, kms: kms.registry };
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
@@ -178,7 +183,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.notifier = notifier;
   notifyStatus = () => notifier.status();
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
+  admin = adminHandler({ config, accounts, kms: kms.registry, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
   const cleanUp = async (): Promise<void> => {
     await consoleServer?.server.close(0);
     await server.close(0);
@@ -225,6 +230,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         bucketGeneration,
         accountsGeneration,
         quotaGeneration,
+        kmsGeneration,
         store: opened,
         inFlightCounts,
         readCacheBytes,
@@ -269,6 +275,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (config.rootSecretAccessKey) logger.info('root secret access key: from TUSK_SECRET_ACCESS_KEY');
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
+  logger.info(`SSE-KMS master key: ${kms.master.from}`);
+  if (kms.master.inDataDir) logger.warn('the SSE-KMS master key is in the data directory: a copy of the directory opens every SSE-KMS object; move it out (--kms-master-key-file, docs/KMS.md)');
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   if (consoleServer) logger.info(`console on ${consoleServer.url} (S3 allows CORS from ${consoleServer.origins.join(', ')})`);
   logger.info(`s3 listening on ${url}${sharedPort ? ` with ${threads} threads (reads and uploads on each, commits on the first)` : ''}`);

@@ -37,6 +37,7 @@ export interface FrontThreadOptions {
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
   quotaGeneration: Int32Array;
+  kmsGeneration: Int32Array;
   /** the writer's store: grants extents for what the front ends upload, and commits them */
   store: ExtentHost;
   /** requests in flight on each thread's listener (http/listener.ts SharedInFlight) */
@@ -99,6 +100,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
         bucketGeneration: o.bucketGeneration,
         accountsGeneration: o.accountsGeneration,
         quotaGeneration: o.quotaGeneration,
+        kmsGeneration: o.kmsGeneration,
         inFlightCounts: o.inFlightCounts,
         readCacheBytes: o.readCacheBytes,
         tls,

@@ -19,6 +19,8 @@ import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js
 import { classify, resolveResource } from '../s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services } from '../s3/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
+import { keyServiceOptions } from '../s3/sse/kms.js';
+import { KeyRegistry } from '../kms/key-registry.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
 import { endOnUncaught } from '../http/listener-threads.js';
@@ -54,7 +56,8 @@ async function start(): Promise<void> {
   });
   const { accounts } = loadAccounts(config.dataDir, { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey }, data.accountsGeneration);
   const services = s3Services(store, accounts, config);
-  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
+  const kms = KeyRegistry.open(keyServiceOptions(config, data.kmsGeneration)).registry;
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp, kms };
   if (data.observe) services.observer = relayedObserver();
   const log: LogLine = (line, level) => tell({ t: 'log', line: `thread ${data.index}: ${line}`, level });
   const s3 = s3RequestHandler(services, log);

@@ -44,7 +44,7 @@ export async function storeObject(
   fallback?: ChecksumAlgorithm,
 ): Promise<{ record: S3Object; checksum: StoredChecksum; responseHeaders: Array<readonly [string, string]> }> {
   await ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
-  const sealing = sealingForWrite(ctx, bucket, body.length);
+  const sealing = await sealingForWrite(ctx, bucket, key, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
   const sealed = sealedSink(writer, sealing);
   let committed = false;
