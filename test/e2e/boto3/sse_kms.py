@@ -3,25 +3,17 @@
 # aws:kms by key id, ARN, alias and the account's default key; a disabled key makes its objects
 # unreadable until it is enabled again; a rotated key reads old and new objects; pending deletion,
 # an unknown key and another account's key are refused with AWS's errors, and nothing is stored.
-import hashlib, json, os, urllib.request, urllib.error
+import base64, hashlib, json, os, urllib.request, urllib.error
 
-import boto3
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
-from botocore.config import Config
 from botocore.credentials import Credentials
-from botocore.exceptions import ClientError
+
+from common import client, error
 
 ENDPOINT = os.environ['TUSK_ENDPOINT']
 REGION = os.environ['TUSK_REGION']
 ROOT = Credentials(os.environ['AWS_ACCESS_KEY_ID'], os.environ['AWS_SECRET_ACCESS_KEY'])
-
-
-def client(key, secret):
-    return boto3.client(
-        's3', endpoint_url=ENDPOINT, region_name=REGION, aws_access_key_id=key, aws_secret_access_key=secret,
-        config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}),
-    )
 
 
 def admin(method, path, body=None):
@@ -35,14 +27,6 @@ def admin(method, path, body=None):
             return json.loads(r.read())
     except urllib.error.HTTPError as e:
         raise AssertionError('admin %s %s: %s %s' % (method, path, e.code, e.read()))
-
-
-def error(call, **kw):
-    try:
-        call(**kw)
-    except ClientError as e:
-        return e.response['Error']['Code'], e.response['ResponseMetadata']['HTTPStatusCode']
-    raise AssertionError('%s succeeded' % call.__name__)
 
 
 def body_of(**kw):
@@ -78,7 +62,7 @@ put = s3.put_object(Bucket=bucket, Key='default', Body=b'dflt', ServerSideEncryp
 default_arn = put['SSEKMSKeyId']
 assert default_arn.startswith('arn:aws:kms:%s:%s:key/' % (REGION, key['AWSAccountId'])) and default_arn != arn
 assert put['BucketKeyEnabled'] is True
-assert json.loads(__import__('base64').b64decode(put['SSEKMSEncryptionContext']))['team'] == 'a'
+assert json.loads(base64.b64decode(put['SSEKMSEncryptionContext']))['team'] == 'a'
 assert admin('GET', 'kms/keys/alias/aws/s3')['key']['Arn'] == default_arn
 assert body_of(Bucket=bucket, Key='default') == b'dflt'
 assert s3.head_object(Bucket=bucket, Key='default')['BucketKeyEnabled'] is True
