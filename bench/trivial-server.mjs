@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 const distDir = process.env.TUSK_DIST_DIR ? pathToFileURL(`${process.env.TUSK_DIST_DIR}/`) : new URL('../dist/', import.meta.url);
 const [{ ContentSource, sizeFromKey }, { loadUws }] = await Promise.all([
   import(new URL('bench/content.js', distDir).href),
-  import(new URL('http/uws.js', distDir).href),
+  import(new URL('http/uws-module.js', distDir).href),
 ]).catch(() => {
   console.error('bench/trivial-server.mjs needs the compiled sources: run `npm run build` first');
   process.exit(1);

@@ -5,10 +5,10 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Bench } from 'tinybench';
 import { joinHeaders, type RequestHead } from '../../src/http/request-head.js';
-import { AwsChunkedDecoder } from '../../src/s3/auth/aws-chunked.js';
-import { authenticate } from '../../src/s3/auth/authenticate.js';
-import { deriveSigningKey } from '../../src/s3/auth/signing-key.js';
-import type { AuthContext } from '../../src/s3/auth/types.js';
+import { AwsChunkedDecoder } from '../../src/s3/sigv4/aws-chunked.js';
+import { authenticate } from '../../src/s3/sigv4/authenticate.js';
+import { deriveSigningKey } from '../../src/s3/sigv4/signing-key.js';
+import type { AuthContext } from '../../src/s3/sigv4/types.js';
 
 const TIME_MS = Number(process.env.SIGV4_BENCH_TIME_MS ?? 500);
 const AK = 'AKIAIOSFODNN7EXAMPLE';

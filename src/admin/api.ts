@@ -1,5 +1,5 @@
 // The admin API (issue 13 §6) under /tusk/admin/v1/ on the S3 listener: JSON in and out, every
-// request signed with SigV4 by the root key (src/s3/auth), bodies covered by the signature.
+// request signed with SigV4 by the root key (src/s3/sigv4), bodies covered by the signature.
 // Changes are written to the data directory before they apply, so they hold without a restart.
 
 import { createHash } from 'node:crypto';
@@ -8,14 +8,14 @@ import { VERSION, type Config } from '../config/config.js';
 import { AbortedError, type Exchange, type ResponseHeaders } from '../http/exchange.js';
 import type { Health } from '../ops/health.js';
 import type { LogLine } from '../log/log-line.js';
-import { authenticate } from '../s3/auth/index.js';
+import { authenticate } from '../s3/sigv4/index.js';
 import { consoleCorsHeaders } from '../s3/cors.js';
-import { S3Error } from '../s3/errors.js';
+import { S3Error } from '../s3/errors/errors.js';
 import { FORMAT_VERSION } from '../store/format.js';
 import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
 import type { S3Store } from '../s3/object-attrs.js';
 import type { TargetStatus } from '../notify/notifier.js';
-import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from '../s3/quotas.js';
+import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from '../s3/pipeline/quotas.js';
 import type { KeyRegistry } from '../kms/key-registry.js';
 import { KmsError } from '../kms/key-service.js';
 

@@ -4,6 +4,7 @@
 
 import * as nodeEngine from './node-engine.js';
 import * as uwsEngine from './uws.js';
+import { uwsAvailability } from './uws-module.js';
 import { freePort, portTaken, type HttpServer, type ListenOptions, type RequestHandler, type TlsFiles } from './listener.js';
 
 export const HTTP_ENGINE_MODES = ['auto', 'uws', 'node'] as const;
@@ -43,7 +44,7 @@ export function parseHttpEngineMode(value: string, what = 'http-engine'): HttpEn
  */
 export function chooseHttpEngine(mode: HttpEngineMode): EngineChoice {
   if (mode === 'node') return (chosen = { engine: ENGINES.node, why: 'asked for' });
-  const uws = uwsEngine.uwsAvailability();
+  const uws = uwsAvailability();
   if ('module' in uws) return (chosen = { engine: ENGINES.uws, why: `${uws.build}${mode === 'uws' ? ', asked for' : ''}` });
   if (mode === 'uws') throw new Error(`http-engine uws: uWebSockets.js cannot load (${uws.reason}); use --http-engine auto or node`);
   return (chosen = { engine: ENGINES.node, why: `uWS: ${uws.reason}` });

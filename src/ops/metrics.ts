@@ -4,7 +4,7 @@
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PublisherFaceStats } from '../publisher/index.js';
-import type { StoreStats } from '../store/segment-store.js';
+import type { StoreStats } from '../store/store-stats.js';
 import type { Health } from './health.js';
 import { RequestMetrics } from './request-metrics.js';
 import type { TargetStatus } from '../notify/notifier.js';

@@ -15,7 +15,7 @@ import type { NetworkConfig } from '../config/walrus-network.js';
 import type { WalrusBackend } from './walrus/walrus-backend.js';
 import type { BlobBackend } from './service/backend.js';
 import { diskRoom, EmbeddedBackend } from './service/embedded-backend.js';
-import { DEFAULT_DISK_RESERVE } from '../store/segment-store.js';
+import { DEFAULT_DISK_RESERVE } from '../store/open-segment-store.js';
 import type { Logger, PublisherRequestObserver } from './service/context.js';
 import { loadOrCreateEndpointKey } from './service/endpoint-key-file.js';
 import { networkView, type NetworkView } from './service/network-view.js';

@@ -4,7 +4,7 @@
 import type { AccessKey } from '../identity/accounts.js';
 import type { CannedAcl } from '../store/types.js';
 import type { S3Context } from './context.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { OwnerXml } from './xml.js';
 
@@ -49,4 +49,8 @@ export function checkExpectedOwner(ctx: S3Context, bucket: S3Bucket, header = 'x
     throw new S3Error('InvalidBucketOwnerAWSAccountID', { ArgumentName: header, ArgumentValue: expected });
   }
   if (expected !== ctx.services.accounts.byCanonicalId(bucket.owner)?.accountId) throw new S3Error('AccessDenied');
+}
+
+export function isBucketOwner(p: Principal, bucket: S3Bucket): boolean {
+  return p.kind === 'key' && p.key.account.canonicalId === bucket.owner;
 }

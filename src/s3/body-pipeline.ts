@@ -2,7 +2,7 @@
 // pass) and written to their reserved extent at once, then the payload SHA-256, Content-MD5 and
 // the flexible checksum are verified. The caller commits (or aborts) the writer afterwards.
 
-import { contentSha256MismatchError } from './auth/index.js';
+import { contentSha256MismatchError } from './sigv4/index.js';
 import { digestsNeeded, verifyChecksums, type ChecksumPlan, type DigestName, type DigestSet } from './checksums.js';
 import type { S3Context } from './context.js';
 import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';

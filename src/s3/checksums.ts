@@ -2,7 +2,7 @@
 // syntax, and verification against what the fused digest pass computed.
 
 import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 export const CHECKSUM_ALGORITHMS: readonly ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];
 const DIGEST_BYTES: Record<ChecksumAlgorithm, number> = { CRC32: 4, CRC32C: 4, CRC64NVME: 8, SHA1: 20, SHA256: 32 };

@@ -1,6 +1,6 @@
 // Read conditionals with S3's precedence (s3.md §3.0.5, AWS GetObject doc) and ETag comparison (§3.0.1).
 
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 /** Strips quotes and a W/ prefix, lower-cases (s3.md §3.0.1). */
 export function normalizeEtag(value: string): string {

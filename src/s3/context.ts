@@ -1,5 +1,6 @@
 // Everything a handler gets: the exchange, the classified request, the caller, and the services.
 
+import type { KeyService } from '../kms/key-service.js';
 import type { Accounts } from '../identity/accounts.js';
 import type { Config } from '../config/config.js';
 import type { RequestHead } from '../http/request-head.js';
@@ -8,13 +9,21 @@ import type { MfaDevices } from '../identity/mfa-devices.js';
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Store } from './object-attrs.js';
 import type { Principal } from './access.js';
-import type { AuthContext, AuthResult } from './auth/index.js';
+import type { AuthContext, AuthResult } from './sigv4/index.js';
 import type { BodyDigester } from './body-digests.js';
-import type { SseSettings } from './sse/sse.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import type { Resource, Route } from './router.js';
 
 /** What the access log and the metrics learn of an S3 request once it is answered. */
+/** What the S3 face needs for encryption at rest. */
+export interface SseSettings {
+  masterKey: Buffer;
+  /** SSE-C over plain HTTP (loopback listeners only; as RGW's rgw_crypt_require_ssl = false) */
+  customerKeysOverHttp: boolean;
+  /** SSE-KMS's key service (src/kms); none = aws:kms answers NotImplemented */
+  kms?: KeyService;
+}
+
 export interface S3RequestSummary {
   requestId: string;
   /** the S3 operation, or 'unclassified' when the request failed before classification */

@@ -3,7 +3,7 @@
 // method and requested headers, and the response headers that rule yields.
 
 import type { CorsRuleRecord } from './object-attrs.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { doc, el } from './xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf, type XmlNode } from './xml-input.js';
 

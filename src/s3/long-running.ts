@@ -6,7 +6,7 @@
 
 import type { ResponseHeaders } from '../http/exchange.js';
 import type { S3Context } from './context.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { commonHeaders, sendXml } from './respond.js';
 import { s3ErrorOfStore } from './store-errors.js';
 import { StoreError } from '../store/errors.js';

@@ -3,7 +3,7 @@
 
 import type { S3Bucket } from './object-attrs.js';
 import type { S3Context } from './context.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 export const MFA_HEADER = 'x-amz-mfa';
 

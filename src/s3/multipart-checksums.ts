@@ -6,7 +6,7 @@
 import { checksumBytes, DIGEST, digestSync } from '../native/native.js';
 import { CHECKSUM_ALGORITHMS } from './checksums.js';
 import { CRC32_MODEL, CRC32C_MODEL, CRC64NVME_MODEL, crcCombine, type CrcModel } from '../base/crc-combine.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import type { ChecksumAlgorithm, StoredChecksum } from './object-attrs.js';
 
 export type ChecksumType = StoredChecksum['type'];

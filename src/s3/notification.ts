@@ -2,7 +2,7 @@
 // parsing and validation of NotificationConfiguration, its rendering, and which rules an event matches.
 
 import { randomBytes } from 'node:crypto';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { doc, el } from './xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf, type XmlNode, type XmlValue } from './xml-input.js';
 import { targetOfArn, type TargetConfig } from '../notify/config.js';

@@ -3,9 +3,8 @@
 // CopyObject and CreateMultipartUpload take a new version's lock from lockOfNewVersion().
 
 import type { S3Bucket } from './object-attrs.js';
-import type { Principal } from './access.js';
-import { isBucketOwner } from './authz/authorize.js';
-import { S3Error } from './errors.js';
+import { isBucketOwner, type Principal } from './access.js';
+import { S3Error } from './errors/errors.js';
 import type { Retention, RetentionMode, S3Object, S3ObjectAttrs } from './object-attrs.js';
 
 export const LOCK_MODE_HEADER = 'x-amz-object-lock-mode';

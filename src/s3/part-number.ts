@@ -1,6 +1,6 @@
 // The `partNumber` query parameter of UploadPart, UploadPartCopy and GET/HEAD object (s3.md §3.21, §3.0.6).
 
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 export const MAX_PART_NUMBER = 10000;
 

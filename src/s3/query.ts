@@ -1,7 +1,7 @@
 // S3's query string (s3.md §1.2): parameters decoded, an undecodable one an InvalidURI.
 
 import { percentDecode } from '../http/query.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 /** Decoded query parameters; a name without '=' has the value ''. The first occurrence of a name wins. */
 export function parseQuery(rawQuery: string): Map<string, string> {

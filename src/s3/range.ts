@@ -1,6 +1,6 @@
 // The Range header of GetObject/HeadObject (s3.md §3.0.6).
 
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 export interface ByteRange {
   /** first byte */

@@ -2,10 +2,10 @@
 // chunk by chunk from the exchange, with its declared length enforced.
 
 import { createHash } from 'node:crypto';
-import { AwsChunkedDecoder, contentSha256MismatchError, describeBody, type BodyDescription } from './auth/index.js';
+import { AwsChunkedDecoder, contentSha256MismatchError, describeBody, type BodyDescription } from './sigv4/index.js';
 import { digestsNeeded, planChecksums, verifyChecksums } from './checksums.js';
 import type { S3Context } from './context.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 export interface RequestBody {
   /** decoded payload length */

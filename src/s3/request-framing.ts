@@ -7,7 +7,7 @@
 import { framingProblem, type FramingProblem } from '../http/framing.js';
 import { MAX_HEAD_BYTES, type RequestRefusal } from '../http/listener.js';
 import type { RequestHead } from '../http/request-head.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 
 function framingError(problem: FramingProblem): S3Error {
   if (problem.status === 501) return new S3Error('NotImplemented', { Header: problem.header }, { close: true });

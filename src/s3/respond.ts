@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResponseHeaders } from '../http/exchange.js';
 import type { RefusalAnswer } from '../http/listener.js';
 import type { S3Context } from './context.js';
-import type { S3Error } from './errors.js';
+import type { S3Error } from './errors/errors.js';
 import { renderError } from './xml.js';
 
 const NODE_ID = randomBytes(6).toString('hex');

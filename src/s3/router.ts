@@ -3,7 +3,7 @@
 
 import { percentDecode } from '../http/query.js';
 import type { RequestHead } from '../http/request-head.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import type { S3Operation } from './operations.js';
 
 export const MAX_KEY_BYTES = 1024;

@@ -5,7 +5,7 @@
 
 import { StoreError } from '../store/errors.js';
 import { isOutOfSpace, storageErrno } from '../base/storage-failures.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { lockedError } from './object-lock.js';
 import type { Resource } from './router.js';
 

@@ -3,7 +3,7 @@
 // no `aws:` keys).
 
 import { percentDecode } from '../http/query.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { el, doc } from './xml.js';
 import { childrenOf, parseExactXml, textOf } from './xml-input.js';
 

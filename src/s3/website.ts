@@ -3,7 +3,7 @@
 // bucket, rendered back by GetBucketWebsite. The refusals and their wording follow S3 as captured
 // by peers' conformance suites (InvalidRequest for rule errors, InvalidArgument for the documents).
 
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { doc, el } from './xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf, type XmlNode } from './xml-input.js';
 

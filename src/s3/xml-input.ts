@@ -4,7 +4,7 @@
 // spaces are significant, exactly as sent (parseExactXml).
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { S3Error, type S3ErrorCode } from './errors.js';
+import { S3Error, type S3ErrorCode } from './errors/errors.js';
 
 export type XmlNode = { [name: string]: XmlValue };
 export type XmlValue = string | XmlNode | XmlValue[];

@@ -4,7 +4,7 @@
 // lifecycle: "Content-MD5 … is required") need Content-MD5 or an x-amz-checksum-*, verified here.
 
 import type { S3Context } from './context.js';
-import { S3Error } from './errors.js';
+import { S3Error } from './errors/errors.js';
 import { readCheckedBody } from './request-body.js';
 import { parseXmlBody, type XmlNode } from './xml-input.js';
 

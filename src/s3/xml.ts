@@ -1,6 +1,6 @@
 // XML response bodies (s3.md §4) and the one error renderer (§1.9). Element order is fixed.
 
-import type { S3Error } from './errors.js';
+import type { S3Error } from './errors/errors.js';
 
 export const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n';
 export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';

@@ -1,9 +1,12 @@
 // The storage engine's entry point: open a data directory as a Store (contract: ./types.ts).
 
-import { openSegmentStore, type SegmentStore, type StoreInternals } from './segment-store.js';
+import type { SegmentStore } from './segment-store.js';
+import { openSegmentStore, type StoreInternals } from './open-segment-store.js';
 import type { BucketRecord, StoreOptions } from './types.js';
 
-export type { StoreInternals, StoreStats, SegmentStore } from './segment-store.js';
+export type { SegmentStore } from './segment-store.js';
+export type { StoreInternals } from './open-segment-store.js';
+export type { StoreStats } from './store-stats.js';
 export type { Crc32c } from './crc32c.js';
 export * from './types.js';
 export * from './errors.js';

@@ -3,178 +3,55 @@
 // after the bodies it points at are durable, and keeps the per-segment live counts that compaction
 // reads.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { BlockCache } from './block-cache.js';
-import { SYNC_READ_MAX } from './body-reader.js';
-import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport, type CompactionTotals } from './compaction.js';
-import { DEFAULT_SMALL_BODY_MAX, SegmentBodyWriter, type CommitTarget, type WriterContext } from './body-writer.js';
-import { fastestCrc32c, type Crc32c } from './crc32c.js';
-import { asStoreError, StoreError, type StoreSubject } from './errors.js';
+import { Compactor, DEFAULT_COMPACTION, type CompactionOptions, type CompactionReport } from './compaction.js';
+import { SegmentBodyWriter, type CommitTarget, type WriterContext } from './body-writer.js';
+import { type Crc32c } from './crc32c.js';
+import { asStoreError } from './errors.js';
 import { ID_LENGTH, SequenceClock, makeId } from './ids.js';
-import { align, SEGMENT_HEADER_SIZE } from './format.js';
-import {
-  bucketKey,
-  bucketObjectsBase,
-  lookupBucketKey,
-  lookupObjectKey,
-  objectKey,
-  openIndex,
-  partsOf,
-  rangeEnd,
-  toVersion,
-  uploadKey,
-  type IndexDb,
-  type SegmentStats,
-  type StoredPart,
-  type StoredVersion,
-} from './index-db.js';
-import { recoverSegments, type RecoveryReport } from './recovery.js';
-import { DamageTally, markDamage, summarizeDamage, type DamageSummary } from './damage.js';
+import { bucketKey, bucketObjectsBase, lookupBucketKey, lookupObjectKey, objectKey, partsOf, rangeEnd, toVersion, uploadKey, type IndexDb, type StoredPart, type StoredVersion } from './index-db.js';
+import { DamageTally } from './damage.js';
 import { SegmentAllocator, type Reservation } from './segment-allocator.js';
 import { SegmentFiles } from './segment-files.js';
 import { KeyLocks } from './key-locks.js';
-import { applyLogged, RedoLog, replayLog, type Logged, type ReplayReport } from './redo-log.js';
-import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type RedoOp, type StoredNotice } from './redo-ops.js';
+import { applyLogged, RedoLog, type Logged } from './redo-log.js';
+import { accountingContext, dropUpload, type ApplyContext, type RecordEnd, type StoredNotice } from './redo-ops.js';
 import { findVersion } from './version-chain.js';
 import { damagedError, IndexReads, toPart } from './index-reads.js';
-import {
-  NULL_VERSION,
-  type BodyWriter,
-  type BucketRecord,
-  type DeleteBucketResult,
-  type DeleteOptions,
-  type DeleteOutcome,
-  type Extent,
-  type Notice,
-  type ObjectVersion,
-  type Part,
-  type PartChoice,
-  type Store,
-  type StoreOptions,
-  type Upload,
-  type VersionInput,
-  type WriteCondition,
-} from './types.js';
-
-export const DEFAULT_SEGMENT_SIZE = 1 << 30;
-export const DEFAULT_DISK_RESERVE = 256 * 1024 * 1024;
-/** How long a free-space reading is trusted (writes reserved since are subtracted from it). */
-const STATFS_TTL_MS = 500;
-
-/** Knobs that are not part of the public contract: implementation injection and test hooks. */
-export interface StoreInternals {
-  /** CRC32C implementation for record bodies and headers (default: native if built, else TypeScript). */
-  crc32c?: Crc32c;
-  /** Bodies up to this size are written in one writev at commit (default 64 KiB). */
-  smallBodyMax?: number;
-  /** Free bytes of the data directory's file system (default: statfs); tests inject a small disk. */
-  freeBytes?: () => number;
-}
-
-export interface StoreStats {
-  /** fdatasync calls issued on segment files by group commit */
-  fdatasyncs: number;
-  /** index commits that waited for LMDB's flush (strict mode) */
-  indexFlushWaits: number;
-  /** index transactions that applied logged key operations (group commit of the index) */
-  indexGroups: number;
-  /** key operations those applied (divided by indexGroups: mean group size) */
-  indexGroupedOps: number;
-  /** blocks that failed their CRC32C on read */
-  corruptBlocks: number;
-  /** writes refused for lack of space */
-  outOfSpace: number;
-  recovery: StoreRecovery;
-  /** versions and parts whose bytes are missing, found at start-up and still in the index */
-  damage: { objects: number; missingBytes: number };
-  activeSegment: number;
-  /** segment sync() calls covered by group commit (syncWaiters / fdatasyncs = mean group size) */
-  syncWaiters: number;
-  /** seconds spent in segment fdatasync */
-  syncSeconds: number;
-  /** bytes of segment files up to their furthest committed record */
-  segmentBytes: number;
-  /** body bytes referenced by versions and parts; segmentBytes − liveBytes is about what compaction can reclaim */
-  liveBytes: number;
-  /** references to records (versions' and parts' extents) */
-  liveRecords: number;
-  /** bytes of the LMDB index in use */
-  indexBytes: number;
-  compaction: CompactionTotals;
-}
-
-/** What start-up found: the redo log replayed, segment tails checked, damage (damage.ts). */
-export type StoreRecovery = RecoveryReport & { replay: ReplayReport; damaged: DamageSummary };
-
-type Failure = { fail: StoreError };
-type Outcome<T> = T | Failure;
-/** What a key operation decided: the operation to log and apply (none: nothing to change), and the caller's answer. */
-type Planned<T> = { op?: RedoOp; result: T };
-
-/** An operation's `ev` field: absent without a notice, so that a change nobody listens to logs no more than before. */
-function noticeField(notice: Notice | undefined): { ev?: Notice } {
-  return notice ? { ev: notice } : {};
-}
-
-function failed<T>(o: Outcome<T>): o is Failure {
-  return typeof o === 'object' && o !== null && 'fail' in o;
-}
-
-function fail(kind: StoreError['kind'], message: string, subject?: StoreSubject, detail?: Record<string, string | number>): Failure {
-  return { fail: new StoreError(kind, message, subject, detail) };
-}
-
-/** Evaluates a write condition against the key's latest version (undefined: none or a delete marker). */
-function checkCondition(current: StoredVersion | undefined, condition: WriteCondition | undefined): Failure | undefined {
-  const live = current && !current.deleteMarker ? current : undefined;
-  if (condition?.ifNoneMatchStar && live) return fail('condition-failed', 'the key exists', 'key', { condition: 'If-None-Match' });
-  if (condition?.ifMatch !== undefined) {
-    if (!live) return fail('not-found', 'the key does not exist', 'key');
-    if (condition.ifMatch !== '*' && live.etag !== condition.ifMatch) {
-      return fail('condition-failed', 'the entity tag differs', 'key', { condition: 'If-Match' });
-    }
-  }
-  return undefined;
-}
+import { NULL_VERSION, type BodyWriter, type BucketRecord, type DeleteBucketResult, type DeleteOptions, type DeleteOutcome, type Extent, type Notice, type ObjectVersion, type Part, type PartChoice, type Store, type Upload, type VersionInput, type WriteCondition } from './types.js';
+import { DiskReserve } from './disk-reserve.js';
+import { IndexWrites } from './index-writes.js';
+import { checkCondition, fail, failed, noticeField, type Failure, type Outcome, type Planned } from './outcome.js';
+import { storeStats, type StoreCounters, type StoreRecovery, type StoreStats } from './store-stats.js';
 
 export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord> extends IndexReads<A, P, B> implements Store<A, P, B> {
   private readonly writerContext: WriterContext;
   private readonly clock: SequenceClock;
   private readonly compactor: Compactor;
   private readonly locks = new KeyLocks();
+  private readonly writes: IndexWrites;
   private readonly log: RedoLog;
   private readonly applyContext: ApplyContext;
   private compactionTimer: NodeJS.Timeout | undefined;
   /** the operations waiting for the index transaction that will apply them (apply) */
   private applying: { group: Logged[]; done?: Promise<void> } | undefined;
-  private free: { bytes: number; at: number } | undefined;
 
   constructor(
     index: IndexDb,
     private readonly files: SegmentFiles,
     private readonly allocator: SegmentAllocator,
-    private readonly strict: boolean,
+    strict: boolean,
     private readonly recovery: StoreRecovery,
     private readonly damage: DamageTally,
     crc32c: Crc32c,
     smallBodyMax: number,
-    private readonly diskReserve: number,
-    private readonly freeBytes: () => number,
-    private readonly counter: {
-      fdatasyncs: number;
-      indexFlushWaits: number;
-      corruptBlocks: number;
-      outOfSpace: number;
-      syncWaiters?: number;
-      syncSeconds?: number;
-      indexGroups?: number;
-      indexGroupedOps?: number;
-    },
+    private readonly space: DiskReserve,
+    private readonly counter: StoreCounters,
     readCache?: BlockCache,
     bucketGeneration?: Int32Array,
   ) {
     super(index, { files, crc32c, onCorrupt: () => counter.corruptBlocks++, cache: readCache }, bucketGeneration);
+    this.writes = new IndexWrites(index, strict, counter, () => this.assertOpen());
     this.clock = new SequenceClock(Math.max(Number(index.meta.get('seq') ?? 0), Number(index.meta.get('applied') ?? 0)));
     this.log = new RedoLog(files, allocator, crc32c);
     this.applyContext = accountingContext(index, damage);
@@ -183,7 +60,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       files,
       allocator,
       crc32c,
-      write: (body) => this.write(body),
+      write: (body) => this.writes.write(body),
       keepFrom: () => this.log.lowestPendingSegment(),
       account: this.applyContext.account,
       markEnd: this.applyContext.markEnd,
@@ -193,40 +70,15 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
       allocator,
       crc32c,
       smallBodyMax,
-      checkSpace: (length) => this.checkSpace(length),
+      checkSpace: (length) => this.space.check(length),
       commitExtent: (target, extent, end) => this.commitExtent(target, extent, end) as Promise<ObjectVersion | Part>,
     };
   }
 
   stats(): StoreStats {
-    let segmentBytes = 0;
-    let liveBytes = 0;
-    let liveRecords = 0;
-    for (const { value } of this.index.segments.getRange({})) {
-      segmentBytes += value.end;
-      liveBytes += value.live;
-      liveRecords += value.records;
-    }
-    const lmdb = this.index.env.getStats() as { pageSize: number; lastPageNumber: number };
-    return {
-      fdatasyncs: this.counter.fdatasyncs,
-      indexFlushWaits: this.counter.indexFlushWaits,
-      indexGroups: this.counter.indexGroups ?? 0,
-      indexGroupedOps: this.counter.indexGroupedOps ?? 0,
-      corruptBlocks: this.counter.corruptBlocks,
-      outOfSpace: this.counter.outOfSpace,
-      syncWaiters: this.counter.syncWaiters ?? 0,
-      syncSeconds: this.counter.syncSeconds ?? 0,
-      recovery: this.recovery,
-      damage: { objects: this.damage.objects, missingBytes: this.damage.missingBytes },
-      activeSegment: this.allocator.activeSegment,
-      segmentBytes,
-      liveBytes,
-      liveRecords,
-      indexBytes: (lmdb.lastPageNumber + 1) * lmdb.pageSize,
-      compaction: this.compactor.totals(),
-    };
+    return storeStats(this.index, this.counter, this.recovery, this.damage, this.allocator.activeSegment, this.compactor.totals());
   }
+
 
   // ── buckets ──────────────────────────────────────────────────────────────────────────────
 
@@ -293,7 +145,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
    */
   async reserveHeld(length: number): Promise<{ reservation: Reservation; release: () => void }> {
     this.assertOpen();
-    this.checkSpace(length);
+    this.space.check(length);
     const reservation = this.allocator.reserve(length);
     const file = this.files.acquire(reservation.segment);
     let held = true;
@@ -459,7 +311,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
 
   /** Records which targets have each notice; `done: null` removes it (every target has it). */
   async settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void> {
-    await this.transact(() => {
+    await this.writes.transact(() => {
       for (const { seq, done } of updates) {
         const notice = this.index.notices.get(seq);
         if (!notice) continue;
@@ -610,7 +462,7 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     }
     const applying: { group: Logged[]; done?: Promise<void> } = { group: [logged] };
     this.applying = applying;
-    applying.done = this.transact(() => {
+    applying.done = this.writes.transact(() => {
       // the group closes once its transaction runs: later operations start the next one
       if (this.applying === applying) this.applying = undefined;
       let marks!: ReturnType<RedoLog['issue']>;
@@ -627,122 +479,15 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     return applying.done;
   }
 
-  /**
-   * Runs `body` in one index write transaction; a Failure it returns becomes a rejection once the
-   * transaction has ended, and the result is acknowledged only once durable (strict mode).
-   */
-  private async write<T>(body: () => Outcome<T>): Promise<T> {
-    const outcome = await this.transact(body);
-    await this.flushed();
-    return outcome;
-  }
-
-  /** One index write transaction, acknowledged once committed (durability comes from the redo log). */
-  private async transact<T>(body: () => Outcome<T>): Promise<T> {
-    this.assertOpen();
-    let outcome: Outcome<T>;
-    try {
-      outcome = await this.index.env.transaction(body);
-    } catch (e) {
-      throw asStoreError(e);
-    }
-    if (failed(outcome)) throw outcome.fail;
-    return outcome;
-  }
-
   /** A change of a bucket itself, alone in its bucket (no key operation in flight), acknowledged once LMDB has flushed it. */
   private async bucketWrite<T>(bucket: string, body: () => Outcome<T>): Promise<T> {
     const release = await this.locks.lockBucket(bucket);
     try {
-      return await this.write(body);
+      return await this.writes.write(body);
     } finally {
       // after the commit: a read in between decoded the old record, and the next one decodes the new
       this.forgetBucket(bucket);
       release();
     }
   }
-
-  /** Strict mode acknowledges only what LMDB has flushed (its commits overlap their syncs). */
-  private async flushed(): Promise<void> {
-    if (!this.strict) return;
-    this.counter.indexFlushWaits++;
-    try {
-      await this.index.env.flushed;
-    } catch (e) {
-      throw asStoreError(e);
-    }
-  }
-
-  /** Refuses a write that would leave less than the disk reserve free, so that the index never hits ENOSPC. */
-  private checkSpace(length: number): void {
-    const now = Date.now();
-    if (!this.free || now - this.free.at > STATFS_TTL_MS) this.free = { bytes: this.freeBytes(), at: now };
-    if (this.free.bytes - length < this.diskReserve) {
-      this.counter.outOfSpace++;
-      this.free = undefined; // read again next time: space may have come back
-      throw new StoreError('out-of-space', `writing ${length} bytes would leave less than the ${this.diskReserve}-byte reserve free`);
-    }
-    this.free.bytes -= length;
-  }
-
-}
-
-function statfsFree(dir: string): () => number {
-  return () => {
-    const s = fs.statfsSync(dir);
-    return s.bavail * s.bsize;
-  };
-}
-
-export async function openSegmentStore<A = unknown, P = unknown, B extends BucketRecord = BucketRecord>(
-  options: StoreOptions,
-  internals: StoreInternals = {},
-): Promise<SegmentStore<A, P, B>> {
-  const crc32c = internals.crc32c ?? (await fastestCrc32c());
-  const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
-  const strict = options.durability !== 'relaxed';
-  const segmentDir = path.join(options.dataDir, 'segments');
-  fs.mkdirSync(segmentDir, { recursive: true });
-
-  const index = openIndex(options.dataDir);
-  // operations the durable index lacks are applied before the segment tails are cut
-  const replay = replayLog(options.dataDir, accountingContext(index), crc32c);
-  const stats = new Map<number, SegmentStats>();
-  for (const { key, value } of index.segments.getRange({})) stats.set(key, value);
-  const { segments, report } = recoverSegments(segmentDir, stats, crc32c);
-  const damaged = markDamage(index, new Map(report.shortSegments.map((s) => [s.segment, s])));
-
-  const counter = { fdatasyncs: 0, indexFlushWaits: 0, corruptBlocks: 0, outOfSpace: 0 };
-  const files = new SegmentFiles(segmentDir, crc32c, strict, counter, options.onSegmentRemoved);
-  for (const s of segments) files.adopt(s.segment, s.fd);
-  const highest = Math.max(0, ...segments.map((s) => s.segment), ...stats.keys());
-  const last = segments.at(-1);
-  // a short segment is never written again: its missing bytes stay past its file's end, where
-  // every later start finds them (damage.ts), instead of under new records
-  const short = last !== undefined && report.shortSegments.some((s) => s.segment === last.segment);
-  let allocator: SegmentAllocator;
-  if (last && last.segment === highest && last.end < segmentSize && !short) {
-    allocator = new SegmentAllocator(files, segmentSize, last.segment, align(last.end), highest + 1);
-  } else {
-    files.create(highest + 1);
-    allocator = new SegmentAllocator(files, segmentSize, highest + 1, SEGMENT_HEADER_SIZE, highest + 2);
-  }
-  // the log is replayed: it starts again where the first operation will be written (not past it:
-  // the tails were cut, so a record replay skipped may lie beyond where new ones go)
-  index.meta.putSync('logFrom', allocator.position);
-  return new SegmentStore<A, P, B>(
-    index,
-    files,
-    allocator,
-    strict,
-    { ...report, replay, damaged: summarizeDamage(damaged) },
-    new DamageTally(damaged),
-    crc32c,
-    internals.smallBodyMax ?? DEFAULT_SMALL_BODY_MAX,
-    options.diskReserve ?? DEFAULT_DISK_RESERVE,
-    internals.freeBytes ?? statfsFree(options.dataDir),
-    counter,
-    options.readCacheBytes ? new BlockCache(options.readCacheBytes, SYNC_READ_MAX) : undefined,
-    options.bucketGeneration,
-  );
 }

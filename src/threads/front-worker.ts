@@ -6,7 +6,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAccounts } from '../identity/accounts.js';
-import { QuotaView } from '../s3/quotas.js';
+import { QuotaView } from '../s3/pipeline/quotas.js';
 import { parseQuery } from '../s3/query.js';
 import type { RequestHead } from '../http/request-head.js';
 import type { Exchange } from '../http/exchange.js';
@@ -17,7 +17,7 @@ import type { LogLine } from '../log/log-line.js';
 import { ADMIN_PREFIX } from '../ops/routes.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../s3/object-attrs.js';
 import { classify, resolveResource } from '../s3/router.js';
-import { s3Refusal, s3RequestHandler, s3Services } from '../s3/service.js';
+import { s3Refusal, s3RequestHandler, s3Services } from '../s3/pipeline/service.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { keyServiceOptions } from '../s3/sse/kms.js';
 import { KeyRegistry } from '../kms/key-registry.js';

@@ -13,7 +13,7 @@ import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { uwsAvailability } from '../../src/http/uws.js';
+import { uwsAvailability } from '../../src/http/uws-module.js';
 import { runBoto3 } from './helpers/boto3.js';
 import { REPO_ROOT } from './helpers/child-process.js';
 import { s3Client, s3Request } from './helpers/clients.js';

@@ -4,7 +4,7 @@
 // `Transfer-Encoding: gzip, chunked` did. The same twenty shapes (helpers/smuggling.ts) on each engine.
 
 import { describe } from 'vitest';
-import { uwsAvailability } from '../../src/http/uws.js';
+import { uwsAvailability } from '../../src/http/uws-module.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { tuskSmugglingSuite } from './helpers/smuggling.js';
 

@@ -14,19 +14,6 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/**
- * Folder-to-folder imports that close a circle and are not cut yet, each with why. An entry that
- * no longer matches an import fails the test, so that a cut also removes its exception.
- */
-const CYCLE_EXCEPTIONS: Record<string, string> = {
-  // TODO: s3's root holds both what handlers build on (errors, xml, context) and what sits above
-  // them (dispatch.ts, the pipeline); move dispatch into its own folder to cut these.
-  's3 -> s3/handlers': 'dispatch.ts (and copy-source.ts) above the handlers',
-  's3 -> s3/authz': 'dispatch.ts, copy-source.ts, object-input.ts, object-lock.ts call authorization',
-  's3 -> s3/sse': 's3/context.ts and copy-source.ts name SSE types; sse.ts reads the request context',
-  's3 -> s3/auth': 's3/context.ts, service.ts and body-pipeline.ts call the SigV4 verifier, which throws s3/errors',
-};
-
 /** The layers, bottom first, from the doc; each line one layer, folders of one layer separated by spaces. */
 function declaredLayers(): string[][] {
   const doc = readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
@@ -115,13 +102,13 @@ export function layerViolations(imports: Import[], layers: string[][]): string[]
   return out;
 }
 
-/** Folder-level cycles (strongly connected components of two or more folders), ignoring `allowed` edges. */
-export function folderCycles(imports: Import[], allowed: Set<string>): string[][] {
+/** Folder-level cycles (strongly connected components of two or more folders). */
+export function folderCycles(imports: Import[]): string[][] {
   const graph = new Map<string, Set<string>>();
   for (const { from, to } of imports) {
     const a = folderName(folderOf(from));
     const b = folderName(folderOf(to));
-    if (a === b || allowed.has(`${a} -> ${b}`)) continue;
+    if (a === b) continue;
     if (!graph.has(a)) graph.set(a, new Set());
     if (!graph.has(b)) graph.set(b, new Set());
     graph.get(a)!.add(b);
@@ -197,20 +184,9 @@ describe('layers (docs/ARCHITECTURE.md)', () => {
     expect(layerViolations(imports, layers)).toEqual([]);
   });
 
-  it('has no cycle between folders (beyond the named exceptions)', () => {
-    const cycles = folderCycles(imports, new Set(Object.keys(CYCLE_EXCEPTIONS)));
+  it('has no cycle between folders', () => {
+    const cycles = folderCycles(imports);
     expect(cycles.map((c) => ({ cycle: c, imports: edgesWithin(imports, c) }))).toEqual([]);
-  });
-
-  it('names only exceptions that still exist and still close a cycle', () => {
-    for (const edge of Object.keys(CYCLE_EXCEPTIONS)) {
-      const [a, b] = edge.split(' -> ');
-      const used = imports.some(({ from, to }) => folderName(folderOf(from)) === a && folderName(folderOf(to)) === b);
-      expect(used, `${edge} no longer imported: drop the exception`).toBe(true);
-      const without = new Set(Object.keys(CYCLE_EXCEPTIONS).filter((e) => e !== edge));
-      const closes = folderCycles(imports, without).some((c) => c.includes(a!) && c.includes(b!));
-      expect(closes, `${edge} closes no cycle: drop the exception`).toBe(true);
-    }
   });
 
   it('the checks can fail: an upward import, a sideways one and a cycle are each caught', () => {
@@ -226,6 +202,6 @@ describe('layers (docs/ARCHITECTURE.md)', () => {
       { from: 'store/a.ts', to: 'store/x/b.ts' },
       { from: 'store/x/b.ts', to: 'store/a.ts' },
     ];
-    expect(folderCycles(loop, new Set())).toEqual([['store', 'store/x']]);
+    expect(folderCycles(loop)).toEqual([['store', 'store/x']]);
   });
 });

@@ -17,7 +17,7 @@ import {
 } from '../../src/native/native.js';
 import { keepLargeAllocations } from '../../src/native/process.js';
 import { selfTest } from '../../src/native/self-test.js';
-import { uwsBinaries } from '../../src/http/uws.js';
+import { uwsBinaries } from '../../src/http/uws-module.js';
 import { mulberry32, reference } from './digest-reference.js';
 
 const SIZES = [0, 1, 7, 8, 63, 64, 65, 4095, 4096, (1 << 20) + 3];

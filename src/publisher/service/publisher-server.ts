@@ -2,34 +2,30 @@
 // /<endpoint_key>/v1/blobs, aggregator reads, ledger look-ups and status, each request checked
 // in the order query → size → admission → body → encode, so a refusal costs no encoding.
 
-import { createHash } from 'node:crypto';
 import { listen, listenForThreads } from '../../http/engine.js';
 import { framingProblem } from '../../http/framing.js';
-import { AbortedError, type Exchange, type ResponseHeaders } from '../../http/exchange.js';
+import { type Exchange } from '../../http/exchange.js';
 import { REFUSAL_REASONS, refusalSummary, type RefusalAnswer, type RequestRefusal, type TlsFiles } from '../../http/listener.js';
 import type { BlobCodec } from '../rs2/codec-types.js';
 import { parseLedgerRoute, runLedgerQuery } from '../ledger/index.js';
 import { AdmissionLimiter } from './admission.js';
-import { openBlob, parseBlobId, type OpenedBlob } from './aggregator.js';
-import { parseByteRange } from './byte-range.js';
-import { CORS_HEADERS, PREFLIGHT_HEADERS } from './cors.js';
+import { parseBlobId } from './aggregator.js';
 import type { BlobBackend } from './backend.js';
 import type { BlobReadContext, Logger, PublisherContext, PublisherRequestObserver } from './context.js';
 import { EmbeddedBackend } from './embedded-backend.js';
 import { PublisherError, renderError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { startReclaimer, type Reclaimer } from './reclaim.js';
-import { checkDeclaredLength, declaredLength, drainBody, readBody } from './request-body.js';
-import { parseByteRangeQuery, parseConcatBody, parseConcatQuery, parseReadQuery, type ByteRangeQuery, type ConcatRequest } from './read-query.js';
-import type { ConsistencyCheck } from '../rs2/rs2-native.js';
-import { listPatches, parseQuiltForm, patchHeaders, readPatchById, readPatchByIdentifier, storeQuilt, type PatchRead } from './quilt-service.js';
-import { parseRelayQuery, relayBlob, TIP_CONFIG } from './upload-relay.js';
+import { checkDeclaredLength, declaredLength, readBody } from './request-body.js';
+import { parseReadQuery } from './read-query.js';
+import { parseQuiltForm, storeQuilt } from './quilt-service.js';
+import { parseRelayQuery, relayBlob } from './upload-relay.js';
 import { JwtAuthenticator, type JwtConfig } from './jwt-auth.js';
-import { openApiDocument } from './openapi.js';
-import { classifyPublisherRequest, EndpointKeys, loggablePath, type PublisherRoute } from './routes.js';
+import { classifyPublisherRequest, EndpointKeys, type PublisherRoute } from './routes.js';
 import { checkEncodable, storeBlob } from './store-blob.js';
 import { parseStoreQuery } from './store-query.js';
-import { isOutOfSpace, storageErrno } from '../../base/storage-failures.js';
+import { answer, answerError, JSON_HEADERS } from './answers.js';
+import { blobsOnlyConcat, handleConcat, handleRead, serveRead, type ReadHandler } from './read-routes.js';
 
 /** walrus.md §10.4: 10 MiB, the Walrus publisher's default `--max-body-size`. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -42,22 +38,7 @@ export const DEFAULT_QUEUE = 8;
 const AGGREGATOR_MAX_CONCURRENT = 256;
 const AGGREGATOR_QUEUE = 320;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 60_000;
-/** An early error answer reads (and drops) at most this much of the body to keep the connection; past it, it closes. */
-const DRAIN_LIMIT = 1 << 20;
-const STREAM_CHUNK = 1 << 19;
-/** A concatenation's JSON body: ids are 43 to 66 characters each. */
-const CONCAT_BODY_LIMIT = 1 << 20;
 
-const JSON_HEADERS: ResponseHeaders = [
-  ['content-type', 'application/json'],
-  ['server', 'Tusk'],
-  ...CORS_HEADERS,
-];
-const TEXT_HEADERS: ResponseHeaders = [
-  ['content-type', 'text/plain; charset=utf-8'],
-  ['server', 'Tusk'],
-  ...CORS_HEADERS,
-];
 /** The listener's answer to a request its HTTP engine refused before any route saw it. */
 export function publisherRefusal(refusal: RequestRefusal): RefusalAnswer {
   const { status, detail } = refusalSummary(refusal);
@@ -66,7 +47,6 @@ export function publisherRefusal(refusal: RequestRefusal): RefusalAnswer {
 }
 
 /** Served at GET /v1/api; built once. */
-const API_DOCUMENT = JSON.stringify(openApiDocument('1'));
 
 export interface PublisherOptions {
   host: string;
@@ -206,15 +186,6 @@ export function publisherReader(o: PublisherReaderOptions): (ex: Exchange) => Pr
   };
 }
 
-interface ReadHandler {
-  reads: BlobReadContext;
-  keys: EndpointKeys;
-  /** stores without a key are routed for JWT authentication */
-  jwtRoutes: boolean;
-  readLimit: AdmissionLimiter;
-  log: Logger;
-}
-
 interface Handler extends ReadHandler {
   ctx: PublisherContext;
   jwt: JwtAuthenticator | undefined;
@@ -271,53 +242,6 @@ async function handle(h: Handler, ex: Exchange, routed?: { op: string }): Promis
   }
 }
 
-/** The routes of READ_OPS; throws what the caller answers. */
-async function serveRead(h: ReadHandler, ex: Exchange, route: PublisherRoute): Promise<void> {
-  switch (route.op) {
-    case 'preflight':
-      ex.send(200, PREFLIGHT_HEADERS);
-      return;
-    case 'status':
-      answer(ex, 200, TEXT_HEADERS, 'OK');
-      return;
-    case 'api':
-      answer(ex, 200, JSON_HEADERS, API_DOCUMENT);
-      return;
-    case 'tipConfig':
-      answer(ex, 200, JSON_HEADERS, JSON.stringify(TIP_CONFIG));
-      return;
-    case 'readBlob':
-      return handleRead(h, ex, route.blobId, { check: parseReadQuery(ex.head.rawQuery) });
-    case 'readBlobRange':
-      return handleRead(h, ex, route.blobId, { byteRange: parseByteRangeQuery(ex.head.rawQuery) });
-    case 'streamBlob':
-      return handleStream(h, ex, route.blobId);
-    case 'readQuiltPatch': {
-      const check = parseReadQuery(ex.head.rawQuery);
-      return handlePatchRead(h, ex, async () => {
-        const patch = await readPatchById(h.reads, route.patchId, check);
-        return { ...patch, etag: patch.quiltId };
-      });
-    }
-    case 'readQuiltPatchByIdentifier': {
-      const check = parseReadQuery(ex.head.rawQuery);
-      return handlePatchRead(h, ex, async () => ({ ...(await readPatchByIdentifier(h.reads, route.quiltId, route.identifier, check)), etag: route.quiltId }));
-    }
-    case 'listQuiltPatches': {
-      const check = parseReadQuery(ex.head.rawQuery);
-      const release = await h.readLimit.admit();
-      try {
-        answer(ex, 200, JSON_HEADERS, JSON.stringify(await listPatches(h.reads, route.quiltId, check)));
-      } finally {
-        release();
-      }
-      return;
-    }
-    default:
-      throw new Error(`${route.op} is not a read route`);
-  }
-}
-
 /** PUT /v1/blobs (the body is the blob) or PUT /v1/quilts (the body is a multipart form of files). */
 async function handleStore(h: Handler, ex: Exchange, jwt: boolean, quilt: boolean): Promise<void> {
   // Everything a request can get wrong is checked before its body is read or encoded.
@@ -360,151 +284,6 @@ async function handleRelay(h: Handler, ex: Exchange): Promise<void> {
   }
 }
 
-/** A blob read: the whole blob, one `Range` of it (206), or with `byteRange` the byte-range route's
- * slice (200, so CDNs cache it; walrus.md §11). */
-async function handleRead(h: ReadHandler, ex: Exchange, blobIdText: string, { byteRange, check }: { byteRange?: ByteRangeQuery; check?: ConsistencyCheck }): Promise<void> {
-  const release = await h.readLimit.admit();
-  let body: Buffer;
-  let status = 200;
-  let etag = blobIdText;
-  const extra: Array<readonly [string, string]> = [];
-  try {
-    const blob = await openBlob(h.reads, blobIdText);
-    if (byteRange) {
-      const { start, length } = byteRange;
-      // walrus-sdk byte_range_read_client.rs: the whole range must lie inside the blob (400, not a short body).
-      if (start + length > blob.size) throw new PublisherError('INVALID_BYTE_RANGE_QUERY', `bytes ${start}..${start + length} are not inside the blob's ${blob.size} bytes`);
-      body = await blob.range(start, start + length);
-      etag = `${blobIdText}-${start}-${length}`;
-    } else {
-      const range = parseByteRange(ex.head.headers.range, blob.size);
-      if (range) {
-        status = 206;
-        body = await blob.range(range.start, range.end + 1);
-        extra.push(['content-range', `bytes ${range.start}-${range.end}/${blob.size}`]);
-      } else {
-        body = await blob.whole(check);
-      }
-    }
-  } finally {
-    release();
-  }
-  await sendBytes(ex, status, body, etag, extra);
-}
-
-/** A quilt patch read (walrus daemon routes.rs build_quilt_patch_response): the file's bytes, the
- * quilt id as ETag, and its identifier in X-Quilt-Patch-Identifier. */
-async function handlePatchRead(h: ReadHandler, ex: Exchange, read: () => Promise<PatchRead & { etag: string }>): Promise<void> {
-  const release = await h.readLimit.admit();
-  let patch: PatchRead & { etag: string };
-  try {
-    patch = await read();
-  } finally {
-    release();
-  }
-  const { contentType, headers } = patchHeaders(patch);
-  await sendBytes(ex, 200, patch.contents, patch.etag, headers, contentType);
-}
-
-/** `fallbackType`: the type when the request names none (a quilt patch's `content-type` tag). */
-async function sendBytes(ex: Exchange, status: number, body: Buffer, etag: string, extra: ResponseHeaders, fallbackType?: string): Promise<void> {
-  await sendChunks(ex, status, blobHeaders(ex, etag, extra, fallbackType), body.length, [body].values());
-}
-
-/** The head of a blob answer (walrus.md §11): ETag as the code sets it (unquoted), caching as the Walrus aggregator. */
-function blobHeaders(ex: Exchange, etag: string, extra: ResponseHeaders, fallbackType?: string): ResponseHeaders {
-  return [
-    ['content-type', readContentType(ex.head.headers, fallbackType)],
-    ['etag', etag],
-    ['cache-control', 'public, max-age=86400, stale-while-revalidate=3600'],
-    ['x-content-type-options', 'nosniff'],
-    ['server', 'Tusk'],
-    ...CORS_HEADERS,
-    ...extra,
-  ];
-}
-
-/**
- * Sends `total` bytes as `chunks` yields them; HEAD gets the head only, as axum answers HEAD on
- * `get` routes. The first chunk is read before the head goes out, so that a failure there is
- * still answered as an error; a later one cuts the connection (the body cannot be taken back).
- */
-async function sendChunks(ex: Exchange, status: number, headers: ResponseHeaders, total: number, chunks: Iterator<Buffer> | AsyncIterator<Buffer>): Promise<void> {
-  if (ex.head.method === 'HEAD') {
-    ex.sendHead(status, headers, total);
-    return;
-  }
-  const first = await chunks.next();
-  let current: Buffer = first.done ? Buffer.alloc(0) : first.value;
-  let at = 0;
-  await ex.stream(status, headers, total, async (max) => {
-    while (at >= current.length) {
-      const next = await chunks.next();
-      if (next.done) return null;
-      current = next.value;
-      at = 0;
-    }
-    const chunk = current.subarray(at, at + Math.min(max, STREAM_CHUNK));
-    at += chunk.length;
-    return chunk;
-  });
-}
-
-/**
- * GET /v1alpha/blobs/{id}/stream: the blob as its rows are read, the first bytes before the last
- * rows (walrus daemon routes.rs stream_blob). The admission slot is held while the blob is opened,
- * not while its body goes out, as the daemon's concurrency limit holds its permit until its
- * response starts: a slow reader does not keep one.
- */
-async function handleStream(h: ReadHandler, ex: Exchange, blobIdText: string): Promise<void> {
-  const release = await h.readLimit.admit();
-  let blob: OpenedBlob;
-  try {
-    blob = await openBlob(h.reads, blobIdText);
-  } finally {
-    release();
-  }
-  await sendChunks(ex, 200, blobHeaders(ex, blobIdText, [['x-walrus-streaming', 'true']]), blob.size, blob.stream());
-}
-
-/**
- * GET /v1alpha/blobs/concat?ids=… or POST with {"ids": […]}: the blobs one after another, each
- * read whole in turn (walrus daemon routes.rs concat_blobs_impl). Every id is resolved and every
- * blob's metadata read before the answer starts, so an unknown one is a 404, not a cut body.
- * `parsed`: the request's ids and options when the caller has parsed them already.
- */
-async function handleConcat(h: ReadHandler, ex: Exchange, blobIdOf: (id: string) => Promise<string>, parsed?: ConcatRequest): Promise<void> {
-  const { ids, check } =
-    parsed ?? (ex.head.method === 'POST' ? parseConcatBody(await readBody(ex, CONCAT_BODY_LIMIT)) : parseConcatQuery(ex.head.rawQuery));
-  if (ids.length === 0) throw new PublisherError('MALFORMED_REQUEST', 'at least one blob ID or object ID must be provided');
-  // the slot while the blobs are opened, as handleStream
-  const release = await h.readLimit.admit();
-  const blobs: OpenedBlob[] = [];
-  try {
-    for (const id of ids) blobs.push(await openBlob(h.reads, await blobIdOf(id)));
-  } finally {
-    release();
-  }
-  // the ids as the request gave them (walrus daemon: the same blobs named otherwise are another ETag)
-  const etag = createHash('sha256').update(ids.join(',')).digest('base64url');
-  const total = blobs.reduce((sum, b) => sum + b.size, 0);
-  async function* each(): AsyncGenerator<Buffer> {
-    for (const blob of blobs) yield await blob.whole(check);
-  }
-  await sendChunks(ex, 200, blobHeaders(ex, etag, []), total, each());
-}
-
-/** A GET concatenation's query when it is valid and names blob ids only (no ledger needed), else undefined. */
-function blobsOnlyConcat(rawQuery: string): ConcatRequest | undefined {
-  try {
-    const parsed = parseConcatQuery(rawQuery);
-    for (const id of parsed.ids) parseBlobId(id);
-    return parsed.ids.length > 0 ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A blob id as it is, or the blob id of the Blob object an object id names (walrus daemon parse_and_resolve_id). */
 async function concatBlobId(h: Handler, id: string): Promise<string> {
   try {
@@ -523,47 +302,3 @@ async function concatBlobId(h: Handler, id: string): Promise<string> {
   }
 }
 
-/** walrus.md §11: the type the request names in `Accept` (when it names one, without `*`), else
- * its own `Content-Type`, else bytes. */
-export function readContentType(headers: Record<string, string | undefined>, fallback = 'application/octet-stream'): string {
-  const accept = headers.accept?.trim();
-  if (accept && !accept.includes('*')) return accept;
-  return headers['content-type']?.trim() || fallback;
-}
-
-/** A small complete answer; HEAD gets the headers and the length only. */
-function answer(ex: Exchange, status: number, headers: ResponseHeaders, body: string, close = false): void {
-  if (ex.head.method === 'HEAD') ex.sendHead(status, headers, Buffer.byteLength(body), close);
-  else ex.send(status, headers, body, close);
-}
-
-/** Renders the error; an unread body is drained if small so the connection stays usable, else the connection closes. */
-async function answerError(log: Logger, ex: Exchange, error: unknown): Promise<void> {
-  // the client went away: nobody to answer
-  if (error instanceof AbortedError || ex.aborted) return;
-  const outOfSpace = await isOutOfSpace(await storageErrno(error));
-  const rendered = renderError(outOfSpace ? new PublisherError('STORAGE_FULL') : error);
-  if (rendered.incidentId) log(`publisher: incident ${rendered.incidentId}: ${ex.head.method} ${loggablePath(ex.head.rawPath)}: ${(error as Error)?.stack ?? error}`, 'error');
-  else if (outOfSpace || (error instanceof PublisherError && error.code === 'STORAGE_FULL')) log(`publisher: ${ex.head.method} ${loggablePath(ex.head.rawPath)}: ${(error as Error).message}`, 'warn');
-  if (ex.responded) {
-    ex.close();
-    return;
-  }
-  let close = false;
-  if (!ex.bodyEnded) {
-    let remaining: number | undefined;
-    try {
-      remaining = declaredLength(ex);
-    } catch {
-      remaining = undefined;
-    }
-    close = remaining === undefined || remaining - ex.received > DRAIN_LIMIT || !(await drainBody(ex, DRAIN_LIMIT).catch(() => false));
-  }
-  const headers: ResponseHeaders =
-    rendered.allow !== undefined
-      ? [['allow', rendered.allow]]
-      : rendered.httpStatus === 416
-        ? [...JSON_HEADERS, ['content-range', `bytes */${(error as PublisherError).metadata?.size ?? '*'}`] as const]
-        : JSON_HEADERS;
-  answer(ex, rendered.httpStatus, headers, rendered.body, close);
-}

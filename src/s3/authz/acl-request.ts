@@ -5,7 +5,7 @@ import type { Accounts } from '../../identity/accounts.js';
 import type { CannedAcl } from '../../store/types.js';
 import type { ObjectAccessUpdate, S3Bucket, StoredAcl } from '../object-attrs.js';
 import { parseCannedAcl } from '../access.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { grantsFromHeaders, isPublicAcl, effectiveAcl, type GranteeDirectory } from './acl.js';
 import { aclsDisabled } from './authorize.js';
 

@@ -4,7 +4,7 @@
 
 import type { CannedAcl } from '../../store/types.js';
 import type { AclGrant, AclGrantee, AclPermission, StoredAcl } from '../object-attrs.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { doc, el, ownerXml } from '../xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf } from '../xml-input.js';
 import type { Principal } from '../access.js';

@@ -3,7 +3,7 @@
 // policy → the bucket owner → an Allow in the policy → an ACL grant → implicit deny. Public access
 // block and BucketOwnerEnforced shape the last two steps.
 
-import type { Principal } from '../access.js';
+import { isBucketOwner, type Principal } from '../access.js';
 import type { CannedAcl } from '../../store/types.js';
 import type { S3Bucket, S3ObjectAttrs, StoredAcl } from '../object-attrs.js';
 import { aclAllows, effectiveAcl } from './acl.js';
@@ -50,9 +50,6 @@ function keyAllows(p: Principal, access: OperationAccess, bucket: string | undef
   return bucket === undefined || !p.key.buckets || p.key.buckets.has(bucket);
 }
 
-export function isBucketOwner(p: Principal, bucket: S3Bucket): boolean {
-  return p.kind === 'key' && p.key.account.canonicalId === bucket.owner;
-}
 
 /** ACLs are disabled by BucketOwnerEnforced (AWS *Controlling ownership of objects*). */
 export function aclsDisabled(bucket: S3Bucket): boolean {

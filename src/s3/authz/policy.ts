@@ -3,7 +3,7 @@
 // so that a request only runs precompiled matchers.
 
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 
 export const MAX_POLICY_BYTES = 20 * 1024;
 const VERSIONS = new Set(['2012-10-17', '2008-10-17']);

@@ -1,7 +1,7 @@
 // Runs the one authorize() for a classified request (called by dispatch before any handler) and
 // gives handlers the object-level step they alone can take: the object's own ACL.
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { parseTaggingHeader } from '../tagging.js';
 import type { S3Context } from '../context.js';
 import type { S3Bucket, S3Object, S3ObjectAttrs } from '../object-attrs.js';

@@ -8,7 +8,7 @@ import { checkSettableAcl, granteeDirectory, requestedAcl } from '../authz/acl-r
 import { bucketAcl, objectAcl, objectOwner } from '../authz/authorize.js';
 import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { requestedVersionId } from './version-id.js';

@@ -7,7 +7,7 @@ import { isOwnerOnlyAcl } from '../authz/acl-request.js';
 import { BUCKET_OWNER_ENFORCED, OBJECT_OWNERSHIPS } from '../authz/authorize.js';
 import { compiledPolicy, MAX_POLICY_BYTES } from '../authz/policy.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';

@@ -4,7 +4,7 @@
 
 import { bucketOf, type S3Context } from '../context.js';
 import type { BucketEncryption } from '../object-attrs.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { send, sendXml } from '../respond.js';
 import { readSmallBody } from '../request-body.js';
 import { AES256 } from '../sse/sse.js';

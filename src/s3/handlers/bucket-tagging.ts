@@ -2,7 +2,7 @@
 // record; answered in key order as object tags are.
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { MAX_BUCKET_TAGS, parseTaggingXml, renderTagging } from '../tagging.js';

@@ -2,7 +2,7 @@
 // stored with the bucket (src/s3/website.ts). Serving it on a website endpoint is not built yet.
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { MAX_WEBSITE_BODY, parseWebsiteConfiguration, renderWebsiteConfiguration } from '../website.js';

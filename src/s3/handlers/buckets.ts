@@ -4,7 +4,7 @@
 import { isOwnerOnlyAcl, requestedAcl } from '../authz/acl-request.js';
 import { BUCKET_OWNER_ENFORCED, OBJECT_OWNERSHIPS } from '../authz/authorize.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el, escapeXml, isoSeconds, ownerXml } from '../xml.js';
 import { readSmallBody } from '../request-body.js';

@@ -3,7 +3,7 @@
 
 import { consoleCorsHeaders, corsHeaders, MAX_CORS_BODY, matchCorsRule, parseCorsConfiguration, renderCorsConfiguration, splitHeaderList } from '../cors.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 

@@ -8,7 +8,7 @@ import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { checkMfa, mfaDeleteEnabled, mfaMissing } from '../mfa-delete.js';
 import { BYPASS_GOVERNANCE_HEADER, governanceBypass, lockedError, removalGuard } from '../object-lock.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { send } from '../respond.js';
 import { isStoreError } from '../../store/errors.js';

@@ -5,7 +5,7 @@
 import { requireKeyDeletable } from '../authz/request.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error, type S3ErrorCode } from '../errors.js';
+import { S3Error, type S3ErrorCode } from '../errors/errors.js';
 import { readIntegrityCheckedBody } from '../request-body.js';
 import { sendXml } from '../respond.js';
 import { s3ErrorOfStore } from '../store-errors.js';

@@ -5,7 +5,7 @@ import { isSafeFieldValue } from '../../http/header-fields.js';
 import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { evaluateReadConditions } from '../conditionals.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { objectDamaged } from '../store-errors.js';
 import { dataKeyForRead, encryptionHeaders, objectSize, openUnsealedRead } from '../sse/sse.js';
 import { commonHeaders, send } from '../respond.js';

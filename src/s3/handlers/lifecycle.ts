@@ -2,7 +2,7 @@
 // by src/s3/lifecycle/worker.ts).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { lifecycleRulesOf, parseLifecycle, renderLifecycle } from '../lifecycle/rules.js';
 import { send, sendXml } from '../respond.js';
 import { readXmlRequest } from '../xml-request.js';

@@ -1,7 +1,7 @@
 // ListParts and ListMultipartUploads (s3.md §3.25–3.26, XML §4.17–4.18).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { ownerNamed } from '../access.js';
 import { objectOwner } from '../authz/authorize.js';

@@ -2,7 +2,7 @@
 // DeleteMarker interleaved in that order.
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
 import { ownerNamed } from '../access.js';

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { send, sendXml } from '../respond.js';
 import { objectSize } from '../sse/sse.js';
 import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';

@@ -3,7 +3,7 @@
 // (the parts' count is the element PartsCount, as the SDK's model names it for TotalPartsCount).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { objectDamaged } from '../store-errors.js';
 import type { S3Object } from '../object-attrs.js';
 import { sendXml } from '../respond.js';

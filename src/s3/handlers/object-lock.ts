@@ -3,7 +3,7 @@
 // two racing requests cannot both shorten a retention.
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import {
   retentionChangeRefusal,

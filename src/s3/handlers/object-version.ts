@@ -3,7 +3,7 @@
 
 import { canListBucket, requireObjectAccess } from '../authz/request.js';
 import type { S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { BucketRecord } from '../../store/types.js';
 import { requestedVersionId } from './version-id.js';

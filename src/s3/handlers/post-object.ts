@@ -3,7 +3,7 @@
 // one authorize() once the key is known, and the file streamed into the store through
 // PutObject's write path.
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { authorizeRequest } from '../authz/request.js';
 import { authContextOf, bucketOf, type S3Context } from '../context.js';
 import { checkContentLength, checkPostPolicy, parsePostPolicy } from '../post/post-policy.js';
@@ -16,7 +16,7 @@ import { MAX_KEY_BYTES } from '../router.js';
 import { el, XML_DECL } from '../xml.js';
 import { parseTaggingXml } from '../tagging.js';
 import { planChecksums } from '../checksums.js';
-import { objectAttrsOf } from '../object-input.js';
+import { objectAttrsOf } from './object-input.js';
 import { MAX_PUT_BYTES, storeObject } from './put-object.js';
 
 /** Form fields stored like PutObject's headers of the same name (`acl` is x-amz-acl, `tagging` the Tagging XML). */

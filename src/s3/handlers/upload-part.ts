@@ -5,8 +5,8 @@
 import { receiveBody } from '../body-pipeline.js';
 import { DEFAULT_CHECKSUM, headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { copySourceRange, openCopySourceBody, refuseCopyBody, resolveCopySource } from '../copy-source.js';
-import { S3Error } from '../errors.js';
+import { copySourceRange, openCopySourceBody, refuseCopyBody, resolveCopySource } from './copy-source.js';
+import { S3Error } from '../errors/errors.js';
 import type { ChecksumAlgorithm, S3Bucket, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectSize, sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
 import { parsePartNumber } from '../part-number.js';

@@ -2,7 +2,7 @@
 // `x-amz-version-id` [SEED] (s3.md §3.0.7).
 
 import type { S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 
 const VERSION_ID = /^[0-9A-Za-z]{32}$/;
 

@@ -1,7 +1,7 @@
 // Put/GetBucketVersioning (s3.md §3.9, §4.6) with MFA delete (§2.14).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { checkMfa, mfaDeleteEnabled } from '../mfa-delete.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';

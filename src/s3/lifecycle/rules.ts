@@ -2,7 +2,7 @@
 // and matching of rules. Stored in the bucket record's versionControl.lifecycle as given here.
 
 import { randomBytes } from 'node:crypto';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { S3Bucket } from '../object-attrs.js';
 import { doc, el } from '../xml.js';

@@ -4,13 +4,13 @@
 // No policy and no signature: an anonymous upload.
 
 import { createHmac } from 'node:crypto';
-import { S3Error } from '../errors.js';
-import { SIGV4_ALGORITHM } from '../auth/constants.js';
-import { parseCredentialScope } from '../auth/credential-scope.js';
-import { lookupAccessKey, signingKeyFor } from '../auth/keys.js';
-import { parseAmzDate } from '../auth/request-time.js';
-import { hmacHex, signaturesEqual } from '../auth/signing-key.js';
-import type { AuthContext } from '../auth/types.js';
+import { S3Error } from '../errors/errors.js';
+import { SIGV4_ALGORITHM } from '../sigv4/constants.js';
+import { parseCredentialScope } from '../sigv4/credential-scope.js';
+import { lookupAccessKey, signingKeyFor } from '../sigv4/keys.js';
+import { parseAmzDate } from '../sigv4/request-time.js';
+import { hmacHex, signaturesEqual } from '../sigv4/signing-key.js';
+import type { AuthContext } from '../sigv4/types.js';
 
 /** The access key that signed the form, or undefined for an unsigned (anonymous) form. */
 export function formSigner(fields: ReadonlyMap<string, string>, ctx: AuthContext): string | undefined {

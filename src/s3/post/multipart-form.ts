@@ -8,7 +8,7 @@
 // So the file must be the last part (S3 ignores anything after it) and the body must end with the
 // closing delimiter and CRLF, as browsers, curl and the SDK-style form encoders send it.
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 
 /** S3's limit on the form fields before the file (MaxPostPreDataLengthExceededError). */
 export const MAX_PRE_DATA_BYTES = 20 * 1024;

@@ -2,7 +2,7 @@
 // conditions (exact match, `starts-with`, `content-length-range`), and the rule that every form
 // field is covered by a condition.
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 
 type Condition =
   | { kind: 'eq'; field: string; value: string; text: string }

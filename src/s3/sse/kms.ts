@@ -7,7 +7,7 @@ import { KmsError, type EncryptionContext, type KeyService } from '../../kms/key
 import type { KeyRegistryOptions } from '../../kms/key-registry.js';
 import type { S3Bucket, UploadEncryption } from '../object-attrs.js';
 import type { S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 
 export const H_SSE_KMS_KEY_ID = 'x-amz-server-side-encryption-aws-kms-key-id';
 export const H_SSE_KMS_CONTEXT = 'x-amz-server-side-encryption-context';

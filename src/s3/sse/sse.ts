@@ -9,10 +9,9 @@ import { BufferShelf } from '../../base/buffer-shelf.js';
 import type { BodyReader, BodyWriter } from '../../store/types.js';
 import type { ObjectEncryption, S3Bucket, S3Object, S3ObjectAttrs, S3Store, SealedSegment, UploadEncryption } from '../object-attrs.js';
 import type { S3Context } from '../context.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { BlockOpener, BlockSealer, newNoncePrefix, sealedLength, sealedSpan, SSE_BLOCK } from './block-cipher.js';
 import { KEY_BYTES, newDataKey, unwrapKey, wrapKey } from './keys.js';
-import type { KeyService } from '../../kms/key-service.js';
 import { AWS_KMS, bucketKmsRequest, H_SSE_KMS_CONTEXT, H_SSE_KMS_KEY_ID, kmsDataKey, kmsHeaders, kmsRequestOf, newKmsEncryption, type KmsRequest } from './kms.js';
 
 export const H_SSE = 'x-amz-server-side-encryption';
@@ -22,15 +21,6 @@ export const H_SSE_C_KEY_MD5 = 'x-amz-server-side-encryption-customer-key-md5';
 export const AES256 = 'AES256';
 const AWS_KMS_DSSE = 'aws:kms:dsse';
 const KMS_HEADER_REQUIRED = 'Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms';
-
-/** What the S3 face needs for encryption at rest. */
-export interface SseSettings {
-  masterKey: Buffer;
-  /** SSE-C over plain HTTP (loopback listeners only; as RGW's rgw_crypt_require_ssl = false) */
-  customerKeysOverHttp: boolean;
-  /** SSE-KMS's key service (src/kms); none = aws:kms answers NotImplemented */
-  kms?: KeyService;
-}
 
 interface CustomerKey {
   key: Buffer;

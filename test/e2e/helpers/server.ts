@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { HttpEngineName } from '../../../src/http/engine.js';
 import { freePort } from '../../../src/http/listener.js';
 import { NODE_SHARES_PORTS } from '../../../src/http/node-engine.js';
-import { uwsAvailability } from '../../../src/http/uws.js';
+import { uwsAvailability } from '../../../src/http/uws-module.js';
 import { REPO_ROOT, spawnUntil, type ReadyProbe } from './child-process.js';
 
 const TUSK_BIN = join(REPO_ROOT, 'bin', 'tusk.js');

@@ -2,7 +2,7 @@
 // between, one count per bucket however many writes wait for it.
 
 import { describe, expect, it } from 'vitest';
-import { BucketQuotas, bucketUsage } from '../../../src/s3/quotas.js';
+import { BucketQuotas, bucketUsage } from '../../../src/s3/pipeline/quotas.js';
 import type { S3Store } from '../../../src/s3/object-attrs.js';
 import type { SegmentStore } from '../../../src/store/index.js';
 import { bucket, meta, storeForEachTest } from '../store/helpers.js';

@@ -3,12 +3,12 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RequestHead } from '../../../src/http/request-head.js';
-import { authenticate } from '../../../src/s3/auth/authenticate.js';
-import { describeBody, storedContentEncoding } from '../../../src/s3/auth/body-description.js';
-import { contentSha256MismatchError } from '../../../src/s3/auth/payload-mode.js';
-import { SigningKeyCache, deriveSigningKey } from '../../../src/s3/auth/signing-key.js';
-import type { AuthContext } from '../../../src/s3/auth/types.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { authenticate } from '../../../src/s3/sigv4/authenticate.js';
+import { describeBody, storedContentEncoding } from '../../../src/s3/sigv4/body-description.js';
+import { contentSha256MismatchError } from '../../../src/s3/sigv4/payload-mode.js';
+import { SigningKeyCache, deriveSigningKey } from '../../../src/s3/sigv4/signing-key.js';
+import type { AuthContext } from '../../../src/s3/sigv4/types.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { DOC_AK, DOC_SECRET, DOC_TIME_MS, EMPTY_SHA, authHeader, ctx, head, s3ErrorOf } from './helpers.js';
 
 const SCOPE = '20130524/us-east-1/s3/aws4_request';

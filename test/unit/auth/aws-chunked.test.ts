@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AwsChunkedDecoder, type AwsChunkedOptions } from '../../../src/s3/auth/aws-chunked.js';
-import { deriveSigningKey } from '../../../src/s3/auth/signing-key.js';
+import { AwsChunkedDecoder, type AwsChunkedOptions } from '../../../src/s3/sigv4/aws-chunked.js';
+import { deriveSigningKey } from '../../../src/s3/sigv4/signing-key.js';
 import { encodeAwsChunked, type SignCtx } from './chunked-encoder.js';
 import { DOC_SECRET, s3ErrorOf } from './helpers.js';
 

@@ -7,8 +7,8 @@ import {
   canonicalUri,
   normalizeHeaderValue,
   parseQuery,
-} from '../../../src/s3/auth/canonical-request.js';
-import { canonicalEncode, decodeQueryComponent } from '../../../src/s3/auth/uri-encode.js';
+} from '../../../src/s3/sigv4/canonical-request.js';
+import { canonicalEncode, decodeQueryComponent } from '../../../src/s3/sigv4/uri-encode.js';
 
 describe('canonicalUri', () => {
   it.each([

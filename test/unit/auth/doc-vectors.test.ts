@@ -3,12 +3,12 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { authenticate } from '../../../src/s3/auth/authenticate.js';
-import { AwsChunkedDecoder } from '../../../src/s3/auth/aws-chunked.js';
-import { describeBody } from '../../../src/s3/auth/body-description.js';
+import { authenticate } from '../../../src/s3/sigv4/authenticate.js';
+import { AwsChunkedDecoder } from '../../../src/s3/sigv4/aws-chunked.js';
+import { describeBody } from '../../../src/s3/sigv4/body-description.js';
 import { encodeAwsChunked } from './chunked-encoder.js';
-import { canonicalQueryString, canonicalUri, parseQuery } from '../../../src/s3/auth/canonical-request.js';
-import { deriveSigningKey } from '../../../src/s3/auth/signing-key.js';
+import { canonicalQueryString, canonicalUri, parseQuery } from '../../../src/s3/sigv4/canonical-request.js';
+import { deriveSigningKey } from '../../../src/s3/sigv4/signing-key.js';
 import { DOC_AK, DOC_SECRET, DOC_TIME_MS, EMPTY_SHA, authHeader, ctx, head, s3ErrorOf } from './helpers.js';
 
 const SCOPE = '20130524/us-east-1/s3/aws4_request';

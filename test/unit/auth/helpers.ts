@@ -2,9 +2,9 @@
 
 import { createHash, createHmac } from 'node:crypto';
 import { joinHeaders, type RequestHead } from '../../../src/http/request-head.js';
-import { SigningKeyCache } from '../../../src/s3/auth/signing-key.js';
-import type { AuthContext } from '../../../src/s3/auth/types.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { SigningKeyCache } from '../../../src/s3/sigv4/signing-key.js';
+import type { AuthContext } from '../../../src/s3/sigv4/types.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 
 // The AWS documentation example credentials (SigV4 S3 examples).
 export const DOC_AK = 'AKIAIOSFODNN7EXAMPLE';

@@ -15,9 +15,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { HttpRequest } from '@smithy/core/protocols';
-import { authenticate } from '../../../src/s3/auth/authenticate.js';
-import { AwsChunkedDecoder } from '../../../src/s3/auth/aws-chunked.js';
-import { describeBody } from '../../../src/s3/auth/body-description.js';
+import { authenticate } from '../../../src/s3/sigv4/authenticate.js';
+import { AwsChunkedDecoder } from '../../../src/s3/sigv4/aws-chunked.js';
+import { describeBody } from '../../../src/s3/sigv4/body-description.js';
 import { DOC_AK, DOC_SECRET, ctx, head } from './helpers.js';
 import { toHead } from './smithy.js';
 import { NASTY_KEYS } from './nasty-keys.js';

@@ -3,8 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RequestHead } from '../../../src/http/request-head.js';
-import { authenticate } from '../../../src/s3/auth/authenticate.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { authenticate } from '../../../src/s3/sigv4/authenticate.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { ctx, s3ErrorOf } from './helpers.js';
 import { NASTY_KEYS } from './nasty-keys.js';
 import { s3Path, smithyPresign, smithySign } from './smithy.js';

@@ -2,8 +2,8 @@
 // (the legacy S3 developer guide): header and query-string authentication, and its errors.
 
 import { describe, expect, it } from 'vitest';
-import { authenticate } from '../../../src/s3/auth/authenticate.js';
-import { stringToSignV2 } from '../../../src/s3/auth/sigv2.js';
+import { authenticate } from '../../../src/s3/sigv4/authenticate.js';
+import { stringToSignV2 } from '../../../src/s3/sigv4/sigv2.js';
 import { DOC_AK, ctx, head, s3ErrorOf } from './helpers.js';
 
 const HOST = 'johnsmith.s3.amazonaws.com';

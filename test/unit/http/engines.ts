@@ -3,8 +3,9 @@
 
 import * as nodeEngine from '../../../src/http/node-engine.js';
 import * as uwsEngine from '../../../src/http/uws.js';
+import { uwsAvailability } from '../../../src/http/uws-module.js';
 
 export const ENGINES = [
-  ...('module' in uwsEngine.uwsAvailability() ? [{ name: 'uws', listen: uwsEngine.listen }] : []),
+  ...('module' in uwsAvailability() ? [{ name: 'uws', listen: uwsEngine.listen }] : []),
   { name: 'node', listen: nodeEngine.listen },
 ] as const;

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { FRAMING_REASONS } from '../../../src/http/framing.js';
 import { refusalSummary, type RequestRefusal } from '../../../src/http/listener.js';
-import { headerText, refusalOf, sendableValue } from '../../../src/http/node-engine.js';
+import { refusalOf } from '../../../src/http/node-engine.js';
+import { headerText, sendableValue } from '../../../src/http/node-exchange.js';
 import { refusalError } from '../../../src/s3/request-framing.js';
 
 /** A parser error as Node's http server hands it to 'clientError'. */

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../src/http/exchange.js';
 import type { HttpServer } from '../../../src/http/listener.js';
-import { loadUws, uwsAvailability } from '../../../src/http/uws.js';
+import { loadUws, uwsAvailability } from '../../../src/http/uws-module.js';
 import { rawConversation } from '../../e2e/helpers/raw-http.js';
 import { ENGINES } from './engines.js';
 

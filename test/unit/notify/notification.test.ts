@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { encodeEventKey, eventMatches, eventNameOf, eventRecord, sequencerOf } from '../../../src/notify/records.js';
 import { parseNotifyTargets, targetOfArn, type TargetConfig } from '../../../src/notify/config.js';
 import type { StoredNotice } from '../../../src/store/redo-ops.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateReadConditions, normalizeEtag } from '../../../src/s3/conditionals.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { codeOf } from './helpers/code-of.js';
 import { parseRange } from '../../../src/s3/range.js';
 

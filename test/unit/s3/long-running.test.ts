@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { S3Context } from '../../../src/s3/context.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { answerWithKeepAlive } from '../../../src/s3/long-running.js';
 import { doc, el } from '../../../src/s3/xml.js';
 

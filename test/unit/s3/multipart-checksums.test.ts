@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { checksumBytes, DIGEST, digestSync } from '../../../src/native/native.js';
 import { multipartEtag } from '../../../src/s3/handlers/multipart.js';
 import { objectChecksumOf, parseUploadChecksum } from '../../../src/s3/multipart-checksums.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { bucket, open, tempDir } from '../store/helpers.js';
 
 function split(data: Buffer, sizes: number[]): Buffer[] {

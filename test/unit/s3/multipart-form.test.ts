@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { formBoundary, readFormHead } from '../../../src/s3/post/multipart-form.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 
 const BOUNDARY = '----WebKitFormBoundaryAbC123';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { lockedBecause, lockOfNewVersion, retentionChangeRefusal } from '../../../src/s3/object-lock.js';
 import type { S3Object } from '../../../src/s3/object-attrs.js';
 import type { S3Bucket } from '../../../src/s3/object-attrs.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const H = 3_600_000;

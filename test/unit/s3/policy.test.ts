@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { compilePolicy, evaluatePolicy, type ConditionValues, type PolicyPrincipal } from '../../../src/s3/authz/policy.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 
 const B = 'bkt';
 const ARN = `arn:aws:s3:::${B}`;

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { S3Context } from '../../../src/s3/context.js';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import type { S3Bucket } from '../../../src/s3/object-attrs.js';
 import { requestedEncryption } from '../../../src/s3/sse/sse.js';
 

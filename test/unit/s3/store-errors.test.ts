@@ -1,7 +1,7 @@
 // Every engine outcome maps to one S3 error (s3.md §5), in the one place that does it.
 
 import { describe, expect, it } from 'vitest';
-import { ERROR_TABLE } from '../../../src/s3/errors.js';
+import { ERROR_TABLE } from '../../../src/s3/errors/errors.js';
 import { s3ErrorOfStore } from '../../../src/s3/store-errors.js';
 import { renderError } from '../../../src/s3/xml.js';
 import { StoreError } from '../../../src/store/errors.js';

@@ -2,7 +2,7 @@
 // GetBucketWebsite golden string (AWS *PutBucketWebsite*; wording as captured from S3 by peers).
 
 import { describe, expect, it } from 'vitest';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { parseWebsiteConfiguration, renderWebsiteConfiguration } from '../../../src/s3/website.js';
 
 const NS = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { escapeXml, httpDate, isoSeconds, renderError } from '../../../src/s3/xml.js';
 import type { VersionInput } from '../../../src/store/types.js';
 import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';

@@ -2,7 +2,7 @@
 // namespaces ignored, malformed documents and DTDs refused.
 
 import { describe, expect, it } from 'vitest';
-import { S3Error } from '../../../src/s3/errors.js';
+import { S3Error } from '../../../src/s3/errors/errors.js';
 import { childrenOf, parseExactXml, parseXmlBody, textOf, xmlBooleanOf } from '../../../src/s3/xml-input.js';
 
 const keysOf = (xml: string) => childrenOf(parseExactXml(Buffer.from(xml), 'Delete'), 'Object').map((o) => textOf(o, 'Key'));

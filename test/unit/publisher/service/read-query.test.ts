@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PublisherError, renderError } from '../../../../src/publisher/service/errors.js';
-import { readContentType } from '../../../../src/publisher/service/publisher-server.js';
+import { readContentType } from '../../../../src/publisher/service/read-routes.js';
 import { parseByteRangeQuery, parseReadQuery } from '../../../../src/publisher/service/read-query.js';
 
 function failure(fn: () => unknown): { code: string; status: number; reason: string } {

@@ -1,4 +1,4 @@
-import { S3Error } from '../../../../src/s3/errors.js';
+import { S3Error } from '../../../../src/s3/errors/errors.js';
 
 /** The S3 error code `fn` throws, or undefined when it returns. */
 export function codeOf(fn: () => unknown): string | undefined {

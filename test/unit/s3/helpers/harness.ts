@@ -11,11 +11,11 @@ import { parseQuery } from '../../../../src/s3/query.js';
 import { UwsExchange } from '../../../../src/http/uws.js';
 import type { Principal } from '../../../../src/s3/access.js';
 import type { S3Context } from '../../../../src/s3/context.js';
-import { dispatch } from '../../../../src/s3/dispatch.js';
-import { S3Error } from '../../../../src/s3/errors.js';
+import { dispatch } from '../../../../src/s3/pipeline/dispatch.js';
+import { S3Error } from '../../../../src/s3/errors/errors.js';
 import { sendError } from '../../../../src/s3/respond.js';
 import { classify, resolveResource } from '../../../../src/s3/router.js';
-import { s3Services } from '../../../../src/s3/service.js';
+import { s3Services } from '../../../../src/s3/pipeline/service.js';
 import { openStore } from '../../../../src/store/index.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs, S3Store } from '../../../../src/s3/object-attrs.js';
 

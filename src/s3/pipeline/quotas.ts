@@ -4,12 +4,12 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurably } from '../base/durable-file.js';
-import { GenerationWatch } from '../base/shared-generation.js';
-import type { WriteQuota } from './context.js';
-import { S3Error } from './errors.js';
-import { objectSize } from './sse/sse.js';
-import type { S3Store } from './object-attrs.js';
+import { writeFileDurably } from '../../base/durable-file.js';
+import { GenerationWatch } from '../../base/shared-generation.js';
+import type { WriteQuota } from '../context.js';
+import { S3Error } from '../errors/errors.js';
+import { objectSize } from '../sse/sse.js';
+import type { S3Store } from '../object-attrs.js';
 
 export const QUOTAS_FILE = 'bucket-quotas.json';
 const USAGE_TTL_MS = 10_000;

@@ -1,6 +1,6 @@
 // x-amz-content-sha256 → payload mode (s3.md §2.6), and the payload-hash mismatch error.
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import {
   H_AMZ_CONTENT_SHA256,
   MSG_INVALID_CONTENT_SHA256,

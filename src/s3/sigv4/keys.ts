@@ -1,6 +1,6 @@
 // Access-key lookup and the process-wide signing-key cache (s3.md §2.2, §2.3).
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { SigningKeyCache } from './signing-key.js';
 import type { CredentialScope } from './credential-scope.js';
 import type { AccessKeyRecord, AuthContext } from './types.js';

@@ -1,26 +1,26 @@
 // The S3 face's request entry: resolve the resource, authenticate, classify, dispatch, and turn
 // every failure into one S3 error answer (processing order of s3.md §1.10).
 
-import type { Accounts } from '../identity/accounts.js';
-import type { Config } from '../config/config.js';
-import { parseQuery } from './query.js';
-import { AbortedError, type Exchange } from '../http/exchange.js';
-import type { RenderRefusal } from '../http/listener.js';
-import type { LogLine } from '../log/log-line.js';
-import { MfaDevices } from '../identity/mfa-devices.js';
-import type { S3Store } from './object-attrs.js';
-import type { S3Bucket } from './object-attrs.js';
-import type { Principal } from './access.js';
-import { authenticate, type AuthResult } from './auth/index.js';
-import { createBodyDigester } from './body-digests.js';
-import { authContextOf, type S3Context, type S3RequestSummary, type S3Services } from './context.js';
-import { consoleCorsHeaders, corsForRequest } from './cors.js';
+import type { Accounts } from '../../identity/accounts.js';
+import type { Config } from '../../config/config.js';
+import { parseQuery } from '../query.js';
+import { AbortedError, type Exchange } from '../../http/exchange.js';
+import type { RenderRefusal } from '../../http/listener.js';
+import type { LogLine } from '../../log/log-line.js';
+import { MfaDevices } from '../../identity/mfa-devices.js';
+import type { S3Store } from '../object-attrs.js';
+import type { S3Bucket } from '../object-attrs.js';
+import type { Principal } from '../access.js';
+import { authenticate, type AuthResult } from '../sigv4/index.js';
+import { createBodyDigester } from '../body-digests.js';
+import { authContextOf, type S3Context, type S3RequestSummary, type S3Services } from '../context.js';
+import { consoleCorsHeaders, corsForRequest } from '../cors.js';
 import { dispatch } from './dispatch.js';
-import { S3Error } from './errors.js';
-import { checkRequestFraming, refusalError } from './request-framing.js';
-import { errorAnswer, newRequestIds, sendError } from './respond.js';
-import { classify, normalizeDomains, resolveResource, type Resource } from './router.js';
-import { s3ErrorOf } from './store-errors.js';
+import { S3Error } from '../errors/errors.js';
+import { checkRequestFraming, refusalError } from '../request-framing.js';
+import { errorAnswer, newRequestIds, sendError } from '../respond.js';
+import { classify, normalizeDomains, resolveResource, type Resource } from '../router.js';
+import { s3ErrorOf } from '../store-errors.js';
 
 export type RequestLogger = LogLine;
 

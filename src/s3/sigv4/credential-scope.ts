@@ -1,7 +1,7 @@
 // `<AK>/<YYYYMMDD>/<region>/s3/aws4_request` of the Authorization header and of X-Amz-Credential
 // (s3.md §2.2, §2.9). Both share the checks; only the error code and message prefix differ.
 
-import { S3Error, type ErrorExtras } from '../errors.js';
+import { S3Error, type ErrorExtras } from '../errors/errors.js';
 import { H_AMZ_BUCKET_REGION, MSG_CREDENTIAL_FORMAT, SCOPE_TERMINATOR, SERVICE_S3 } from './constants.js';
 import type { AuthContext } from './types.js';
 

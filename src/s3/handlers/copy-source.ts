@@ -1,18 +1,18 @@
 // The source of CopyObject and UploadPartCopy (s3.md §3.18, §3.22): `x-amz-copy-source`, its
 // version id, the `x-amz-copy-source-if-*` conditionals and `x-amz-copy-source-range`.
 
-import { percentDecode } from '../http/query.js';
-import { checkExpectedOwner } from './access.js';
-import { requireReadable } from './authz/request.js';
-import { evaluateReadConditions } from './conditionals.js';
-import type { S3Context } from './context.js';
-import { S3Error } from './errors.js';
-import { objectDamaged } from './store-errors.js';
-import type { S3Object } from './object-attrs.js';
-import type { RequestBody } from './request-body.js';
-import { copySourceDataKey, openUnsealedRead } from './sse/sse.js';
-import { isVersionId } from './handlers/version-id.js';
-import type { BucketRecord } from '../store/types.js';
+import { percentDecode } from '../../http/query.js';
+import { checkExpectedOwner } from '../access.js';
+import { requireReadable } from '../authz/request.js';
+import { evaluateReadConditions } from '../conditionals.js';
+import type { S3Context } from '../context.js';
+import { S3Error } from '../errors/errors.js';
+import { objectDamaged } from '../store-errors.js';
+import type { S3Object } from '../object-attrs.js';
+import type { RequestBody } from '../request-body.js';
+import { copySourceDataKey, openUnsealedRead } from '../sse/sse.js';
+import { isVersionId } from './version-id.js';
+import type { BucketRecord } from '../../store/types.js';
 
 /** Largest CopyObject source and UploadPartCopy range (s3.md §6). */
 export const MAX_COPY_BYTES = 5 * 1024 ** 3;

@@ -4,7 +4,7 @@
 
 import { createHmac } from 'node:crypto';
 import type { RequestHead } from '../../http/request-head.js';
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { findQueryItem, type QueryItem } from './canonical-request.js';
 import { MSG_EXPIRED, MSG_NO_VALID_DATE, Q_V2_ACCESS_KEY, Q_V2_SIGNATURE } from './constants.js';
 import { lookupAccessKey } from './keys.js';

@@ -1,13 +1,13 @@
 // The one switch from operation to handler (style.md §1). Operations later issues implement
 // answer 501 NotImplemented naming the operation.
 
-import { bucketOf, type S3Context } from './context.js';
-import { checkExpectedOwner } from './access.js';
-import { OPERATION_ACCESS } from './authz/actions.js';
-import { authorizeRequest, requireObjectAccessByKey } from './authz/request.js';
-import { S3Error } from './errors.js';
-import type { ImplementedOperation } from './operations.js';
-import { isPending } from './operations.js';
+import { bucketOf, type S3Context } from '../context.js';
+import { checkExpectedOwner } from '../access.js';
+import { OPERATION_ACCESS } from '../authz/actions.js';
+import { authorizeRequest, requireObjectAccessByKey } from '../authz/request.js';
+import { S3Error } from '../errors/errors.js';
+import type { ImplementedOperation } from '../operations.js';
+import { isPending } from '../operations.js';
 import {
   handleCreateBucket,
   handleDeleteBucket,
@@ -17,8 +17,8 @@ import {
   handleHeadBucket,
   handleListBuckets,
   handlePutBucketSubresourceStub,
-} from './handlers/buckets.js';
-import { handleGetBucketAcl, handleGetObjectAcl, handlePutBucketAcl, handlePutObjectAcl } from './handlers/acl.js';
+} from '../handlers/buckets.js';
+import { handleGetBucketAcl, handleGetObjectAcl, handlePutBucketAcl, handlePutObjectAcl } from '../handlers/acl.js';
 import {
   handleDeleteBucketOwnershipControls,
   handleDeleteBucketPolicy,
@@ -30,19 +30,19 @@ import {
   handlePutBucketOwnershipControls,
   handlePutBucketPolicy,
   handlePutPublicAccessBlock,
-} from './handlers/bucket-access.js';
-import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from './handlers/bucket-tagging.js';
-import { handleDeleteBucketWebsite, handleGetBucketWebsite, handlePutBucketWebsite } from './handlers/bucket-website.js';
-import { handleGetBucketNotificationConfiguration, handlePutBucketNotificationConfiguration } from './handlers/notification.js';
-import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from './handlers/cors.js';
-import { handlePostObject } from './handlers/post-object.js';
-import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from './handlers/bucket-encryption.js';
-import { handleDeleteObject } from './handlers/delete-object.js';
-import { handleGetObject, handleHeadObject } from './handlers/get-object.js';
-import { handleListObjects, handleListObjectsV2 } from './handlers/list-objects.js';
-import { handlePutObject } from './handlers/put-object.js';
-import { handleListObjectVersions } from './handlers/list-object-versions.js';
-import { handleGetBucketVersioning, handlePutBucketVersioning } from './handlers/versioning.js';
+} from '../handlers/bucket-access.js';
+import { handleDeleteBucketTagging, handleGetBucketTagging, handlePutBucketTagging } from '../handlers/bucket-tagging.js';
+import { handleDeleteBucketWebsite, handleGetBucketWebsite, handlePutBucketWebsite } from '../handlers/bucket-website.js';
+import { handleGetBucketNotificationConfiguration, handlePutBucketNotificationConfiguration } from '../handlers/notification.js';
+import { handleCorsPreflight, handleDeleteBucketCors, handleGetBucketCors, handlePutBucketCors } from '../handlers/cors.js';
+import { handlePostObject } from '../handlers/post-object.js';
+import { handleDeleteBucketEncryption, handleGetBucketEncryption, handlePutBucketEncryption } from '../handlers/bucket-encryption.js';
+import { handleDeleteObject } from '../handlers/delete-object.js';
+import { handleGetObject, handleHeadObject } from '../handlers/get-object.js';
+import { handleListObjects, handleListObjectsV2 } from '../handlers/list-objects.js';
+import { handlePutObject } from '../handlers/put-object.js';
+import { handleListObjectVersions } from '../handlers/list-object-versions.js';
+import { handleGetBucketVersioning, handlePutBucketVersioning } from '../handlers/versioning.js';
 import {
   handleGetObjectLegalHold,
   handleGetObjectLockConfiguration,
@@ -50,19 +50,19 @@ import {
   handlePutObjectLegalHold,
   handlePutObjectLockConfiguration,
   handlePutObjectRetention,
-} from './handlers/object-lock.js';
+} from '../handlers/object-lock.js';
 import {
   handleDeleteBucketLifecycle,
   handleGetBucketLifecycleConfiguration,
   handlePutBucketLifecycleConfiguration,
-} from './handlers/lifecycle.js';
-import { handleCopyObject } from './handlers/copy-object.js';
-import { handleDeleteObjects } from './handlers/delete-objects.js';
-import { handleListMultipartUploads, handleListParts } from './handlers/list-multipart.js';
-import { handleAbortMultipartUpload, handleCompleteMultipartUpload, handleCreateMultipartUpload } from './handlers/multipart.js';
-import { handleGetObjectAttributes } from './handlers/object-attributes.js';
-import { handleDeleteObjectTagging, handleGetObjectTagging, handlePutObjectTagging } from './handlers/object-tagging.js';
-import { handleUploadPart, handleUploadPartCopy } from './handlers/upload-part.js';
+} from '../handlers/lifecycle.js';
+import { handleCopyObject } from '../handlers/copy-object.js';
+import { handleDeleteObjects } from '../handlers/delete-objects.js';
+import { handleListMultipartUploads, handleListParts } from '../handlers/list-multipart.js';
+import { handleAbortMultipartUpload, handleCompleteMultipartUpload, handleCreateMultipartUpload } from '../handlers/multipart.js';
+import { handleGetObjectAttributes } from '../handlers/object-attributes.js';
+import { handleDeleteObjectTagging, handleGetObjectTagging, handlePutObjectTagging } from '../handlers/object-tagging.js';
+import { handleUploadPart, handleUploadPartCopy } from '../handlers/upload-part.js';
 
 const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> = {
   ListBuckets: handleListBuckets,

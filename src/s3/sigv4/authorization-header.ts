@@ -1,6 +1,6 @@
 // Parsing of `Authorization: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` (s3.md §2.2).
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import {
   AUTH_CREDENTIAL,
   AUTH_SIGNATURE,

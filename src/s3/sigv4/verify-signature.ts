@@ -1,6 +1,6 @@
 // Canonical request → string to sign → signature, compared in constant time (s3.md §2.3).
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { SIGV4_ALGORITHM } from './constants.js';
 import { canonicalHeaders, canonicalUri, joinCanonicalRequest } from './canonical-request.js';
 import { hmacHex, sha256Hex, signaturesEqual } from './signing-key.js';

@@ -2,16 +2,16 @@
 // CreateMultipartUpload): storage class, user metadata, stored system headers, ACL, tags, write
 // conditionals, and the headers that imply features Tusk does not have (s3.md §3.0.3–3.0.4).
 
-import type { S3Context } from './context.js';
-import { parseCannedAcl, principalId } from './access.js';
-import { checkSettableAcl, requestedAcl } from './authz/acl-request.js';
-import { ownerOfNewObject } from './authz/authorize.js';
-import { normalizeEtag } from './conditionals.js';
-import { S3Error } from './errors.js';
-import type { S3Bucket, S3ObjectAttrs } from './object-attrs.js';
-import { lockOfNewVersion } from './object-lock.js';
-import { parseTaggingHeader } from './tagging.js';
-import type { WriteCondition } from '../store/types.js';
+import type { S3Context } from '../context.js';
+import { parseCannedAcl, principalId } from '../access.js';
+import { checkSettableAcl, requestedAcl } from '../authz/acl-request.js';
+import { ownerOfNewObject } from '../authz/authorize.js';
+import { normalizeEtag } from '../conditionals.js';
+import { S3Error } from '../errors/errors.js';
+import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
+import { lockOfNewVersion } from '../object-lock.js';
+import { parseTaggingHeader } from '../tagging.js';
+import type { WriteCondition } from '../../store/types.js';
 
 const MAX_USER_METADATA = 2048;
 const STORABLE_CLASSES = new Set(['STANDARD', 'REDUCED_REDUNDANCY', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'GLACIER_IR']);

@@ -5,7 +5,7 @@
 // (one 4 KiB line buffer) whatever the body size.
 
 import { createHash, type Hash } from 'node:crypto';
-import { S3Error, type ErrorExtras, type S3ErrorCode } from '../errors.js';
+import { S3Error, type ErrorExtras, type S3ErrorCode } from '../errors/errors.js';
 import {
   CHUNK_ALGORITHM,
   EMPTY_SHA256,

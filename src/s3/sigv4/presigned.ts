@@ -1,6 +1,6 @@
 // SigV4 query-string (presigned URL) authentication (s3.md §2.9).
 
-import { S3Error, type ErrorExtras } from '../errors.js';
+import { S3Error, type ErrorExtras } from '../errors/errors.js';
 import type { RequestHead } from '../../http/request-head.js';
 import {
   H_AMZ_CONTENT_SHA256,

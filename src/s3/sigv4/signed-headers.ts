@@ -1,6 +1,6 @@
 // Which headers must be covered by the signature (s3.md §2.4).
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import { H_AMZ_CONTENT_SHA256, H_AMZ_PREFIX, H_CONTENT_MD5, H_HOST, MSG_HEADERS_NOT_SIGNED } from './constants.js';
 
 /**

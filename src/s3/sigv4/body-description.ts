@@ -1,6 +1,6 @@
 // Which body format a request carries and how long its payload is (s3.md §2.7, §2.8).
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { RequestHead } from '../../http/request-head.js';
 import {
   AWS_CHUNKED_ENCODING,

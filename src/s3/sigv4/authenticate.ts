@@ -1,6 +1,6 @@
 // Entry point of SigV4 authentication: picks the mechanism (s3.md §2.1) and runs it.
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { RequestHead } from '../../http/request-head.js';
 import {
   ARG_AUTHORIZATION,

@@ -1,6 +1,6 @@
 // SigV4 header authentication: `Authorization: AWS4-HMAC-SHA256 …` (s3.md §2.2–§2.6).
 
-import { S3Error } from '../errors.js';
+import { S3Error } from '../errors/errors.js';
 import type { RequestHead } from '../../http/request-head.js';
 import {
   H_AMZ_CONTENT_SHA256,
