@@ -30,6 +30,8 @@ import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/pipeline/service.js';
 import { loadOrCreateMasterKey } from './s3/sse/keys.js';
 import { websiteRequestHandler } from './s3/pipeline/website-endpoint.js';
+import { KeyRegistry } from './kms/key-registry.js';
+import { keyServiceOptions } from './s3/sse/kms.js';
 import type { SegmentStore } from './store/segment-store.js';
 import type { StoreRecovery } from './store/store-stats.js';
 import { rs2SelfTest } from './publisher/rs2/rs2-native.js';
@@ -79,6 +81,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const bucketGeneration = new Int32Array(new SharedArrayBuffer(4));
   const accountsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const quotaGeneration = new Int32Array(new SharedArrayBuffer(4));
+  const kmsGeneration = new Int32Array(new SharedArrayBuffer(4));
   const inFlightCounts = sharedInFlightCounts(threads);
   // ListenBucketNotification streams open on each thread (notify/listen.ts)
   const liveCounts = listenerCounts(threads);
@@ -131,6 +134,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // S3 (on every thread) answers CORS for the console's origins, known once its port is
   if (consoleServer) config = { ...config, console: { ...config.console, origins: consoleServer.origins } };
   let loaded: ReturnType<typeof loadAccounts>;
+  let kms: ReturnType<typeof KeyRegistry.open>;
   let opened: S3Engine;
   try {
     health.stage = 'self-test';
@@ -145,6 +149,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey },
       accountsGeneration,
     );
+    kms = KeyRegistry.open(keyServiceOptions(config, kmsGeneration));
     store = opened = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({
       dataDir: config.dataDir,
       durability: config.durability,
@@ -178,7 +183,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const accessLogger = config.ops.accessLog ? logger : undefined;
   services.observer = s3AccessObserver(accessLogger, metrics);
   const record = s3AccessRecorder(accessLogger, metrics);
-  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp, kms: kms.registry };
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
@@ -204,7 +209,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.live = live;
   opened.onLive = liveFanOut(live, (notices) => fronts?.live(notices));
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
+  admin = adminHandler({ config, accounts, kms: kms.registry, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
   let websiteServer: HttpServer | undefined;
   const cleanUp = async (): Promise<void> => {
     await websiteServer?.close(0);
@@ -265,6 +270,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         bucketGeneration,
         accountsGeneration,
         quotaGeneration,
+        kmsGeneration,
         store: opened,
         inFlightCounts,
         liveCounts,
@@ -311,6 +317,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (config.rootSecretAccessKey) logger.info('root secret access key: from TUSK_SECRET_ACCESS_KEY');
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
+  logger.info(`SSE-KMS master key: ${kms.master.from}`);
+  if (kms.master.inDataDir) logger.warn('the SSE-KMS master key is in the data directory: a copy of the directory opens every SSE-KMS object; move it out (--kms-master-key-file, docs/KMS.md)');
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   if (websiteServer) {
     const at = config.website.listen!;

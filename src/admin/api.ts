@@ -16,6 +16,8 @@ import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
 import type { S3Store } from '../s3/object-attrs.js';
 import type { TargetStatus } from '../notify/notifier.js';
 import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from '../s3/pipeline/quotas.js';
+import type { KeyRegistry } from '../kms/key-registry.js';
+import { KmsError } from '../kms/key-service.js';
 
 export const ADMIN_API_PREFIX = '/tusk/admin/v1/';
 const MAX_BODY = 64 * 1024;
@@ -23,6 +25,8 @@ const MAX_BODY = 64 * 1024;
 export interface AdminServices {
   config: Config;
   accounts: AccountRegistry;
+  /** SSE-KMS's built-in key service */
+  kms?: KeyRegistry;
   store: S3Store;
   quotas: BucketQuotas;
   health: Health;
@@ -44,7 +48,7 @@ class AdminError extends Error {
 }
 
 type Json = Record<string, unknown>;
-type Route = (s: AdminServices, params: string[], body: Json) => Promise<[number, unknown]> | [number, unknown];
+type Route = (s: AdminServices, params: string[], body: Json, query: URLSearchParams) => Promise<[number, unknown]> | [number, unknown];
 
 const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
   ['GET', /^info$/, info],
@@ -84,7 +88,38 @@ const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
     if (!s.quotas.remove(bucket!)) throw new AdminError(404, 'NoSuchQuota', `bucket '${bucket}' has no quota`);
     return [200, { deleted: bucket }];
   }],
+  // SSE-KMS keys (src/kms): a key is named by id, ARN or alias (aliases, which may hold '/', in the
+  // account of `account`, root by default); keys belong to `account`
+  ['GET', /^kms\/keys$/, (s, _p, _b, q) => [200, { keys: kmsOf(s).list(q.has('account') ? accountIdOf(s, q.get('account')!) : undefined) }]],
+  ['POST', /^kms\/keys$/, (s, _p, body) => {
+    const id = optionalString(body, 'id');
+    const description = optionalString(body, 'description');
+    return [201, { key: kmsOf(s).create(accountIdOf(s, optionalString(body, 'account')), { ...(id ? { id } : {}), ...(description ? { description } : {}) }) }];
+  }],
+  ['POST', /^kms\/keys\/(.+)\/(enable|disable)$/, (s, [ref, action], body) => [200, { key: kmsOf(s).setEnabled(ref!, accountIdOf(s, optionalString(body, 'account')), action === 'enable') }]],
+  ['POST', /^kms\/keys\/(.+)\/rotate$/, (s, [ref], body) => [200, { key: kmsOf(s).rotate(ref!, accountIdOf(s, optionalString(body, 'account'))) }]],
+  ['POST', /^kms\/keys\/(.+)\/schedule-deletion$/, (s, [ref], body) => [200, { key: kmsOf(s).scheduleDeletion(ref!, accountIdOf(s, optionalString(body, 'account')), countField(body, 'pendingWindowDays')) }]],
+  ['POST', /^kms\/keys\/(.+)\/cancel-deletion$/, (s, [ref], body) => [200, { key: kmsOf(s).cancelDeletion(ref!, accountIdOf(s, optionalString(body, 'account'))) }]],
+  ['GET', /^kms\/keys\/(.+)$/, (s, [ref], _b, q) => [200, { key: kmsOf(s).describe(ref!, accountIdOf(s, q.get('account') ?? undefined)) }]],
+  ['PUT', /^kms\/aliases\/(.+)$/, (s, [name], body) => [200, { key: kmsOf(s).putAlias(accountIdOf(s, optionalString(body, 'account')), name!, stringField(body, 'keyId')) }]],
+  ['DELETE', /^kms\/aliases\/(.+)$/, (s, [name], _b, q) => {
+    kmsOf(s).deleteAlias(accountIdOf(s, q.get('account') ?? undefined), name!);
+    return [200, { deleted: name }];
+  }],
 ];
+
+function kmsOf(s: AdminServices): KeyRegistry {
+  if (!s.kms) throw new AdminError(501, 'NotImplemented', 'this server runs no key service');
+  return s.kms;
+}
+
+/** The account id of an account named by display name (root when absent). */
+function accountIdOf(s: AdminServices, name: string | undefined): string {
+  if (name === undefined || name === 'root') return s.accounts.root.account.accountId;
+  const found = s.accounts.list().find((a) => a.displayName === name);
+  if (!found) throw new AdminError(404, 'NoSuchAccount', `no account '${name}'`);
+  return found.accountId;
+}
 
 async function info(s: AdminServices): Promise<[number, unknown]> {
   const readiness = await s.health.readiness();
@@ -120,6 +155,10 @@ function stringField(body: Json, name: string): string {
   const v = body[name];
   if (typeof v !== 'string' || v === '') throw new AdminError(400, 'InvalidArgument', `'${name}' must be a non-empty string`);
   return v;
+}
+
+function optionalString(body: Json, name: string): string | undefined {
+  return body[name] === undefined || body[name] === null ? undefined : stringField(body, name);
 }
 
 function countField(body: Json, name: string): number | undefined {
@@ -180,7 +219,7 @@ export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> 
         if (method !== head.method) continue;
         const params = m.slice(1).map((p) => decodeURIComponent(p));
         const body = await readJson(ex, auth.payload.kind === 'sha256' ? auth.payload.expectedHex : undefined);
-        const [status, result] = await route(s, params, body);
+        const [status, result] = await route(s, params, body, new URLSearchParams(head.rawQuery));
         send(ex, s, status, result);
         return;
       }
@@ -192,7 +231,10 @@ export function adminHandler(s: AdminServices): (ex: Exchange) => Promise<void> 
       if (e instanceof AbortedError || ex.aborted) return;
       if (e instanceof AdminError) send(ex, s, e.status, { error: e.code, message: e.message });
       else if (e instanceof S3Error) send(ex, s, e.status, { error: e.code, message: e.message });
-      else if (e instanceof AccountError) {
+      else if (e instanceof KmsError) {
+        const status = { NotFound: 404, Conflict: 409, Invalid: 400, Disabled: 409, PendingDeletion: 409, AccessDenied: 403 }[e.kind];
+        send(ex, s, status, { error: e.kind, message: e.message });
+      } else if (e instanceof AccountError) {
         send(ex, s, { 'not-found': 404, conflict: 409, invalid: 400 }[e.kind], { error: e.kind, message: e.message });
       } else if (e instanceof URIError) send(ex, s, 400, { error: 'InvalidURI', message: 'bad percent-encoding in the path' });
       else {

@@ -25,6 +25,16 @@ Commands:
   buckets usage BUCKET            objects and bytes of current versions; all versions and delete markers; incomplete uploads
   buckets quota BUCKET            show; with --max-bytes SIZE and/or --max-objects N: set; with --clear: remove
   notify status                   each bucket notification target: pending, delivered, failed, dropped, up
+  kms list [--account NAME]       SSE-KMS keys (of one account)
+  kms create [--id ID] [--account NAME] [--description TEXT]
+                                  a new key of NAME (default root); --id names it (default: a UUID)
+  kms describe KEY                a key by id, ARN or alias (aliases of --account)
+  kms enable|disable KEY          a disabled key's objects are unreadable until it is enabled again
+  kms rotate KEY                  a new key version for new objects; older versions still decrypt
+  kms schedule-deletion KEY [--days N]
+                                  deleted after N days (7-30, default 30); unusable meanwhile
+  kms cancel-deletion KEY         back to Disabled, as AWS
+  kms alias ALIAS KEY             points alias/NAME of --account at KEY; with --delete (no KEY): removes it
 
 Options:
   --endpoint URL         the S3 listener (TUSK_ENDPOINT, default http://127.0.0.1:9000)
@@ -59,11 +69,29 @@ function rootCredentials(dataDir: string | undefined, env: NodeJS.ProcessEnv): C
 interface Call {
   method: string;
   path: string;
+  /** query parameters (a name, for GET and DELETE) */
+  query?: Record<string, string>;
   body?: unknown;
 }
 
+/** --account as the query of a GET or DELETE. */
+function accountQuery(values: AdminCallOptions): Pick<Call, 'query'> {
+  return values.account ? { query: { account: values.account } } : {};
+}
+
 /** The API call a command line names. */
-export function adminCall(positionals: string[], values: { 'max-bytes'?: string; 'max-objects'?: string; clear?: boolean }): Call {
+export interface AdminCallOptions {
+  'max-bytes'?: string;
+  'max-objects'?: string;
+  clear?: boolean;
+  account?: string;
+  id?: string;
+  description?: string;
+  days?: string;
+  delete?: boolean;
+}
+
+export function adminCall(positionals: string[], values: AdminCallOptions): Call {
   const [group, action, arg, ...extra] = positionals;
   const need = (what: string) => {
     if (!arg) throw new UsageError(`tusk admin ${group} ${action}: missing ${what}`);
@@ -93,6 +121,32 @@ export function adminCall(positionals: string[], values: { 'max-bytes'?: string;
       return { method: 'DELETE', path: `keys/${need('ACCESS_KEY_ID')}` };
     case 'buckets list':
       return { method: 'GET', path: 'buckets' };
+    case 'kms list':
+      return { method: 'GET', path: 'kms/keys', ...accountQuery(values) };
+    case 'kms create':
+      if (arg) throw new UsageError(`tusk admin kms create: unexpected '${arg}' (name the key with --id)`);
+      return { method: 'POST', path: 'kms/keys', body: { account: values.account, id: values.id, description: values.description } };
+    case 'kms describe':
+      return { method: 'GET', path: `kms/keys/${need('KEY')}`, ...accountQuery(values) };
+    case 'kms enable':
+    case 'kms disable':
+    case 'kms rotate':
+    case 'kms cancel-deletion':
+      return { method: 'POST', path: `kms/keys/${need('KEY')}/${action}`, body: { account: values.account } };
+    case 'kms schedule-deletion': {
+      const days = values.days === undefined ? undefined : Number(values.days);
+      if (days !== undefined && !Number.isInteger(days)) throw new UsageError(`--days: expected a whole number of days, got '${values.days}'`);
+      return { method: 'POST', path: `kms/keys/${need('KEY')}/schedule-deletion`, body: { account: values.account, pendingWindowDays: days } };
+    }
+    case 'kms alias': {
+      if (values.delete) {
+        const name = need('ALIAS');
+        return { method: 'DELETE', path: `kms/aliases/${name}`, ...accountQuery(values) };
+      }
+      const key = extra[0];
+      if (!arg || !key || extra.length > 1) throw new UsageError('tusk admin kms alias: give ALIAS and KEY (or ALIAS --delete)');
+      return { method: 'PUT', path: `kms/aliases/${encodeURIComponent(arg)}`, body: { account: values.account, keyId: key } };
+    }
     case 'buckets usage':
       return { method: 'GET', path: `buckets/${need('BUCKET')}/usage` };
     case 'buckets quota': {
@@ -115,12 +169,13 @@ async function send(endpoint: URL, region: string, creds: Credentials, call: Cal
   const headers: Record<string, string> = { host: endpoint.host };
   if (body) headers['content-type'] = 'application/json';
   const payloadHash = (await import('node:crypto')).createHash('sha256').update(body).digest('hex');
-  // the path's parts are already percent-encoded; SigV4 signs the path as sent
-  new SigV4Signer({ ...creds, region }).sign({ method: call.method, path: uriEncode(decodeURIComponent(path), true), query: '', headers, payloadHash });
+  // the path's parts are already percent-encoded; SigV4 signs the path as sent, and the query sorted
+  const query = Object.entries(call.query ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${uriEncode(k, false)}=${uriEncode(v, false)}`).join('&');
+  new SigV4Signer({ ...creds, region }).sign({ method: call.method, path: uriEncode(decodeURIComponent(path), true), query, headers, payloadHash });
   const request = endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolvePromise, reject) => {
     const req = request(
-      { host: endpoint.hostname, port: endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80), method: call.method, path: uriEncode(decodeURIComponent(path), true), headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ca },
+      { host: endpoint.hostname, port: endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80), method: call.method, path: uriEncode(decodeURIComponent(path), true) + (query ? `?${query}` : ''), headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ca },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -147,6 +202,11 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
         'max-bytes': { type: 'string' },
         'max-objects': { type: 'string' },
         clear: { type: 'boolean' },
+        account: { type: 'string' },
+        id: { type: 'string' },
+        description: { type: 'string' },
+        days: { type: 'string' },
+        delete: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -44,6 +44,8 @@ export interface Config {
   tls?: TlsFiles;
   /** SSE-C on a plain-HTTP loopback listener (testing; as RGW's rgw_crypt_require_ssl = false) */
   sseCustomerKeysOverHttp: boolean;
+  /** where the KMS master key comes from (src/kms/master-key.ts): a file, or TUSK_KMS_MASTER_KEY */
+  kms: { masterKeyFile?: string; masterKeyBase64?: string };
   /** threads serving the S3 listener: the writer's plus threads - 1 front ends (src/threads/front-threads.ts) */
   threads: number;
   /** the HTTP engine of every listener (src/http/engine.ts) */
@@ -211,6 +213,9 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
 
   --allow-sse-c-over-http  accept SSE-C customer keys over plain HTTP on a loopback listener
                            (testing; TUSK_ALLOW_SSE_C_OVER_HTTP; S3 refuses them without TLS)
+  --kms-master-key-file F  the key that seals SSE-KMS keys, kept out of the data directory
+                           (TUSK_KMS_MASTER_KEY_FILE; created at first start; or the key itself in
+                           TUSK_KMS_MASTER_KEY, base64; default <data-dir>/kms-master.key: see docs/KMS.md)
 
   --config FILE            settings file, TOML (or JSON when FILE ends in .json) with the flags' names
                            as keys, e.g. listen = "0.0.0.0:9000" (TUSK_CONFIG); flags > TUSK_* > file
@@ -267,6 +272,7 @@ const SERVE_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'allow-sse-c-over-http': { type: 'boolean' },
+  'kms-master-key-file': { type: 'string' },
   'notify-webhook': { type: 'string', multiple: true },
   'notify-webhook-auth': { type: 'string', multiple: true },
   'notify-webhook-ca': { type: 'string', multiple: true },
@@ -408,5 +414,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       parseBool(values['allow-sse-c-over-http'] === true ? 'true' : str('allow-sse-c-over-http', 'false'), 'allow-sse-c-over-http'),
       str('listen', '127.0.0.1:9000'),
     ),
+    // the key itself only from the environment: never a flag (ps) or the config file
+    kms: { masterKeyFile: optional('kms-master-key-file') && resolve(optional('kms-master-key-file')!), masterKeyBase64: env.TUSK_KMS_MASTER_KEY || undefined },
   };
 }

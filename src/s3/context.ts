@@ -1,5 +1,6 @@
 // Everything a handler gets: the exchange, the classified request, the caller, and the services.
 
+import type { KeyService } from '../kms/key-service.js';
 import type { Accounts } from '../identity/accounts.js';
 import type { Config } from '../config/config.js';
 import type { RequestHead } from '../http/request-head.js';
@@ -21,6 +22,8 @@ export interface SseSettings {
   masterKey: Buffer;
   /** SSE-C over plain HTTP (loopback listeners only; as RGW's rgw_crypt_require_ssl = false) */
   customerKeysOverHttp: boolean;
+  /** SSE-KMS's key service (src/kms); none = aws:kms answers NotImplemented */
+  kms?: KeyService;
 }
 
 export interface S3RequestSummary {

@@ -108,8 +108,10 @@ export interface BucketLogging {
 }
 
 export interface BucketEncryption {
-  algorithm: 'AES256';
+  algorithm: 'AES256' | 'aws:kms';
   bucketKeyEnabled: boolean;
+  /** aws:kms: the KMSMasterKeyID as given (id, ARN or alias); absent: the account's default key */
+  kmsMasterKeyId?: string;
 }
 /**
  * Encryption at rest as the S3 face recorded it (src/s3/sse): the engine stores the sealed bytes
@@ -117,12 +119,21 @@ export interface BucketEncryption {
  */
 /** An upload's data key and how its parts are sealed (src/s3/sse/sse.ts). */
 export interface UploadEncryption {
-  mode: 'SSE-S3' | 'SSE-C';
+  mode: 'SSE-S3' | 'SSE-C' | 'SSE-KMS';
   blockSize: number;
-  /** base64 of the data key wrapped by the master key (SSE-S3) or the customer's key (SSE-C) */
+  /**
+   * base64 of the data key wrapped by the master key (SSE-S3) or the customer's key (SSE-C), or
+   * (SSE-KMS) the key service's ciphertext of it
+   */
   wrappedKey: string;
   /** SSE-C: base64 MD5 of the customer's key, checked on every read */
   customerKeyMD5?: string;
+  /** SSE-KMS: the ARN of the key the data key was made under */
+  kmsKeyArn?: string;
+  /** SSE-KMS: base64 of the encryption context's JSON, bound to the data key */
+  kmsContext?: string;
+  /** SSE-KMS: x-amz-server-side-encryption-bucket-key-enabled was asked (echoed; one data key per object all the same) */
+  bucketKeyEnabled?: boolean;
 }
 
 /** Bytes sealed as one run of blocks: block numbers from 0, AAD = its plaintext size. */

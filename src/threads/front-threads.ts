@@ -40,6 +40,7 @@ export interface FrontThreadOptions {
   bucketGeneration: Int32Array;
   accountsGeneration: Int32Array;
   quotaGeneration: Int32Array;
+  kmsGeneration: Int32Array;
   /** the writer's store: grants extents for what the front ends upload, and commits them */
   store: ExtentHost;
   /** requests in flight on each thread's listener (http/listener.ts SharedInFlight) */
@@ -106,6 +107,7 @@ export async function startFrontThreads(o: FrontThreadOptions): Promise<FrontThr
         bucketGeneration: o.bucketGeneration,
         accountsGeneration: o.accountsGeneration,
         quotaGeneration: o.quotaGeneration,
+        kmsGeneration: o.kmsGeneration,
         inFlightCounts: o.inFlightCounts,
         liveCounts: o.liveCounts,
         readCacheBytes: o.readCacheBytes,

@@ -22,6 +22,8 @@ import { s3Refusal, s3RequestHandler, s3Services } from '../s3/pipeline/service.
 import { startServerAccessLogging } from '../s3/logging/exchange.js';
 import { loadOrCreateMasterKey } from '../s3/sse/keys.js';
 import { websiteRequestHandler } from '../s3/pipeline/website-endpoint.js';
+import { keyServiceOptions } from '../s3/sse/kms.js';
+import { KeyRegistry } from '../kms/key-registry.js';
 import { ReadReplica } from '../store/read-replica.js';
 import { LiveListeners } from '../notify/listen.js';
 import { startFrontPublisher, type FrontPublisher } from './front-publisher.js';
@@ -58,7 +60,8 @@ async function start(): Promise<void> {
   });
   const { accounts } = loadAccounts(config.dataDir, { accessKeyId: config.rootAccessKeyId, secretAccessKey: config.rootSecretAccessKey }, data.accountsGeneration);
   const services = s3Services(store, accounts, config);
-  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp };
+  const kms = KeyRegistry.open(keyServiceOptions(config, data.kmsGeneration)).registry;
+  services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp, kms };
   if (data.observe) services.observer = relayedObserver();
   const log: LogLine = (line, level) => tell({ t: 'log', line: `thread ${data.index}: ${line}`, level });
   // records of the requests this thread answers; the writer thread delivers the files

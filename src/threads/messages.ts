@@ -25,6 +25,8 @@ export interface FrontWorkerData {
   observe: boolean;
   /** bumped by the writer after a bucket quota changed (s3/quotas.ts) */
   quotaGeneration: Int32Array;
+  /** bumped by the writer after a KMS key changed (kms/key-registry.ts) */
+  kmsGeneration: Int32Array;
   /** the request bridge to the writer (thread-bridge.ts) */
   bridge: MessagePort;
   /** extents granted and commits made by the writer thread for the bodies written here (store/remote-writes.ts) */

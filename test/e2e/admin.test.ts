@@ -1,9 +1,6 @@
 // `tusk admin` over the admin API (issue 13 §6): accounts and keys apply at once and survive a
 // restart, quotas refuse writes past them, and only the root key administers.
 
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   AbortMultipartUploadCommand,
@@ -17,24 +14,10 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { admin } from './helpers/admin-cli.js';
 import { s3Client, s3Request } from './helpers/clients.js';
-import { REPO_ROOT } from './helpers/child-process.js';
 import { bucketName, makeTempDirFixture, randomBody } from './helpers/fixtures.js';
 import { startTusk, type Credentials, type TuskServer } from './helpers/server.js';
-
-const run = promisify(execFile);
-
-async function admin(server: TuskServer, args: string[], root: Credentials = server.root): Promise<{ code: number; json: any; stderr: string }> {
-  try {
-    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin', 'tusk.js'), 'admin', ...args, '--endpoint', server.endpoint], {
-      env: { ...process.env, TUSK_ACCESS_KEY_ID: root.accessKeyId, TUSK_SECRET_ACCESS_KEY: root.secretAccessKey },
-    });
-    return { code: 0, json: JSON.parse(stdout), stderr: '' };
-  } catch (e) {
-    const err = e as { code: number; stderr: string };
-    return { code: err.code, json: undefined, stderr: err.stderr };
-  }
-}
 
 async function listsBuckets(server: TuskServer, creds: Credentials): Promise<string> {
   const client = s3Client(server, { credentials: creds });

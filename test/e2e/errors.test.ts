@@ -184,8 +184,8 @@ describe('PutObject validation (§3.0.2–3.0.4, §3.13)', () => {
     await absent('meta-big');
   });
 
-  it('NotImplemented for SSE-KMS headers (no key service); InvalidArgument for a bad website redirect', async () => {
-    const sse = await s3Request(ctx.server, { method: 'PUT', bucket, key: 'sse', body, headers: { 'x-amz-server-side-encryption': 'aws:kms' } });
+  it('NotImplemented for dual-layer SSE-KMS; InvalidArgument for a bad website redirect', async () => {
+    const sse = await s3Request(ctx.server, { method: 'PUT', bucket, key: 'sse', body, headers: { 'x-amz-server-side-encryption': 'aws:kms:dsse' } });
     expectS3Error(sse, 501, 'NotImplemented');
     const redirect = await s3Request(ctx.server, { method: 'PUT', bucket, key: 'redir', body, headers: { 'x-amz-website-redirect-location': 'ftp://x' } });
     expectS3Error(redirect, 400, 'InvalidArgument');

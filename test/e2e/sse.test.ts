@@ -102,7 +102,7 @@ describe('encryption at rest', () => {
     expect(leaks(storedBytes(server), body.subarray(0, 70_000))).toBe(true);
   });
 
-  it('bucket default encryption applies to new objects until it is deleted; SSE-KMS is refused clearly', async () => {
+  it('bucket default encryption applies to new objects until it is deleted; dual-layer SSE-KMS is refused clearly', async () => {
     const b = bucketName('sse-default');
     await s3.send(new CreateBucketCommand({ Bucket: b }));
     await expect(s3.send(new GetBucketEncryptionCommand({ Bucket: b }))).rejects.toMatchObject({ name: 'ServerSideEncryptionConfigurationNotFoundError' });
@@ -135,9 +135,9 @@ describe('encryption at rest', () => {
 
     await expect(s3.send(new PutBucketEncryptionCommand({
       Bucket: b,
-      ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms' } }] },
+      ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms:dsse' } }] },
     }))).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
-    await expect(s3.send(new PutObjectCommand({ Bucket: b, Key: 'kms', Body: 'x', ServerSideEncryption: 'aws:kms' }))).rejects.toMatchObject({ name: 'NotImplemented' });
+    await expect(s3.send(new PutObjectCommand({ Bucket: b, Key: 'kms', Body: 'x', ServerSideEncryption: 'aws:kms:dsse' }))).rejects.toMatchObject({ name: 'NotImplemented' });
     const bad = await s3Request(server, { method: 'PUT', bucket: b, key: 'bad', body: 'x', headers: { 'x-amz-server-side-encryption': 'AES512' } });
     expect(bad.status).toBe(400);
   });

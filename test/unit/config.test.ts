@@ -145,6 +145,15 @@ describe('configuration file', () => {
   });
 });
 
+describe('the KMS master key', () => {
+  it('is a file (flag or TUSK_KMS_MASTER_KEY_FILE, made absolute) or the key itself from TUSK_KMS_MASTER_KEY only', () => {
+    expect(loadConfig([], {}).kms).toEqual({ masterKeyFile: undefined, masterKeyBase64: undefined });
+    expect(loadConfig(['--kms-master-key-file', 'k.key'], {}).kms.masterKeyFile).toMatch(/^\/.*\/k\.key$/);
+    expect(loadConfig([], { TUSK_KMS_MASTER_KEY_FILE: '/secrets/kms.key' }).kms.masterKeyFile).toBe('/secrets/kms.key');
+    expect(loadConfig([], { TUSK_KMS_MASTER_KEY: 'abc=' }).kms.masterKeyBase64).toBe('abc=');
+  });
+});
+
 describe('SSE-C over plain HTTP', () => {
   it('is allowed only on a loopback listener', () => {
     expect(loadConfig(['--allow-sse-c-over-http'], {}).sseCustomerKeysOverHttp).toBe(true);

@@ -46,6 +46,10 @@ export const ERROR_TABLE = {
   InvalidToken: [400, 'The provided token is malformed or otherwise invalid.'],
   InvalidURI: [400, "Couldn't parse the specified URI."],
   KeyTooLongError: [400, 'Your key is too long'],
+  // SSE-KMS: S3 passes the key service's exception on, prefixed KMS. (s3/sse/kms.ts)
+  'KMS.DisabledException': [400, 'The specified KMS key is not enabled.'],
+  'KMS.KMSInvalidStateException': [400, 'The specified KMS key is not in a valid state for this request.'],
+  'KMS.NotFoundException': [400, 'Invalid keyId'],
   MalformedACLError: [400, 'The XML you provided was not well-formed or did not validate against our published schema'],
   MalformedPolicy: [400, 'This policy contains invalid Json'],
   MalformedPOSTRequest: [400, 'The body of your POST request is not well-formed multipart/form-data.'],

@@ -103,19 +103,20 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
   if (tags && tags.length > 0) attrs.tags = tags;
 
   // The stored bytes are shared when the copy keeps their encryption: in clear, or SSE-S3 (sealed
-  // under this server's key) unless SSE-C is asked for. Anything else, and a checksum asked of an
-  // encrypted source (it is of the plaintext), is read with the source's key and written anew; the
-  // source's SSE-C key is checked either way.
+  // under this server's key) unless SSE-C or SSE-KMS is asked for. Anything else (an SSE-KMS source
+  // too: its data key is bound to the source's name and key), and a checksum asked of an encrypted
+  // source (it is of the plaintext), is read with the source's key and written anew; the source's
+  // SSE-C key is checked either way.
   const have = src.attrs.encryption?.mode;
-  const keeps = have === undefined ? wanted === undefined : have === 'SSE-S3' && wanted !== 'SSE-C';
+  const keeps = have === undefined ? wanted === undefined : have === 'SSE-S3' && (wanted === undefined || wanted === 'SSE-S3');
   // a copy to or from storage class WALRUS is written anew too: its bytes move between the engine and blobs
   const walrus = src.attrs.walrus !== undefined || attrs.storageClass === WALRUS_STORAGE_CLASS;
   if (!keeps || walrus || (have !== undefined && algorithm !== undefined)) return copyAnew(ctx, source, attrs, condition, algorithm);
-  copySourceDataKey(ctx, src);
+  await copySourceDataKey(ctx, src);
   if (src.attrs.parts) attrs.parts = src.attrs.parts;
   if (src.attrs.encryption) attrs.encryption = src.attrs.encryption;
   if (algorithm !== undefined && (src.attrs.checksum?.algorithm !== algorithm || src.attrs.checksum.type !== 'FULL_OBJECT')) {
-    const copy = openCopySourceBody(ctx, src, 0, src.size);
+    const copy = await openCopySourceBody(ctx, src, 0, src.size);
     let digests;
     try {
       digests = await hashBody(ctx, copy.body, new Set([digestNameOf(algorithm)]));
@@ -136,7 +137,7 @@ export async function handleCopyObject(ctx: S3Context): Promise<void> {
     condition,
   );
   ctx.services.quotas?.written(bucket.name, objectSize(src));
-  sendCopyResult(ctx, source, version, attrs.checksum, encryptionHeaders(attrs.encryption));
+  sendCopyResult(ctx, source, version, attrs.checksum, encryptionHeaders(attrs.encryption, true));
 }
 
 /** The CopyObjectResult, with the new version's id, the source version's, and the copy's encryption headers. */
@@ -150,7 +151,7 @@ function sendCopyResult(ctx: S3Context, source: CopySource, version: S3Object, c
 /** The copy as a new object: the source's plaintext streamed through PutObject's write path (digests, sealing, commit). */
 async function copyAnew(ctx: S3Context, source: CopySource, attrs: S3ObjectAttrs, condition: WriteCondition | undefined, algorithm: ChecksumAlgorithm | undefined): Promise<void> {
   const src = source.object;
-  const copy = openCopySourceBody(ctx, src, 0, objectSize(src));
+  const copy = await openCopySourceBody(ctx, src, 0, objectSize(src));
   let stored;
   try {
     stored = await storeObject(ctx, bucketOf(ctx), ctx.resource.key!, copy.body, attrs, {}, condition, algorithm);

@@ -116,8 +116,8 @@ const COPY_CHUNK = 1 << 20;
  * (SSE-C: the x-amz-copy-source-server-side-encryption-customer-* headers). Each chunk is the
  * caller's own (the reader reuses its buffers); `close` ends the read early.
  */
-export function openCopySourceBody(ctx: S3Context, object: S3Object, start: number, end: number): { body: RequestBody; close(): void } {
-  const dataKey = copySourceDataKey(ctx, object);
+export async function openCopySourceBody(ctx: S3Context, object: S3Object, start: number, end: number): Promise<{ body: RequestBody; close(): void }> {
+  const dataKey = await copySourceDataKey(ctx, object);
   const reader = openObjectRead(ctx.services, object, dataKey, start, end);
   let at = start;
   return {

@@ -114,7 +114,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   requireObjectAccess(ctx, bucket, found);
   // a damaged object is refused whole, HEAD included: its metadata describes bytes that are gone
   if (found.damaged) throw objectDamaged(key);
-  const dataKey = dataKeyForRead(ctx, found);
+  const dataKey = await dataKeyForRead(ctx, found);
   const size = objectSize(found);
   if (ctx.principal.kind === 'anonymous' && RESPONSE_OVERRIDES.some(([p]) => ctx.query.has(p))) {
     throw new S3Error('InvalidRequest', {}, {

@@ -53,7 +53,7 @@ export async function handleCreateMultipartUpload(ctx: S3Context): Promise<void>
   const uploadChecksum = parseUploadChecksum(h);
   if (uploadChecksum) attrs.uploadChecksum = uploadChecksum;
   // one data key for the upload; each part is sealed as its own segment (sse.ts)
-  const uploadEncryption = encryptionForUpload(ctx, bucket);
+  const uploadEncryption = await encryptionForUpload(ctx, bucket);
   if (uploadEncryption && attrs.storageClass === WALRUS_STORAGE_CLASS) {
     throw new S3Error('NotImplemented', {}, { message: 'Encryption at rest is not implemented for storage class WALRUS yet' });
   }
@@ -61,7 +61,7 @@ export async function handleCreateMultipartUpload(ctx: S3Context): Promise<void>
   attrs.initiator = principalId(ctx.principal);
   const key = ctx.resource.key!;
   const upload = await ctx.services.store.createUpload(bucket.name, key, attrs);
-  const headers: Array<readonly [string, string]> = [...encryptionHeaders(uploadEncryption)];
+  const headers: Array<readonly [string, string]> = [...encryptionHeaders(uploadEncryption, true)];
   if (uploadChecksum) headers.push(['x-amz-checksum-algorithm', uploadChecksum.algorithm], ['x-amz-checksum-type', uploadChecksum.type]);
   sendXml(ctx, renderInitiateMultipartUploadResult(bucket.name, key, upload.uploadId), headers);
 }

@@ -75,7 +75,7 @@ export async function handleGetObjectAttributes(ctx: S3Context): Promise<void> {
   const version = readableVersion(ctx, bucketOf(ctx));
   if (version.damaged) throw objectDamaged(version.key);
   // an SSE-C object's attributes need its key, as its body does
-  dataKeyForRead(ctx, version);
+  await dataKeyForRead(ctx, version);
   sendXml(ctx, renderGetObjectAttributesResponse(version, want, marker, maxParts), [
     ['Last-Modified', httpDate(version.lastModified)],
     ...versionHeader(version),

@@ -45,7 +45,7 @@ export async function storeObject(
   fallback?: ChecksumAlgorithm,
 ): Promise<{ record: S3Object; checksum: StoredChecksum; responseHeaders: Array<readonly [string, string]> }> {
   await ctx.services.quotas?.checkWrite(bucket.name, key, body.length);
-  const sealing = sealingForWrite(ctx, bucket, body.length);
+  const sealing = await sealingForWrite(ctx, bucket, key, body.length);
   // storage class WALRUS: the bytes go to blobs, each certified before the commit, and the engine
   // commits an empty body whose attrs say where they are (a body failing its digests leaves the
   // blobs already stored to lapse)

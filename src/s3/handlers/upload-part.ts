@@ -59,7 +59,7 @@ async function storePart(
 ): Promise<{ etag: string; checksum: StoredChecksum; lastModified: number; responseHeaders: ReadonlyArray<readonly [string, string]> }> {
   // a part is checked as the object it will become; Complete checks the whole (its bytes count then)
   await ctx.services.quotas?.checkWrite(bucket.name, upload.key, body.length);
-  const sealing = sealingForPart(ctx, upload.attrs, body.length);
+  const sealing = await sealingForPart(ctx, upload.attrs, body.length);
   const writer = ctx.services.store.beginWrite(sealing ? sealing.storedLength : body.length);
   const sealed = sealedSink(writer, sealing);
   let committed = false;
@@ -97,7 +97,7 @@ export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
       message: `The specified copy source is larger than the maximum allowable size for a copy source: ${MAX_PUT_BYTES}`,
     });
   }
-  const copy = openCopySourceBody(ctx, source.object, start, end);
+  const copy = await openCopySourceBody(ctx, source.object, start, end);
   try {
     const { etag, checksum, lastModified, responseHeaders } = await storePart(ctx, bucket, upload, partNumber, copy.body, {});
     const headers: Array<readonly [string, string]> = [...responseHeaders];

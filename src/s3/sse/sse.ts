@@ -1,5 +1,5 @@
-// Server-side encryption in the S3 face (issue 13 §5): which encryption a write gets (SSE-S3 by
-// header or bucket default, SSE-C by customer key; SSE-KMS refused), the sealed body between the
+// Server-side encryption in the S3 face (issue 13 §5): which encryption a write gets (SSE-S3 or
+// SSE-KMS by header or bucket default, SSE-C by customer key), the sealed body between the
 // request and the store writer, and the check and decryption between the store reader and the
 // response. The engine only ever sees sealed bytes. Header rules: AWS "Protecting data with
 // server-side encryption" (SSE-S3, SSE-C pages).
@@ -12,16 +12,14 @@ import type { S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import { BlockOpener, BlockSealer, newNoncePrefix, sealedLength, sealedSpan, SSE_BLOCK } from './block-cipher.js';
 import { KEY_BYTES, newDataKey, unwrapKey, wrapKey } from './keys.js';
+import { AWS_KMS, bucketKmsRequest, H_SSE_KMS_CONTEXT, H_SSE_KMS_KEY_ID, kmsDataKey, kmsHeaders, kmsRequestOf, newKmsEncryption, type KmsRequest } from './kms.js';
 
 export const H_SSE = 'x-amz-server-side-encryption';
-export const H_SSE_KMS_KEY_ID = 'x-amz-server-side-encryption-aws-kms-key-id';
-export const H_SSE_KMS_CONTEXT = 'x-amz-server-side-encryption-context';
-export const H_SSE_BUCKET_KEY = 'x-amz-server-side-encryption-bucket-key-enabled';
 export const H_SSE_C_ALGORITHM = 'x-amz-server-side-encryption-customer-algorithm';
 export const H_SSE_C_KEY = 'x-amz-server-side-encryption-customer-key';
 export const H_SSE_C_KEY_MD5 = 'x-amz-server-side-encryption-customer-key-md5';
 export const AES256 = 'AES256';
-const KMS_VALUES = new Set(['aws:kms', 'aws:kms:dsse']);
+const AWS_KMS_DSSE = 'aws:kms:dsse';
 const KMS_HEADER_REQUIRED = 'Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms';
 
 interface CustomerKey {
@@ -29,9 +27,9 @@ interface CustomerKey {
   md5: string;
 }
 
-function kmsNotImplemented(): S3Error {
+function dsseNotImplemented(): S3Error {
   return new S3Error('NotImplemented', { Header: H_SSE }, {
-    message: 'SSE-KMS (aws:kms) needs a key management service, which this server does not have; use AES256 (SSE-S3) or SSE-C.',
+    message: 'Dual-layer SSE-KMS (aws:kms:dsse) is not implemented; use aws:kms, AES256 (SSE-S3) or SSE-C.',
   });
 }
 
@@ -89,10 +87,17 @@ export interface WriteSealing {
  * The encryption a new object of `bucket` is to get, from the request's headers (checked) and the
  * bucket's default; undefined when it is stored in clear.
  */
-export function requestedEncryption(ctx: S3Context, bucket: S3Bucket): { mode: 'SSE-S3' } | { mode: 'SSE-C'; customer: CustomerKey } | undefined {
+export function requestedEncryption(ctx: S3Context, bucket: S3Bucket): { mode: 'SSE-S3' } | { mode: 'SSE-C'; customer: CustomerKey } | KmsRequest | undefined {
   const h = ctx.headers;
   const requested = h[H_SSE];
-  if (requested !== undefined && KMS_VALUES.has(requested)) throw kmsNotImplemented();
+  if (requested === AWS_KMS_DSSE) throw dsseNotImplemented();
+  if (requested === AWS_KMS) {
+    // S3 refuses two encryptions at once (AWS "Specifying server-side encryption with customer-provided keys")
+    if (customerKey(ctx)) {
+      throw new S3Error('InvalidArgument', { ArgumentName: H_SSE }, { message: 'Server Side Encryption with Customer provided key is incompatible with the encryption method specified' });
+    }
+    return kmsRequestOf(ctx);
+  }
   // a KMS key id or context without aws:kms (absent or AES256) is 400, as S3 answers; the id is never
   // dropped silently (AWS "PutObject": the key id header applies only with aws:kms; MinIO's
   // ErrInvalidEncryptionMethod carries the same wording)
@@ -107,13 +112,15 @@ export function requestedEncryption(ctx: S3Context, bucket: S3Bucket): { mode: '
     throw new S3Error('InvalidArgument', { ArgumentName: H_SSE }, { message: 'Server Side Encryption with Customer provided key is incompatible with the encryption method specified' });
   }
   if (customer) return { mode: 'SSE-C', customer };
-  return requested !== undefined || bucket.encryption ? { mode: 'SSE-S3' } : undefined;
+  if (requested !== undefined) return { mode: 'SSE-S3' };
+  return bucketKmsRequest(bucket) ?? (bucket.encryption ? { mode: 'SSE-S3' } : undefined);
 }
 
-/** How a new object (or upload) of `bucket` is to be encrypted: a new data key, wrapped; undefined in clear. */
-function newEncryption(ctx: S3Context, bucket: S3Bucket): { encryption: UploadEncryption; dataKey: Buffer } | undefined {
+/** How a new object (or upload) `key` of `bucket` is to be encrypted: a new data key, wrapped; undefined in clear. */
+async function newEncryption(ctx: S3Context, bucket: S3Bucket, key: string): Promise<{ encryption: UploadEncryption; dataKey: Buffer } | undefined> {
   const requested = requestedEncryption(ctx, bucket);
   if (!requested) return undefined;
+  if (requested.mode === 'SSE-KMS') return newKmsEncryption(ctx, bucket, key, requested, SSE_BLOCK);
   const customer = requested.mode === 'SSE-C' ? requested.customer : undefined;
   const settings = ctx.services.sse;
   if (!settings) throw new S3Error('NotImplemented', { Header: H_SSE }, { message: 'Encryption at rest is not configured on this server.' });
@@ -128,7 +135,7 @@ function newEncryption(ctx: S3Context, bucket: S3Bucket): { encryption: UploadEn
 }
 
 /** A sealer for `size` bytes under `dataKey`, with a fresh nonce prefix. */
-function sealingOf(upload: UploadEncryption, dataKey: Buffer, size: number): WriteSealing {
+function sealingOf(upload: UploadEncryption, dataKey: Buffer, size: number, withContext: boolean): WriteSealing {
   const prefix = newNoncePrefix();
   const encryption: ObjectEncryption = { ...upload, plaintextSize: size, noncePrefix: prefix.toString('base64') };
   return {
@@ -136,19 +143,19 @@ function sealingOf(upload: UploadEncryption, dataKey: Buffer, size: number): Wri
     sealer: new BlockSealer(dataKey, prefix, size),
     encryption,
     dataKey,
-    responseHeaders: encryptionHeaders(encryption),
+    responseHeaders: encryptionHeaders(encryption, withContext),
   };
 }
 
-/** How a write of `size` bytes to `bucket` is encrypted; undefined when it is stored in clear. */
-export function sealingForWrite(ctx: S3Context, bucket: S3Bucket, size: number): WriteSealing | undefined {
-  const created = newEncryption(ctx, bucket);
-  return created && sealingOf(created.encryption, created.dataKey, size);
+/** How a write of `size` bytes to `key` of `bucket` is encrypted; undefined when it is stored in clear. */
+export async function sealingForWrite(ctx: S3Context, bucket: S3Bucket, key: string, size: number): Promise<WriteSealing | undefined> {
+  const created = await newEncryption(ctx, bucket, key);
+  return created && sealingOf(created.encryption, created.dataKey, size, true);
 }
 
 /** How CreateMultipartUpload's parts are to be sealed (one data key for the upload); undefined in clear. */
-export function encryptionForUpload(ctx: S3Context, bucket: S3Bucket): UploadEncryption | undefined {
-  return newEncryption(ctx, bucket)?.encryption;
+export async function encryptionForUpload(ctx: S3Context, bucket: S3Bucket): Promise<UploadEncryption | undefined> {
+  return (await newEncryption(ctx, bucket, ctx.resource.key!))?.encryption;
 }
 
 /**
@@ -172,11 +179,11 @@ function checkUploadKey(e: UploadEncryption | undefined, customer: CustomerKey |
  * How a part of `size` bytes of `upload` is sealed: its own segment under the upload's data key.
  * SSE-C parts must bring the upload's customer key (as S3 asks); undefined for a plaintext upload.
  */
-export function sealingForPart(ctx: S3Context, upload: S3ObjectAttrs, size: number): WriteSealing | undefined {
+export async function sealingForPart(ctx: S3Context, upload: S3ObjectAttrs, size: number): Promise<WriteSealing | undefined> {
   const e = upload.uploadEncryption;
   const customer = customerKey(ctx);
   checkUploadKey(e, customer, true);
-  return e && sealingOf(e, unwrappedKey(ctx, e, customer, 'upload'), size);
+  return e && sealingOf(e, await unwrappedKey(ctx, e, customer, 'upload'), size, false);
 }
 
 /**
@@ -224,9 +231,11 @@ export function sealedEtag(sealing: WriteSealing | undefined, md5Hex: string): s
   return createHash('md5').update(md5Hex).update(sealing.dataKey).digest('hex');
 }
 
-export function encryptionHeaders(e: UploadEncryption | undefined): Array<readonly [string, string]> {
+/** The encryption response headers of `e`; `withContext`: SSE-KMS's context too (writes: PUT, copy, CreateMultipartUpload). */
+export function encryptionHeaders(e: UploadEncryption | undefined, withContext = false): Array<readonly [string, string]> {
   if (!e) return [];
   if (e.mode === 'SSE-S3') return [['x-amz-server-side-encryption', AES256]];
+  if (e.mode === 'SSE-KMS') return kmsHeaders(e, withContext);
   return [
     ['x-amz-server-side-encryption-customer-algorithm', AES256],
     ['x-amz-server-side-encryption-customer-key-MD5', e.customerKeyMD5!],
@@ -243,7 +252,7 @@ export function objectSize(record: S3Object): number {
  * returns the data key; undefined for objects stored in clear. A read names no SSE-S3/KMS method:
  * S3 refuses x-amz-server-side-encryption on GET and HEAD.
  */
-export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undefined {
+export async function dataKeyForRead(ctx: S3Context, record: S3Object): Promise<Buffer | undefined> {
   if (ctx.headers[H_SSE] !== undefined) {
     throw new S3Error('InvalidArgument', { ArgumentName: H_SSE, ArgumentValue: ctx.headers[H_SSE] }, {
       message: 'x-amz-server-side-encryption header is not supported for this operation.',
@@ -253,11 +262,11 @@ export function dataKeyForRead(ctx: S3Context, record: S3Object): Buffer | undef
 }
 
 /** dataKeyForRead for a copy's source: its SSE-C key comes in the x-amz-copy-source-server-side-encryption-customer-* headers. */
-export function copySourceDataKey(ctx: S3Context, record: S3Object): Buffer | undefined {
+export async function copySourceDataKey(ctx: S3Context, record: S3Object): Promise<Buffer | undefined> {
   return dataKeyOf(ctx, record, customerKey(ctx, COPY_SOURCE_KEY_HEADERS));
 }
 
-function dataKeyOf(ctx: S3Context, record: S3Object, customer: CustomerKey | undefined): Buffer | undefined {
+async function dataKeyOf(ctx: S3Context, record: S3Object, customer: CustomerKey | undefined): Promise<Buffer | undefined> {
   const e = record.attrs.encryption;
   if (!e) {
     if (customer) throw new S3Error('InvalidRequest', {}, { message: 'The encryption parameters are not applicable to this object.' });
@@ -274,8 +283,9 @@ function dataKeyOf(ctx: S3Context, record: S3Object, customer: CustomerKey | und
   return unwrappedKey(ctx, e, customer, record.key);
 }
 
-/** The data key of `e`, unwrapped with the customer's key (SSE-C) or the master key. */
-function unwrappedKey(ctx: S3Context, e: UploadEncryption, customer: CustomerKey | undefined, what: string): Buffer {
+/** The data key of `e`, unwrapped with the customer's key (SSE-C), by the key service (SSE-KMS) or with the master key. */
+async function unwrappedKey(ctx: S3Context, e: UploadEncryption, customer: CustomerKey | undefined, what: string): Promise<Buffer> {
+  if (e.mode === 'SSE-KMS') return kmsDataKey(ctx, e);
   const wrappingKey = customer ? customer.key : ctx.services.sse?.masterKey;
   const dataKey = wrappingKey && unwrapKey(wrappingKey, Buffer.from(e.wrappedKey, 'base64'));
   if (!dataKey) {

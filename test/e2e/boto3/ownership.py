@@ -5,32 +5,13 @@
 # owner owns everything, and an ACL other than the bucket owner's full control is 400.
 import json, os
 
-import boto3
-from botocore.config import Config
-from botocore.exceptions import ClientError
-
-
-def client(key, secret):
-    return boto3.client(
-        's3', endpoint_url=os.environ['TUSK_ENDPOINT'], region_name=os.environ['TUSK_REGION'],
-        aws_access_key_id=key, aws_secret_access_key=secret,
-        config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}),
-    )
-
+from common import client, error
 
 owner = client(os.environ['AWS_ACCESS_KEY_ID'], os.environ['AWS_SECRET_ACCESS_KEY'])
 writer = client(os.environ['WRITER_KEY'], os.environ['WRITER_SECRET'])
 WRITER_ID = os.environ['WRITER_CANONICAL_ID']
 WRITER_ACCOUNT = os.environ['WRITER_ACCOUNT_ID']
 bucket = os.environ['BUCKET']
-
-
-def error(call, **kw):
-    try:
-        call(**kw)
-    except ClientError as e:
-        return e.response['Error']['Code'], e.response['ResponseMetadata']['HTTPStatusCode']
-    raise AssertionError('%s succeeded' % call.__name__)
 
 
 def obj_owner(key, who=writer):

@@ -38,4 +38,34 @@ describe('requestedEncryption', () => {
     expect(asked({ 'x-amz-server-side-encryption': 'AES256' })).toEqual({ mode: 'SSE-S3' });
     expect(asked({})).toBeUndefined();
   });
+
+  it('aws:kms takes the key id, the context (base64 JSON of strings) and the bucket key switch', () => {
+    const context = Buffer.from(JSON.stringify({ team: 'a' })).toString('base64');
+    expect(asked({
+      'x-amz-server-side-encryption': 'aws:kms',
+      'x-amz-server-side-encryption-aws-kms-key-id': KMS_KEY,
+      'x-amz-server-side-encryption-context': context,
+      'x-amz-server-side-encryption-bucket-key-enabled': 'true',
+    })).toEqual({ mode: 'SSE-KMS', keyRef: KMS_KEY, context: { team: 'a' }, bucketKey: true });
+    expect(asked({ 'x-amz-server-side-encryption': 'aws:kms' })).toEqual({ mode: 'SSE-KMS', bucketKey: false });
+    for (const bad of ['not base64!', Buffer.from('[1]').toString('base64'), Buffer.from('{"n":1}').toString('base64'), Buffer.from('{').toString('base64')]) {
+      expect(asked({ 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-context': bad }), bad).toMatchObject({ code: 'InvalidArgument', status: 400 });
+    }
+    expect(asked({ 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-bucket-key-enabled': 'yes' })).toMatchObject({ code: 'InvalidArgument' });
+  });
+
+  it('aws:kms with an SSE-C key is 400 InvalidArgument; aws:kms:dsse is 501; a bucket default of aws:kms applies', () => {
+    expect(asked({
+      'x-amz-server-side-encryption': 'aws:kms',
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key': 'pO3upElrwuEXSoFwCfnZPdSsmt/xWeFa0N9KgDijwVs=',
+      'x-amz-server-side-encryption-customer-key-md5': 'DWygnHRtgiJ77HCm+1rvHw==',
+    })).toMatchObject({ code: 'InvalidArgument', status: 400 });
+    expect(asked({ 'x-amz-server-side-encryption': 'aws:kms:dsse' })).toMatchObject({ code: 'NotImplemented', status: 501 });
+    const kmsBucket = { name: 'b', encryption: { algorithm: 'aws:kms', bucketKeyEnabled: true, kmsMasterKeyId: 'alias/x' } } as S3Bucket;
+    const ctx = { headers: {}, head: { secure: true }, services: {} } as unknown as S3Context;
+    expect(requestedEncryption(ctx, kmsBucket)).toEqual({ mode: 'SSE-KMS', keyRef: 'alias/x', bucketKey: true });
+    // a request's AES256 wins over the bucket's default
+    expect(requestedEncryption({ ...ctx, headers: { 'x-amz-server-side-encryption': 'AES256' } }, kmsBucket)).toEqual({ mode: 'SSE-S3' });
+  });
 });
