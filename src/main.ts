@@ -318,7 +318,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   else if (generated) logger.info(`root secret access key: ${accounts.root.secretAccessKey} (generated, stored in ${rootCredentialsPath(config.dataDir)})`);
   else logger.info(`root secret access key: in ${rootCredentialsPath(config.dataDir)}`);
   logger.info(`SSE-KMS master key: ${kms.master.from}`);
-  if (kms.master.inDataDir) logger.warn('the SSE-KMS master key is in the data directory: a copy of the directory opens every SSE-KMS object; move it out (--kms-master-key-file, docs/KMS.md)');
+  // a warning once customer keys exist (an unused key service should not warn at every start, as the
+  // SSE-S3 master key, also in the data directory, does not)
+  const kmsAdvice = 'the SSE-KMS master key is in the data directory: a copy of the directory opens every SSE-KMS object; move it out (--kms-master-key-file, docs/KMS.md)';
+  if (kms.master.inDataDir) logger[kms.registry.list().length > 0 ? 'warn' : 'info'](kmsAdvice);
   logger.info(`region ${config.region}; virtual-host base domains: ${services.domains.join(', ')}`);
   if (websiteServer) {
     const at = config.website.listen!;

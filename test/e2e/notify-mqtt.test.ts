@@ -19,8 +19,14 @@ describe.skipIf(missingProgram(MOSQUITTO, 'mosquitto'))('bucket notifications to
   let client: MqttClient;
   const got: EventMessage[] = [];
   const subscribe = async () => {
-    client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker.port}`, { clientId: 'tusk-test-subscriber', clean: false, reconnectPeriod: 0 });
+    // the handler is on before the connection: a persistent session's queued messages arrive right
+    // after CONNACK, before connectAsync would have resolved
+    client = mqtt.connect(`mqtt://127.0.0.1:${broker.port}`, { clientId: 'tusk-test-subscriber', clean: false, reconnectPeriod: 0 });
     client.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString('utf8')) as EventMessage));
+    await new Promise<void>((resolve, reject) => {
+      client.once('connect', () => resolve());
+      client.once('error', reject);
+    });
     await client.subscribeAsync(TOPIC, { qos: 1 });
   };
   beforeAll(async () => {

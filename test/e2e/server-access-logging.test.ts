@@ -68,11 +68,16 @@ describe('server access logging with boto3', () => {
     for (const deadline = Date.now() + 10_000; Date.now() < deadline && lines.length < 3; await new Promise((r) => setTimeout(r, 200))) {
       lines = await logLines(server, logs, 'part/');
     }
-    expect(lines.map((l) => AWS_LOG_RECORD.exec(l)!).map((m) => [m[2], m[7], m[8], m[10]])).toEqual([
-      [part, 'REST.GET.LOGGING_STATUS', '-', '200'],
-      [part, 'REST.PUT.OBJECT', 'p.txt', '200'],
-      [part, 'REST.PUT.LOGGING_STATUS', '-', '200'],
-    ]);
+    // in any order: with front-end threads each thread's records come in a log object of its own
+    const records = lines.map((l) => AWS_LOG_RECORD.exec(l)!).map((m) => [m[2], m[7], m[8], m[10]]);
+    expect(records).toHaveLength(3);
+    expect(records).toEqual(
+      expect.arrayContaining([
+        [part, 'REST.GET.LOGGING_STATUS', '-', '200'],
+        [part, 'REST.PUT.OBJECT', 'p.txt', '200'],
+        [part, 'REST.PUT.LOGGING_STATUS', '-', '200'],
+      ]),
+    );
     const list = (await s3Request(server, { method: 'GET', bucket: logs, query: { 'list-type': '2', prefix: 'part/' } })).text();
     const day = new Date().toISOString().slice(0, 10).replace(/-/g, '/');
     expect(list).toMatch(new RegExp(`<Key>part/\\d{12}/us-east-1/${part}/${day}/\\d{4}-\\d{2}-\\d{2}-\\d{2}-\\d{2}-\\d{2}-[0-9A-F]{16}</Key>`));
