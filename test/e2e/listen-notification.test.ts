@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Request } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { testAccount } from './helpers/accounts.js';
+import { uwsAvailability } from '../../src/http/uws-module.js';
 import { signHeaders, EMPTY_SHA256, type HeaderList } from './helpers/sigv4.js';
 import { startTusk, type Credentials, type TuskServer } from './helpers/server.js';
 
@@ -81,7 +82,8 @@ function openStream(server: TuskServer, path: string, query: string, credentials
 }
 
 for (const engine of ['uws', 'node'] as const) {
-  describe(`ListenBucketNotification (${engine} engine)`, () => {
+  // uWS has no binary for some Node/glibc pairs (Node 24 on Debian 12): the node engine runs there
+  describe.skipIf(engine === 'uws' && !('module' in uwsAvailability()))(`ListenBucketNotification (${engine} engine)`, () => {
     let server: TuskServer;
     beforeAll(async () => {
       server = await startTusk({ env: { TUSK_HTTP_ENGINE: engine }, extraAccounts: [other] });

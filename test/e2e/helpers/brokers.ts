@@ -125,6 +125,9 @@ export async function startPostgres(dir: string): Promise<Broker & { url: string
  */
 export async function startRabbit(dir: string): Promise<Broker> {
   const epmdPort = await freePort('127.0.0.1');
+  // a port of its own: RabbitMQ's default (AMQP port + 20000) may be taken
+  let distPort = await freePort('127.0.0.1');
+  while (distPort === epmdPort) distPort = await freePort('127.0.0.1');
   const env = (port: number): NodeJS.ProcessEnv => ({
     HOME: dir,
     ERL_EPMD_PORT: String(epmdPort),
@@ -132,7 +135,7 @@ export async function startRabbit(dir: string): Promise<Broker> {
     RABBITMQ_NODENAME: `tusk-test-${port}@localhost`,
     RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
     RABBITMQ_NODE_PORT: String(port),
-    RABBITMQ_DIST_PORT: String(epmdPort + 1 === port ? epmdPort + 2 : epmdPort + 1),
+    RABBITMQ_DIST_PORT: String(distPort),
     RABBITMQ_MNESIA_BASE: join(dir, 'mnesia'),
     RABBITMQ_LOG_BASE: join(dir, 'log'),
     RABBITMQ_CONFIG_FILE: join(dir, 'rabbitmq.conf'),
