@@ -36,8 +36,8 @@ export function list(value: string | string[] | undefined): string[] {
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** Customer keys cross the network in clear over HTTP: allowed only where the network is this host. */
-export function parseSseCOverHttp(allowed: boolean, listen: string): boolean {
-  if (allowed && !LOOPBACK.test(parseHostPort(listen, 'listen').host)) {
+export function parseSseCOverHttp(allowed: boolean, listen: HostPort): boolean {
+  if (allowed && !LOOPBACK.test(listen.host)) {
     throw new Error('allow-sse-c-over-http: only for a loopback listener (127.0.0.1, ::1); use --tls-cert/--tls-key otherwise');
   }
   return allowed;

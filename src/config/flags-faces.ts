@@ -1,0 +1,109 @@
+// `tusk serve`'s settings of the publisher, the web console and the static website endpoint,
+// declared once each (src/config/flag.ts). Settings that only mean something together (the
+// network and its wallet, the JWT ones) are checked together by loadConfig.
+
+import { flag, optionalText, text, type FlagSection } from './flag.js';
+import { list, parseBool, parseDuration, parseOptionalListen, parseOrigins, parseShards, parseSize, parseSubWallets } from './values.js';
+
+export const PUBLISHER = {
+  title: 'Publisher (Walrus-compatible blob store and aggregator):',
+  flags: {
+    'publisher-listen': flag({
+      arg: 'H:P', default: '127.0.0.1:31415', parse: (v) => parseOptionalListen(v, 'publisher-listen'),
+      help: 'publisher + aggregator listener; off disables the publisher',
+      doc: 'publisher + aggregator listener; `off` disables the publisher',
+    }),
+    network: flag({
+      arg: 'NET', default: 'embedded', parse: text,
+      help: "where blobs go: embedded (Tusk's own nodes and ledger), testnet, mainnet, or a Walrus client config file (client_config.yaml)",
+      doc: "where blobs go: `embedded` (Tusk's own nodes and ledger), `testnet`, `mainnet`, or a Walrus `client_config.yaml` (see \"Walrus networks\")",
+    }),
+    wallet: flag({
+      arg: 'FILE', shown: '`~/.sui/sui_config/client.yaml`', parse: optionalText,
+      help: 'Walrus networks: the paying Sui wallet, a client.yaml or a sui.keystore',
+      doc: 'Walrus networks: the paying wallet, a Sui `client.yaml` or `sui.keystore`',
+    }),
+    'wallet-address': flag({ arg: 'A', shown: 'the active address', parse: optionalText, help: "Walrus networks: the wallet's address to pay from" }),
+    'sui-rpc': flag({ arg: 'URL', shown: "the network's", parse: optionalText, help: "Walrus networks: the Sui full node's gRPC URL (Node 22+)" }),
+    'sub-wallets': flag({
+      arg: 'N', shown: '8', parse: parseSubWallets,
+      help: "Walrus networks: sub-wallets, derived from the wallet's key and funded from it, that stores run on in parallel, 1-64 (as the Walrus daemon's --n-clients)",
+      doc: "Walrus networks: sub-wallets, derived from the wallet's key and funded from it, that stores run on in parallel (1 to 64; the Walrus daemon's `--n-clients`)",
+    }),
+    'endpoint-keys': flag({
+      arg: 'K[,K]', multiple: true, shown: 'generated', parse: list,
+      help: 'publisher endpoint keys (one generated on first start is kept in the data directory)',
+    }),
+    'max-blob-size': flag({
+      arg: 'SIZE', default: '10MiB', parse: (v) => parseSize(v, 'max blob size'),
+      help: "largest accepted blob body (Walrus's default; quilt forms up to 100 MiB)",
+      doc: "largest publisher body (Walrus's default; quilt forms up to 100 MiB). An encode works in memory the codec keeps for the next one: at most 256 MiB of it stays allocated while idle (~60 MB per 10 MiB blob in flight at 1 000 shards)",
+    }),
+    'jwt-decode-secret': flag({
+      arg: 'S', parse: optionalText,
+      help: 'also accept stores at /v1/blobs and /v1/quilts with a JWT signed with S (text, or 0x + hex), as the Walrus publisher',
+      doc: 'accept JWT-authorized stores at `/v1/blobs` and `/v1/quilts` signed with S (text, or `0x` + hex), as the Walrus publisher (see above)',
+    }),
+    // checked with the secret (parseJwt): without one they mean nothing
+    'jwt-algorithm': flag({ arg: 'ALG', default: 'HS256', parse: text, help: "the JWT's algorithm: HS256, HS384 or HS512" }),
+    'jwt-expiring-sec': flag({ arg: 'N', parse: optionalText, help: 'a JWT must have exp − iat = N', doc: 'a JWT must have `exp` − `iat` = N' }),
+    'jwt-verify-upload': flag({
+      switch: true, default: 'false', shown: 'false', parse: (v) => parseBool(v, 'jwt-verify-upload'),
+      help: "check a store's epochs, size and send_object_to against the JWT's claims",
+      doc: "check a store's epochs, size and `send_object_to` against the JWT's claims",
+    }),
+  },
+} satisfies FlagSection;
+
+export const EMBEDDED_NETWORK = {
+  title: 'Embedded network:',
+  flags: {
+    'n-shards': flag({
+      arg: 'N', default: '1000', shown: '1000', parse: parseShards,
+      help: 'shard count (1000 = Walrus mainnet, so blob ids match it); at least 4',
+      doc: 'embedded network: shard count (1000 = Walrus mainnet, so blob ids match it); at least 4',
+    }),
+    'storage-nodes': flag({
+      arg: 'URL[,URL]', multiple: true, shown: '10 nodes in-process', parse: list,
+      help: 'remote tusk storage-node processes instead of the embedded nodes',
+      doc: 'remote `tusk storage-node` processes instead of the embedded nodes',
+    }),
+    'epoch-length': flag({
+      arg: 'D', default: '1d', parse: (v) => parseDuration(v, 'epoch length'),
+      help: 'ledger epoch length, e.g. 1d, 2h, 90s',
+      doc: 'ledger epoch length (`90s`, `2h`, `1d`)',
+    }),
+  },
+} satisfies FlagSection;
+
+export const CONSOLE = {
+  title: 'Console (a web console, an S3 client in the browser):',
+  flags: {
+    'console-listen': flag({
+      arg: 'H:P', default: '127.0.0.1:9001', parse: (v) => parseOptionalListen(v, 'console-listen'),
+      help: "the web console's listener (with --tls-cert, HTTPS like the others); off disables it",
+      doc: "the web console's listener (with `--tls-cert`, HTTPS like the others); `off` disables it",
+    }),
+    'console-origin': flag({
+      arg: 'URL[,URL]', multiple: true, shown: "the listener's", parse: (v) => parseOrigins(list(v)),
+      help: "origins the console is opened from, allowed by S3's CORS; by default the listener's own, e.g. http://127.0.0.1:9001 and http://localhost:9001",
+      doc: 'origins the console is opened from (`https://console.example.com`), for which S3 answers CORS; by default those of its listener: for a loopback address `127.0.0.1`, `localhost` and `[::1]` on its port, for `0.0.0.0` those and every interface address, else its own address. A console behind a DNS name or a proxy needs this',
+    }),
+  },
+} satisfies FlagSection;
+
+export const WEBSITE = {
+  title: 'Static websites (buckets with PutBucketWebsite, served to anonymous GET and HEAD):',
+  flags: {
+    'website-listen': flag({
+      arg: 'H:P', default: 'off', parse: (v) => parseOptionalListen(v, 'website-listen'),
+      help: 'the static website endpoint, e.g. 127.0.0.1:9002; off unless set, since what it serves is public',
+      doc: 'the static website endpoint (see *Static websites*); off unless set, since what it serves is public',
+    }),
+    'website-domain': flag({
+      arg: 'D[,D]', multiple: true, parse: list,
+      help: "Host <bucket>.D names the bucket; any other Host is taken whole as the bucket's name, as for a CNAME (www.example.com)",
+      doc: "website domains: Host `<bucket>.<D>` names the bucket; any other Host is taken whole as the bucket's name (CNAME style)",
+    }),
+  },
+} satisfies FlagSection;
