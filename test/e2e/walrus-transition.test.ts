@@ -45,6 +45,11 @@ async function classOf(server: TuskServer, bucket: string, key: string, versionI
   return { cls: res.headers['x-amz-storage-class'] ?? 'STANDARD', blobs: res.headers['x-tusk-walrus-blob-id'] };
 }
 
+/** How many of `keys` are on WALRUS now. */
+async function onWalrus(server: TuskServer, bucket: string, keys: string[]): Promise<number> {
+  return (await Promise.all(keys.map((k) => classOf(server, bucket, k)))).filter((c) => c.cls === 'WALRUS').length;
+}
+
 async function expectBody(server: TuskServer, bucket: string, key: string, body: Buffer, versionId?: string): Promise<void> {
   const res = await s3Request(server, { method: 'GET', bucket, key, query: versionId ? { versionId } : {} });
   expect(res.status, key).toBe(200);
@@ -155,7 +160,10 @@ describe('lifecycle Transition to WALRUS', () => {
       }
       expect((await configure(crashy, bucket, TO_WALRUS)).status).toBe(200);
       for (let round = 0; round < 2; round++) {
-        await new Promise((r) => setTimeout(r, 500 + Math.floor(rand() * 1500)));
+        // kill while the pass is under way: once it has moved round + 1 objects, a random moment later
+        const s = crashy;
+        await until('the transition under way', s, async () => (await onWalrus(s, bucket, [...bodies.keys()])) > round);
+        await new Promise((r) => setTimeout(r, Math.floor(rand() * 800)));
         await crashy.kill9();
         crashy = await start();
         // every object reads back whole, on whichever side it is
@@ -166,10 +174,7 @@ describe('lifecycle Transition to WALRUS', () => {
         }
       }
       const s = crashy;
-      await until('every object on WALRUS', s, async () => {
-        for (const key of bodies.keys()) if ((await classOf(s, bucket, key)).cls !== 'WALRUS') return false;
-        return true;
-      });
+      await until('every object on WALRUS', s, async () => (await onWalrus(s, bucket, [...bodies.keys()])) === bodies.size);
       for (const [key, body] of bodies) await expectBody(s, bucket, key, body);
     } finally {
       await crashy.dispose();
