@@ -186,7 +186,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp, kms: kms.registry };
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
-  const lifecycle = startLifecycleWorker(opened, config.lifecycle, log);
+  const lifecycle = startLifecycleWorker(opened, config.lifecycle, log, () => services.walrus);
   // delivers the notices recovery left in the store as well as new ones
   const notifier = await Notifier.start(opened, config.notify, config.region, log);
   services.notifier = notifier;

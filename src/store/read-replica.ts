@@ -147,6 +147,9 @@ export class ReadReplica<A = unknown, P = unknown, B extends BucketRecord = Buck
   updateAttrs(): Promise<ObjectVersion<A>> {
     return readOnly();
   }
+  dropBody(): Promise<boolean> {
+    return readOnly();
+  }
   createUpload(): Promise<Upload<A>> {
     return readOnly();
   }

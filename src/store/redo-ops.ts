@@ -75,7 +75,8 @@ export type RedoOp = OpBase &
     | { t: 'put'; v: StoredVersion; mode: VersioningState }
     /** one version removed for good */
     | { t: 'remove'; versionId: string }
-    | { t: 'attrs'; versionId: string | null; attrs: unknown }
+    /** `dropBody`: the version's bytes moved elsewhere (a storage class transition): its extents are released, its size is 0 */
+    | { t: 'attrs'; versionId: string | null; attrs: unknown; dropBody?: true }
     | { t: 'upload'; uploadId: string; initiated: number; attrs: unknown }
     | { t: 'part'; uploadId: string; n: number; part: StoredPart }
     /** the chosen parts become the latest version; the upload and its other parts go */
@@ -186,7 +187,8 @@ export function applyOp(ctx: ApplyContext, op: RedoOp): void {
       const latest = db.objects.get(objKey);
       const found = op.versionId === null ? latest && ({ where: 'latest', version: latest } as const) : findVersion(db, objKey, op.versionId);
       if (!found) return;
-      const next = { ...found.version, attrs: op.attrs };
+      const next = op.dropBody ? { ...found.version, attrs: op.attrs, size: 0, extents: [] } : { ...found.version, attrs: op.attrs };
+      if (op.dropBody) ctx.account(found.version.extents, -1);
       if (found.where === 'latest') db.objects.putSync(objKey, next);
       else db.versions.putSync(found.at, next);
       return;

@@ -238,6 +238,16 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
     });
   }
 
+  async dropBody(bucket: string, key: string, expect: { versionId: string; etag: string; lastModified: number }, update: (attrs: A) => A): Promise<boolean> {
+    const objKey = objectKey(bucket, key);
+    return this.logged([{ bucket, key }], [], (): Outcome<Planned<boolean>> => {
+      const found = findVersion(this.index, objKey, expect.versionId)?.version;
+      if (!found || found.deleteMarker || found.damaged || found.etag !== expect.etag || found.lastModified !== expect.lastModified) return { result: false };
+      const attrs = update(found.attrs as A);
+      return { op: { t: 'attrs', seq: this.clock.next(), b: bucket, k: key, versionId: expect.versionId, attrs, dropBody: true }, result: true };
+    });
+  }
+
   // ── multipart uploads ───────────────────────────────────────────────────────────────────
 
   async createUpload(bucket: string, key: string, attrs: A, initiated = Date.now()): Promise<Upload<A>> {

@@ -265,6 +265,14 @@ export interface Store<A = unknown, P = unknown, B extends BucketRecord = Bucket
   ): Promise<ObjectVersion<A>>;
   /** Changes a version's attrs in place (tags, ACL, retention): no new version. 'not-found' if it is gone. */
   updateAttrs(bucket: string, key: string, versionId: string | undefined, update: (attrs: A) => A, notice?: Notice): Promise<ObjectVersion<A>>;
+  /**
+   * Replaces a version's body by attrs that say where its bytes went (a lifecycle transition to
+   * another storage class), in one logged change: the version keeps its id, entity tag and date;
+   * its size becomes 0 and its extents are released (compaction gives the space back). Only if the
+   * version is still the one the caller read (`expect`: same id, entity tag and date, so that an
+   * overwrite of the null version since wins); false when it is not (or is gone).
+   */
+  dropBody(bucket: string, key: string, expect: { versionId: string; etag: string; lastModified: number }, update: (attrs: A) => A): Promise<boolean>;
   /** One page of current objects (delete markers skipped) in UTF-8 byte order (s3.md §3.0.8). */
   list(bucket: string, options: ListOptions): ListResult<A>;
   /** One page of versions: key ascending, then newest first (s3.md §3.0.7). */

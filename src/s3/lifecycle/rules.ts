@@ -27,7 +27,15 @@ export interface LifecycleRule {
   expiration?: { days?: number; date?: number; expiredObjectDeleteMarker?: boolean };
   noncurrentExpiration?: { days: number; newerNoncurrentVersions?: number };
   abortIncompleteDays?: number;
+  /** to storage class WALRUS, the one class Tusk transitions to (README "S3 objects on Walrus") */
+  transition?: { days?: number; date?: number };
+  noncurrentTransition?: { days: number; newerNoncurrentVersions?: number };
 }
+
+/** The one storage class a lifecycle Transition may name here. */
+export const TRANSITION_CLASS = 'WALRUS';
+/** AWS's transition classes (TransitionStorageClass): valid, but Tusk has none of them (501). */
+const AWS_TRANSITION_CLASSES = new Set(['GLACIER', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'DEEP_ARCHIVE', 'GLACIER_IR']);
 
 export function lifecycleRulesOf(bucket: S3Bucket): LifecycleRule[] | undefined {
   return bucket.versionControl?.lifecycle as LifecycleRule[] | undefined;
@@ -96,21 +104,51 @@ function parseDate(text: string): number {
   return t;
 }
 
+/**
+ * A transition's StorageClass: WALRUS, or one of AWS's (NotImplemented: Tusk has none of them), or
+ * anything else, which fails AWS's schema (MalformedXML, as S3 answers an unknown enum value).
+ */
+function transitionClass(t: XmlNode): void {
+  const sc = xmlTextOf(t['StorageClass']);
+  if (sc === TRANSITION_CLASS) return;
+  if (sc !== undefined && AWS_TRANSITION_CLASSES.has(sc)) {
+    throw new S3Error('NotImplemented', {}, { message: `Lifecycle transitions to ${sc} are not implemented: Tusk transitions to ${TRANSITION_CLASS} only` });
+  }
+  throw new S3Error('MalformedXML');
+}
+
+/** Transition and NoncurrentVersionTransition, each at most once per rule (to WALRUS, the one target). */
+function parseTransitions(node: XmlNode, rule: LifecycleRule): void {
+  const t = one(node, 'Transition');
+  const nt = one(node, 'NoncurrentVersionTransition');
+  // a malformed transition is the client's error (400) before it is one Tusk does not do (501)
+  let days: number | undefined;
+  let date: number | undefined;
+  if (t) {
+    const dateText = xmlTextOf(t['Date']);
+    days = positive(xmlTextOf(t['Days']), 'Days', true);
+    if (dateText !== undefined) date = parseDate(dateText);
+    // Days or Date, exactly one (AWS Transition)
+    if ((days === undefined) === (date === undefined)) throw new S3Error('MalformedXML');
+  }
+  let ncDays: number | undefined;
+  let newer: number | undefined;
+  if (nt) {
+    ncDays = positive(xmlTextOf(nt['NoncurrentDays']), 'NoncurrentDays', true);
+    if (ncDays === undefined) throw new S3Error('MalformedXML');
+    newer = positive(xmlTextOf(nt['NewerNoncurrentVersions']), 'NewerNoncurrentVersions');
+  }
+  if (t) transitionClass(t);
+  if (nt) transitionClass(nt);
+  if (t) rule.transition = days !== undefined ? { days } : { date: date! };
+  if (ncDays !== undefined) rule.noncurrentTransition = newer !== undefined ? { days: ncDays, newerNoncurrentVersions: newer } : { days: ncDays };
+}
+
 function parseRule(node: XmlNode): LifecycleRule {
   const id = xmlTextOf(node['ID']) ?? '';
   if (id.length > MAX_ID_CHARS) throw invalid('ID length should not exceed allowed limit of 255');
   const status = xmlTextOf(node['Status']);
   if (status !== 'Enabled' && status !== 'Disabled') throw new S3Error('MalformedXML');
-  if (node['Transition'] !== undefined || node['NoncurrentVersionTransition'] !== undefined) {
-    // a malformed transition is the client's error (400) before it is one Tusk does not do (501)
-    for (const t of xmlChildren(node['Transition'])) {
-      const date = xmlTextOf(t['Date']);
-      if (date !== undefined) parseDate(date);
-      positive(xmlTextOf(t['Days']), 'Days', true);
-    }
-    for (const t of xmlChildren(node['NoncurrentVersionTransition'])) positive(xmlTextOf(t['NoncurrentDays']), 'NoncurrentDays', true);
-    throw new S3Error('NotImplemented', {}, { message: 'Lifecycle transitions are not implemented: Tusk has one storage class' });
-  }
   const rule: LifecycleRule = { id, enabled: status === 'Enabled', filter: parseFilter(node) };
   const exp = one(node, 'Expiration');
   if (exp) {
@@ -131,6 +169,7 @@ function parseRule(node: XmlNode): LifecycleRule {
     const newer = positive(xmlTextOf(nc['NewerNoncurrentVersions']), 'NewerNoncurrentVersions');
     rule.noncurrentExpiration = newer !== undefined ? { days, newerNoncurrentVersions: newer } : { days };
   }
+  parseTransitions(node, rule);
   const abort = one(node, 'AbortIncompleteMultipartUpload');
   if (abort) {
     const days = positive(xmlTextOf(abort['DaysAfterInitiation']), 'DaysAfterInitiation');
@@ -138,7 +177,7 @@ function parseRule(node: XmlNode): LifecycleRule {
     if (rule.filter.tags.length) throw invalid('AbortIncompleteMultipartUpload cannot be specified with Tags.');
     rule.abortIncompleteDays = days;
   }
-  if (!rule.expiration && !rule.noncurrentExpiration && rule.abortIncompleteDays === undefined) {
+  if (!rule.expiration && !rule.noncurrentExpiration && rule.abortIncompleteDays === undefined && !rule.transition && !rule.noncurrentTransition) {
     throw invalid('At least one action needs to be specified in a rule');
   }
   return rule;
@@ -179,6 +218,16 @@ export function renderLifecycle(rules: readonly LifecycleRule[]): string {
         : e.date !== undefined ? el('Date', new Date(e.date).toISOString().replace('.000Z', 'Z'))
           : el('ExpiredObjectDeleteMarker', e.expiredObjectDeleteMarker ? 'true' : 'false');
       body += `<Expiration>${inner}</Expiration>`;
+    }
+    const t = r.transition;
+    if (t) {
+      const when = t.days !== undefined ? el('Days', t.days) : el('Date', new Date(t.date!).toISOString().replace('.000Z', 'Z'));
+      body += `<Transition>${when}${el('StorageClass', TRANSITION_CLASS)}</Transition>`;
+    }
+    const nt = r.noncurrentTransition;
+    if (nt) {
+      body += `<NoncurrentVersionTransition>${el('NoncurrentDays', nt.days)}` +
+        `${nt.newerNoncurrentVersions !== undefined ? el('NewerNoncurrentVersions', nt.newerNoncurrentVersions) : ''}${el('StorageClass', TRANSITION_CLASS)}</NoncurrentVersionTransition>`;
     }
     const nc = r.noncurrentExpiration;
     if (nc) {
@@ -226,6 +275,14 @@ export function expiresAt(rule: LifecycleRule, v: S3Object, dayMs: number): numb
   if (e.date !== undefined) return e.date;
   if (e.days === undefined) return undefined;
   return Math.ceil((v.lastModified + e.days * dayMs) / dayMs) * dayMs;
+}
+
+/** When a current version transitions under `rule` (ms), or undefined: counted as expiration's are. */
+export function transitionsAt(rule: LifecycleRule, v: S3Object, dayMs: number): number | undefined {
+  const t = rule.transition;
+  if (!t || !ruleMatches(rule, v)) return undefined;
+  if (t.date !== undefined) return t.date;
+  return Math.ceil((v.lastModified + t.days! * dayMs) / dayMs) * dayMs;
 }
 
 /** The `x-amz-expiration` value of a current version: the earliest expiry among the rules. */

@@ -2,7 +2,9 @@
 // AWS's lifecycle does (user guide "Lifecycle configuration elements"): current versions expire
 // (a delete marker in versioned buckets), noncurrent versions are removed after NoncurrentDays
 // beyond NewerNoncurrentVersions, a lone expired delete marker is removed, old incomplete uploads
-// are aborted. Object lock wins: a locked version is skipped (the engine's mayRemove guard).
+// are aborted, and versions whose Transition (or NoncurrentVersionTransition) is due move to
+// storage class WALRUS (transition.ts), expiration first. Object lock wins: a locked version is
+// skipped (the engine's mayRemove guard); a locked version may still transition (its bytes stay).
 
 import type { LogLine } from '../../log/log-line.js';
 import { isStoreError } from '../../store/errors.js';
@@ -11,7 +13,9 @@ import type { S3Object, S3Store } from '../object-attrs.js';
 import { removalGuard } from '../object-lock.js';
 import { noticeField, noticeOf } from '../notification.js';
 import type { Notice } from '../../store/types.js';
+import type { WalrusBlobs } from '../../base/walrus-blobs.js';
 import { expiresAt, lifecycleRulesOf, ruleMatches, type LifecycleRule } from './rules.js';
+import { currentDue, noncurrentDue, transitionVersion } from './transition.js';
 
 const PAGE = 1000;
 
@@ -23,6 +27,20 @@ export interface LifecycleStats {
   uploadsAborted: number;
   /** versions a rule selected but object lock protected */
   lockedSkipped: number;
+  /** versions moved to storage class WALRUS */
+  transitioned: number;
+  /** transitions that failed (tried again at the next pass) */
+  transitionsFailed: number;
+}
+
+/** What a pass needs besides the store: the Walrus network transitions store to (none: they wait). */
+interface PassContext {
+  store: S3Store;
+  walrus: () => WalrusBlobs | undefined;
+  log: Log;
+  now: number;
+  dayMs: number;
+  stats: LifecycleStats;
 }
 
 export interface LifecycleWorker {
@@ -35,8 +53,14 @@ export interface LifecycleWorker {
 
 type Log = LogLine;
 
-export function startLifecycleWorker(store: S3Store, options: { intervalMs: number; dayMs: number }, log: Log): LifecycleWorker {
-  const stats: LifecycleStats = { passes: 0, expired: 0, noncurrentRemoved: 0, markersRemoved: 0, uploadsAborted: 0, lockedSkipped: 0 };
+export function startLifecycleWorker(
+  store: S3Store,
+  options: { intervalMs: number; dayMs: number },
+  log: Log,
+  /** the publisher's network, once it is up (main.ts starts it after the worker) */
+  walrus: () => WalrusBlobs | undefined = () => undefined,
+): LifecycleWorker {
+  const stats: LifecycleStats = { passes: 0, expired: 0, noncurrentRemoved: 0, markersRemoved: 0, uploadsAborted: 0, lockedSkipped: 0, transitioned: 0, transitionsFailed: 0 };
   let running: Promise<void> | undefined;
   let stopped = false;
   const pass = async (now: number): Promise<void> => {
@@ -44,7 +68,7 @@ export function startLifecycleWorker(store: S3Store, options: { intervalMs: numb
       for (const bucket of store.listBuckets()) {
         if (stopped) break;
         const rules = lifecycleRulesOf(bucket)?.filter((r) => r.enabled);
-        if (rules?.length) await applyRules(store, bucket, rules, now, options.dayMs, stats);
+        if (rules?.length) await applyRules({ store, walrus, log, now, dayMs: options.dayMs, stats }, bucket, rules);
       }
       stats.passes++;
     } catch (e) {
@@ -91,18 +115,32 @@ async function removeVersion(store: S3Store, bucket: S3Bucket, v: S3Object, stat
   }
 }
 
-/** A key's versions, newest first (the first is the latest). */
-async function applyToKey(
-  store: S3Store,
-  bucket: S3Bucket,
-  rules: LifecycleRule[],
-  versions: S3Object[],
-  now: number,
-  dayMs: number,
-  stats: LifecycleStats,
-): Promise<void> {
+/** A key's versions, newest first (the first is the latest): expirations, then transitions of what is left. */
+async function applyToKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRule[], versions: S3Object[]): Promise<void> {
+  const left = await expireKey(pc, bucket, rules, versions);
+  const network = pc.walrus();
+  if (!network || left.length === 0 || !rules.some((r) => r.transition || r.noncurrentTransition)) return;
+  const [latest, ...noncurrent] = left;
+  // a noncurrent version's NoncurrentDays count from when the next newer version superseded it
+  const superseded = noncurrent.map((_, i) => (i === 0 ? latest! : noncurrent[i - 1]!).lastModified);
+  const due = noncurrentDue(rules, noncurrent, superseded, pc.now, pc.dayMs);
+  if (currentDue(rules, latest!, pc.now, pc.dayMs)) due.unshift(latest!);
+  for (const v of due) {
+    try {
+      if (await transitionVersion(pc.store, network, bucket, v)) pc.stats.transitioned++;
+    } catch (e) {
+      // the version stays on local bytes: the next pass tries again
+      pc.stats.transitionsFailed++;
+      pc.log(`lifecycle: transition of ${bucket.name}/${v.key} (version ${v.versionId}) to WALRUS failed: ${(e as Error).message}`, 'warn');
+    }
+  }
+}
+
+/** Expirations of a key's versions (newest first); answers the versions left, newest first ([] when the latest went). */
+async function expireKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRule[], versions: S3Object[]): Promise<S3Object[]> {
+  const { store, now, dayMs, stats } = pc;
   const [latest, ...noncurrent] = versions;
-  if (!latest) return;
+  if (!latest) return [];
   // noncurrent versions: NoncurrentDays count from when the next newer version superseded it
   const removed = new Set<S3Object>();
   for (const rule of rules) {
@@ -131,7 +169,7 @@ async function applyToKey(
       const out = await store.deleteObject(bucket.name, latest.key, { versionId: latest.versionId, ...expiryNotice(bucket, latest.key) });
       if (out.kind === 'removed') stats.markersRemoved++;
     }
-    return;
+    return [latest, ...remaining];
   }
   for (const rule of rules) {
     const at = expiresAt(rule, latest, dayMs);
@@ -148,19 +186,14 @@ async function applyToKey(
       if (isStoreError(e, 'condition-failed') && e.detail.condition === 'guard') stats.lockedSkipped++;
       else if (!isStoreError(e, 'condition-failed') && !isStoreError(e, 'not-found')) throw e;
     }
-    return;
+    return [];
   }
+  return [latest, ...remaining];
 }
 
-async function applyRules(
-  store: S3Store,
-  bucket: S3Bucket,
-  rules: LifecycleRule[],
-  now: number,
-  dayMs: number,
-  stats: LifecycleStats,
-): Promise<void> {
-  const versionRules = rules.filter((r) => r.expiration || r.noncurrentExpiration);
+async function applyRules(pc: PassContext, bucket: S3Bucket, rules: LifecycleRule[]): Promise<void> {
+  const { store, now, dayMs, stats } = pc;
+  const versionRules = rules.filter((r) => r.expiration || r.noncurrentExpiration || r.transition || r.noncurrentTransition);
   if (versionRules.length) {
     let keyMarker = '';
     let versionIdMarker = '';
@@ -171,7 +204,7 @@ async function applyRules(
       for (const item of page.items) {
         if (item.kind !== 'version') continue;
         if (item.version.key !== key) {
-          await applyToKey(store, bucket, versionRules, versions, now, dayMs, stats);
+          await applyToKey(pc, bucket, versionRules, versions);
           key = item.version.key;
           versions = [];
         }
@@ -181,7 +214,7 @@ async function applyRules(
       keyMarker = page.nextKeyMarker ?? '';
       versionIdMarker = page.nextVersionIdMarker ?? '';
     }
-    await applyToKey(store, bucket, versionRules, versions, now, dayMs, stats);
+    await applyToKey(pc, bucket, versionRules, versions);
   }
   const abortRules = rules.filter((r) => r.abortIncompleteDays !== undefined);
   if (!abortRules.length) return;

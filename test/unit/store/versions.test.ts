@@ -173,6 +173,30 @@ describe('version chains', () => {
     await expect(store.updateAttrs('b', 'k', 'B'.repeat(32), (a) => a)).rejects.toMatchObject({ kind: 'not-found' });
   });
 
+  it('dropBody moves a version off its bytes only if it is still the one read (compare-and-swap)', async () => {
+    const dir = tempDir();
+    const s = await open(dir);
+    await s.createBucket(bucket('b'));
+    const first = await put(s, 'b', 'k', Buffer.alloc(100_000, 1));
+    // an overwrite of the null version since the read wins: same id, another version
+    const second = await put(s, 'b', 'k', Buffer.alloc(100_000, 2), { etag: 'other' });
+    expect(await s.dropBody('b', 'k', first, (a) => ({ ...(a as object), moved: true }))).toBe(false);
+    expect((await readAll(s, s.getObject('b', 'k')!)).equals(Buffer.alloc(100_000, 2))).toBe(true);
+    expect(s.stats().liveBytes).toBe(100_000);
+    // the version read: its bytes are released, its attrs say where they went, id, etag and date stay
+    expect(await s.dropBody('b', 'k', second, (a) => ({ ...(a as object), moved: true }))).toBe(true);
+    const moved = s.getObject('b', 'k')!;
+    expect(moved).toMatchObject({ versionId: second.versionId, etag: 'other', lastModified: second.lastModified, size: 0, extents: [], attrs: { moved: true } });
+    expect(s.stats().liveBytes).toBe(0);
+    expect(await s.dropBody('b', 'gone', second, (a) => a)).toBe(false);
+    await s.close();
+    // and after a reopen
+    const again = await open(dir);
+    expect(again.getObject('b', 'k')).toMatchObject({ size: 0, extents: [], attrs: { moved: true } });
+    expect(again.stats().liveBytes).toBe(0);
+    await again.close();
+  });
+
   it('keeps versions, markers and their order across a reopen', async () => {
     const dir = tempDir();
     const s = await open(dir);
