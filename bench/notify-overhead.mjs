@@ -5,7 +5,7 @@
 // server without a configuration, and a bucket of a server with no notification target declared.
 // Verifies before it times: one PUT to the webhook bucket arrives at the receiver as its event; and
 // after the rounds, the target's status (admin API) shows nothing pending, dropped or failed, and
-// the receiver got exactly the events the target counts as delivered. Reports obj/s and the server's CPU per PUT (/proc), as a table and as JSON lines in
+// the receiver got exactly the events the target counts as delivered. Reports obj/s, the server's CPU per PUT (/proc) and the POSTs the receiver got, as a table and as JSON lines in
 // bench/results/notify-overhead.jsonl.
 //
 //   npm run build && node bench/notify-overhead.mjs [--duration 5s] [--rounds 4] [--durability strict|relaxed] [--concurrency 16]
@@ -13,7 +13,7 @@
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutBucketNotificationConfigurationCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { AwsClient } from 'aws4fetch';
@@ -49,6 +49,7 @@ if (process.argv[2] === '--receiver') {
 }
 
 async function main() {
+  const loadBefore = loadavg()[0];
   const args = overheadArgs({ durability: { type: 'string', default: 'strict' }, concurrency: { type: 'string', default: '16' } });
   const receiver = fork(new URL(import.meta.url).pathname, ['--receiver'], { stdio: 'inherit' });
   const ask = (what) => new Promise((resolve) => {
@@ -138,6 +139,8 @@ async function main() {
       noConfigVsNoTarget: mean(rates['no configuration (same server)']) / reference,
       webhookEventsDelivered: delivered,
       webhookPosts: posts,
+      // the machine is shared: the 1-minute load average at the start and at the end of the run
+      loadAverage1m: [loadBefore, loadavg()[0]],
     };
     appendFileSync(join(repo, 'bench', 'results', 'notify-overhead.jsonl'), `${JSON.stringify(line)}\n`);
   } finally {
