@@ -5,7 +5,7 @@
 // server without a configuration, and a bucket of a server with no notification target declared.
 // Verifies before it times: one PUT to the webhook bucket arrives at the receiver as its event; and
 // after the rounds, the target's status (admin API) shows nothing pending, dropped or failed, and
-// the receiver got exactly the events the target counts as delivered. Reports obj/s and the server's CPU per PUT (/proc), as a table and as JSON lines in
+// the receiver got exactly the events the target counts as delivered. Reports obj/s, the server's CPU per PUT (/proc) and the POSTs the receiver got, as a table and as JSON lines in
 // bench/results/notify-overhead.jsonl.
 //
 //   npm run build && node bench/notify-overhead.mjs [--duration 5s] [--rounds 4] [--durability strict|relaxed] [--concurrency 16]
@@ -13,7 +13,7 @@
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutBucketNotificationConfigurationCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { AwsClient } from 'aws4fetch';
@@ -25,12 +25,14 @@ const { runBench, parseSizeDistribution, markdownTable, fixed, DEFAULTS } = benc
 if (process.argv[2] === '--receiver') {
   const http = await import('node:http');
   let events = 0;
+  let posts = 0;
   const keys = new Set();
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      posts++;
       for (const r of body.Records ?? []) {
         events++;
         if (keys.size < 10) keys.add(r.s3.object.key);
@@ -40,13 +42,14 @@ if (process.argv[2] === '--receiver') {
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
   process.on('message', (m) => {
-    if (m === 'count') process.send({ events, keys: [...keys] });
+    if (m === 'count') process.send({ events, posts, keys: [...keys] });
   });
 } else {
   await main();
 }
 
 async function main() {
+  const loadBefore = loadavg()[0];
   const args = overheadArgs({ durability: { type: 'string', default: 'strict' }, concurrency: { type: 'string', default: '16' } });
   const receiver = fork(new URL(import.meta.url).pathname, ['--receiver'], { stdio: 'inherit' });
   const ask = (what) => new Promise((resolve) => {
@@ -113,7 +116,7 @@ async function main() {
       if (i > 600) throw new Error(`the webhook target still has ${status.pending} events pending`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const { events: delivered } = await ask('count');
+    const { events: delivered, posts } = await ask('count');
     if (status.dropped || status.failed || delivered !== status.delivered) {
       throw new Error(`webhook: ${JSON.stringify(status)}, receiver got ${delivered} events`);
     }
@@ -126,7 +129,7 @@ async function main() {
         label, rates[label].map((x) => fixed(x, 0)).join(', '), fixed(mean(rates[label]), 0), `${fixed((mean(rates[label]) / reference) * 100, 1)}%`,
         `${fixed(mean(cpu[label]), 1)} µs`, `${fixed((mean(cpu[label]) / referenceCpu) * 100, 1)}%`,
       ])));
-    console.log(`webhook: ${delivered} events received, as many as delivered; none pending, dropped or failed`);
+    console.log(`webhook: ${delivered} events received in ${posts} POSTs, as many as delivered; none pending, dropped or failed`);
     const line = {
       date: new Date().toISOString(), machine: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`, node: process.version,
       durability: args.durability, concurrency: Number(args.concurrency), duration: args.duration, rounds: Number(args.rounds),
@@ -135,6 +138,9 @@ async function main() {
       webhookVsNoTarget: mean(rates['webhook configured']) / reference,
       noConfigVsNoTarget: mean(rates['no configuration (same server)']) / reference,
       webhookEventsDelivered: delivered,
+      webhookPosts: posts,
+      // the machine is shared: the 1-minute load average at the start and at the end of the run
+      loadAverage1m: [loadBefore, loadavg()[0]],
     };
     appendFileSync(join(repo, 'bench', 'results', 'notify-overhead.jsonl'), `${JSON.stringify(line)}\n`);
   } finally {

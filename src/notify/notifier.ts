@@ -9,7 +9,7 @@
 import type { LogLine } from '../log/log-line.js';
 import type { StoredNotice } from '../store/redo-ops.js';
 import { targetArn, targetOfArn, type NotifyConfig, type TargetConfig } from './config.js';
-import { eventMatches, eventMessage, eventNameOf, testEventMessage, type NoticeData } from './records.js';
+import { eventMatches, eventMessage, eventNameOf, queuedEvent, testEventMessage, type NoticeData, type QueuedEvent } from './records.js';
 import { openTarget, type Target } from './target.js';
 
 /** What the notifier needs of the engine (SegmentStore). */
@@ -44,13 +44,33 @@ const BACKOFF_MAX_MS = 30_000;
  */
 const SETTLE_DELAY_MS = 250;
 
-interface Queued {
-  seq: number;
-  message: string;
+/**
+ * A message of several events (a target with `batch`) stops at this many bytes of records, unless
+ * it holds one event only: a receiver's body limit is usually 1 MiB or more.
+ */
+export const BATCH_MAX_BYTES = 512 * 1024;
+
+/**
+ * A target that takes several events a message waits this long before each message that would not
+ * be full, so that the events of the commits meanwhile share it (Kafka's linger.ms): at a few
+ * hundred PUT/s, the previous POST's answer alone comes back before a second event is queued.
+ */
+export const BATCH_LINGER_MS = 10;
+
+/** The head of `items` one message carries: at most `batch` events and BATCH_MAX_BYTES of records (at least one event). */
+export function takeBatch(items: readonly QueuedEvent[], batch: number): QueuedEvent[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < items.length && n < batch) {
+    bytes += items[n]!.record.length;
+    if (n > 0 && bytes > BATCH_MAX_BYTES) break;
+    n++;
+  }
+  return items.slice(0, n);
 }
 
 class TargetQueue {
-  readonly items: Queued[] = [];
+  readonly items: QueuedEvent[] = [];
   readonly status: TargetStatus;
   private running = false;
   private failures = 0;
@@ -61,20 +81,28 @@ class TargetQueue {
     readonly config: TargetConfig,
     region: string,
     private readonly target: Target,
-    private readonly delivered: (seq: number, id: string) => void,
+    private readonly delivered: (events: readonly QueuedEvent[], id: string) => void,
     private readonly log: LogLine,
     private closed: () => boolean,
   ) {
     this.status = { id: config.id, kind: config.kind, arn: targetArn(config, region), pending: 0, delivered: 0, failed: 0, dropped: 0, up: true };
   }
 
-  push(item: Queued): void {
+  push(item: QueuedEvent): void {
     this.items.push(item);
     this.status.pending = this.items.length;
     if (!this.running) void this.run();
   }
 
-  /** Ends a back-off wait early (close). */
+  /** Waits `ms` (or until stop). */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wakeUp = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+
+  /** Ends a wait early (close). */
   stop(): void {
     clearTimeout(this.timer);
     this.wakeUp?.();
@@ -86,29 +114,33 @@ class TargetQueue {
 
   private async run(): Promise<void> {
     this.running = true;
+    const batch = this.target.batch ?? 1;
     while (this.items.length && !this.closed()) {
-      const head = this.items[0]!;
+      if (batch > 1 && this.items.length < batch && this.status.up) {
+        await this.pause(BATCH_LINGER_MS);
+        if (this.closed()) break;
+      }
+      // the head and, for a target that takes several, the events queued behind it: per-key order
+      // holds (one message, in queue order; a failure retries them all)
+      const head = takeBatch(this.items, batch);
       try {
-        await this.target.send(head.message);
+        await this.target.send(eventMessage(head));
       } catch (e) {
         this.status.failed++;
         this.status.lastError = (e as Error).message;
         if (this.status.up) this.log(`notify: target ${this.status.arn} is down (${this.status.lastError}); ${this.items.length} event(s) pending, retrying with back-off`, 'warn');
         this.status.up = false;
         const wait = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.failures++);
-        await new Promise<void>((resolve) => {
-          this.wakeUp = resolve;
-          this.timer = setTimeout(resolve, wait * (0.5 + Math.random() / 2));
-        });
+        await this.pause(wait * (0.5 + Math.random() / 2));
         continue;
       }
       if (!this.status.up) this.log(`notify: target ${this.status.arn} is delivering again`, 'info');
       this.status.up = true;
       this.failures = 0;
-      this.items.shift();
+      this.items.splice(0, head.length);
       this.status.pending = this.items.length;
-      this.status.delivered++;
-      this.delivered(head.seq, this.config.id);
+      this.status.delivered += head.length;
+      this.delivered(head, this.config.id);
     }
     this.running = false;
   }
@@ -138,7 +170,9 @@ export class Notifier {
   static async start(store: NoticeStore, config: NotifyConfig, region: string, log: LogLine): Promise<Notifier> {
     const n = new Notifier(store, config, region, log);
     for (const t of config.targets) {
-      n.queues.set(t.id, new TargetQueue(t, region, await openTarget(t), (seq, id) => n.delivered(seq, id), log, () => n.closed));
+      n.queues.set(t.id, new TargetQueue(t, region, await openTarget(t), (events, id) => {
+        for (const e of events) n.delivered(e.seq, id);
+      }, log, () => n.closed));
     }
     store.onNotice = (notice) => n.announce(notice);
     n.loadStored();
@@ -197,7 +231,7 @@ export class Notifier {
         continue;
       }
       left.add(target.id);
-      q.push({ seq: n.seq, message: eventMessage(n, rule.id, this.region) });
+      q.push(queuedEvent(n, rule.id, this.region));
     }
     if (left.size === 0) this.settle(n.seq, null);
     else this.open.set(n.seq, { left, done });

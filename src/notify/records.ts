@@ -68,10 +68,34 @@ export function eventRecord(n: StoredNotice, configurationId: string, region: st
   };
 }
 
-/** The message a target gets for one event: S3's `Records`, with MinIO's `EventName` and `Key` beside them. */
-export function eventMessage(n: StoredNotice, configurationId: string, region: string): string {
+/** An event queued for a target: its record already serialized (once, however many targets). */
+export interface QueuedEvent {
+  seq: number;
+  /** `s3:ObjectCreated:Put` */
+  name: string;
+  /** `bucket/key` (MinIO's `Key`) */
+  key: string;
+  /** the JSON of its S3 event record */
+  record: string;
+}
+
+export function queuedEvent(n: StoredNotice, configurationId: string, region: string): QueuedEvent {
   const record = eventRecord(n, configurationId, region);
-  return JSON.stringify({ EventName: `s3:${record.eventName as string}`, Key: `${n.b}/${n.k}`, Records: [record] });
+  return { seq: n.seq, name: `s3:${record.eventName as string}`, key: `${n.b}/${n.k}`, record: JSON.stringify(record) };
+}
+
+/**
+ * The message a target gets. One event: S3's `Records` of one record, with MinIO's `EventName` and
+ * `Key` beside them. Several (a webhook's batch, in commit order): only `Records`, one record per
+ * event, as S3's event message allows ("Records": an array), since one name and key would not
+ * describe them all.
+ */
+export function eventMessage(events: readonly QueuedEvent[]): string {
+  if (events.length === 1) {
+    const [e] = events as [QueuedEvent];
+    return `{"EventName":${JSON.stringify(e.name)},"Key":${JSON.stringify(e.key)},"Records":[${e.record}]}`;
+  }
+  return `{"Records":[${events.map((e) => e.record).join(',')}]}`;
 }
 
 /** AWS *Event message structure*: the test message sent to each destination of a new configuration. */

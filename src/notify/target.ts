@@ -1,11 +1,13 @@
 // What the notifier needs of a destination: send one message (resolve once the destination has it),
-// and close.
+// how many events one message may carry, and close.
 
 import type { TargetConfig } from './config.js';
 import { webhookTarget } from './webhook.js';
 
 export interface Target {
   send(message: string): Promise<void>;
+  /** most events one message may carry (S3's `Records` array); one unless given */
+  readonly batch?: number;
   close(): Promise<void>;
 }
 

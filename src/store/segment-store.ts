@@ -330,10 +330,13 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
   async settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void> {
     await this.writes.transact(() => {
       for (const { seq, done } of updates) {
+        // the common case, every target has it: no need to read (and decode) the notice to drop it
+        if (done === null) {
+          this.index.notices.removeSync(seq);
+          continue;
+        }
         const notice = this.index.notices.get(seq);
-        if (!notice) continue;
-        if (done === null) this.index.notices.removeSync(seq);
-        else this.index.notices.putSync(seq, { ...notice, done });
+        if (notice) this.index.notices.putSync(seq, { ...notice, done });
       }
       return undefined;
     });

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
 import { S3Error } from '../../../src/s3/errors/errors.js';
-import { encodeEventKey, eventMatches, eventNameOf, eventRecord, sequencerOf } from '../../../src/notify/records.js';
+import { encodeEventKey, eventMatches, eventMessage, eventNameOf, eventRecord, queuedEvent, sequencerOf, type QueuedEvent } from '../../../src/notify/records.js';
+import { BATCH_MAX_BYTES, takeBatch } from '../../../src/notify/notifier.js';
+import { WEBHOOK_BATCH } from '../../../src/notify/webhook.js';
 import { parseNotifyTargets, targetOfArn, type TargetConfig } from '../../../src/notify/config.js';
 import type { StoredNotice } from '../../../src/store/redo-ops.js';
 
@@ -131,6 +133,34 @@ describe('event records', () => {
     expect(eventNameOf(marker)).toBe('ObjectRemoved:DeleteMarkerCreated');
     expect(eventRecord(marker, 'c', 'r').s3).toMatchObject({ object: { key: expect.any(String), versionId: 'v2', sequencer: expect.any(String) } });
     expect((eventRecord(marker, 'c', 'r').s3 as { object: object }).object).not.toHaveProperty('size');
+  });
+
+  it('a message of one event is MinIO\'s (EventName, Key, Records of one); of several, only Records in queue order', () => {
+    const one = queuedEvent(notice(), 'cfg', 'us-east-1');
+    expect(JSON.parse(eventMessage([one]))).toEqual({ EventName: 's3:ObjectCreated:Put', Key: 'bkt/dir/red flower+~*.jpg', Records: [eventRecord(notice(), 'cfg', 'us-east-1')] });
+    // the same bytes as serializing the whole message at once (the format before batching)
+    expect(eventMessage([one])).toBe(JSON.stringify({ EventName: 's3:ObjectCreated:Put', Key: 'bkt/dir/red flower+~*.jpg', Records: [eventRecord(notice(), 'cfg', 'us-east-1')] }));
+    const two = queuedEvent(notice({ seq: 0x1235, k: 'other' }), 'cfg', 'us-east-1');
+    const both = JSON.parse(eventMessage([one, two])) as { Records: Array<{ s3: { object: { key: string; sequencer: string } } }> };
+    expect(Object.keys(both)).toEqual(['Records']);
+    expect(both.Records.map((r) => [r.s3.object.key, r.s3.object.sequencer])).toEqual([
+      ['dir%2Fred+flower%2B%7E*.jpg', '0000000000001234'],
+      ['other', '0000000000001235'],
+    ]);
+  });
+
+  it('a batch takes the head of the queue: at most its count and BATCH_MAX_BYTES of records, and always one event', () => {
+    const ev = (seq: number, bytes = 100): QueuedEvent => ({ seq, name: 's3:ObjectCreated:Put', key: `b/${seq}`, record: 'x'.repeat(bytes) });
+    const queue = Array.from({ length: 250 }, (_, i) => ev(i));
+    expect(WEBHOOK_BATCH).toBe(100);
+    expect(takeBatch(queue, WEBHOOK_BATCH).map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(takeBatch(queue.slice(0, 3), WEBHOOK_BATCH).map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(takeBatch(queue, 1).map((e) => e.seq)).toEqual([0]);
+    // bytes: records up to the limit share a message; one over it goes alone
+    const half = BATCH_MAX_BYTES / 2;
+    expect(takeBatch([ev(1, half), ev(2, half), ev(3, 1)], WEBHOOK_BATCH).map((e) => e.seq)).toEqual([1, 2]);
+    expect(takeBatch([ev(1, BATCH_MAX_BYTES + 1), ev(2)], WEBHOOK_BATCH).map((e) => e.seq)).toEqual([1]);
+    expect(takeBatch([], WEBHOOK_BATCH)).toEqual([]);
   });
 
   it('keys and sequencers: non-BMP UTF-8 encoded, sequencers of later commits compare greater', () => {
