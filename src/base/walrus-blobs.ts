@@ -32,6 +32,16 @@ export interface WalrusBlobs extends WalrusBlobReads {
    * the patch's Walrus tags.
    */
   storePatch(identifier: string, data: Buffer, tags: Record<string, string>): Promise<WalrusPatchRef>;
+  /**
+   * The quilt patches of the wallet's live blobs, with their tags and sizes (`tusk walrus-import`);
+   * absent where the network's Blob objects cannot be listed from here.
+   */
+  ownedPatches?(): AsyncIterable<WalrusStoredPatch>;
+}
+
+export interface WalrusStoredPatch extends WalrusPatchRef {
+  tags: Record<string, string>;
+  size: number;
 }
 
 /** A read's failure: the network has no such blob (it lapsed at its end epoch, or was deleted). */

@@ -3,7 +3,10 @@
 // quilts as `PUT /v1/quilts` stores one (quilt-batcher.ts), and read as the aggregator reads them,
 // a range only from the slivers it covers (a patch from its whole quilt).
 
-import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../../base/walrus-blobs.js';
+import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs, type WalrusStoredPatch } from '../../base/walrus-blobs.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { encodeQuiltPatchId } from '../quilt/patch-id.js';
+import { QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltPatch } from '../quilt/quilt-format.js';
 import { maxBlobSize } from '../ledger/index.js';
 import { openBlob } from './aggregator.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
@@ -35,7 +38,33 @@ export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): Walrus
       return blobIdOf(await storeBlob(ctx, data, query));
     },
     storePatch: (identifier, contents, tags) => quilts.add({ identifier, contents, tags }),
+    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!) } : {}),
   };
+}
+
+/** Every patch of every quilt among the ledger's live Blob objects the publisher owns; other blobs are skipped. */
+async function* ownedPatches(ctx: PublisherContext, ledger: Ledger): AsyncIterable<WalrusStoredPatch> {
+  for (const view of ledger.ownedLiveBlobs()) {
+    const quiltId = view.object.blobId;
+    let blob: Buffer;
+    try {
+      blob = await (await openBlob(ctx, quiltId)).whole();
+    } catch (e) {
+      if (e instanceof PublisherError && e.code === 'BLOB_NOT_FOUND') continue;
+      throw e;
+    }
+    let patches: QuiltPatch[];
+    try {
+      patches = readQuiltIndex(blob, ctx.nShards);
+    } catch (e) {
+      if (e instanceof QuiltFormatError || e instanceof RangeError) continue; // not a quilt
+      throw e;
+    }
+    for (const p of patches) {
+      const file = readQuiltPatch(blob, ctx.nShards, p.start, p.end);
+      yield { quiltId, patchId: encodeQuiltPatchId({ quiltId, start: p.start, end: p.end }), tags: p.tags, size: file.contents.length };
+    }
+  }
 }
 
 function blobIdOf(result: StoreResult): string {

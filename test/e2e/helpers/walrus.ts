@@ -12,8 +12,8 @@ export interface WalrusTusk {
   publisherUrl: string;
 }
 
-export async function startWalrusTusk(bucket: string, extraArgs: string[]): Promise<WalrusTusk> {
-  const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs });
+export async function startWalrusTusk(bucket: string, extraArgs: string[], dataDir?: string): Promise<WalrusTusk> {
+  const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs, ...(dataDir ? { dataDir } : {}) });
   const publisherUrl = (await waitForOutput(() => server.startOutput, /publisher listening on (http:\/\/[^\s"]+)/))[1]!;
   const s3 = s3Client(server);
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
