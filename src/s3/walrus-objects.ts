@@ -15,7 +15,7 @@ export const WALRUS_STORAGE_CLASS = 'WALRUS';
 export const WALRUS_BLOB_ID_HEADER = 'x-tusk-walrus-blob-id';
 /** Names the quilt patch holding a small WALRUS object (its blob id is then the quilt's). */
 export const WALRUS_PATCH_ID_HEADER = 'x-tusk-walrus-patch-id';
-/** The Walrus tags of an object's patch: what `tusk walrus-import` rebuilds the index entry from. */
+/** The Walrus tags of an object's patch: what `tusk admin buckets walrus-import` rebuilds the index entry from (s3/walrus-import.ts). */
 export const WALRUS_TAG = {
   bucket: 'tusk-bucket',
   key: 'tusk-key',
