@@ -33,7 +33,7 @@ export interface WalrusBlobs extends WalrusBlobReads {
    */
   storePatch(identifier: string, data: Buffer, tags: Record<string, string>): Promise<WalrusPatchRef>;
   /**
-   * The quilt patches of the wallet's live blobs, with their tags and sizes (`tusk walrus-import`);
+   * The quilt patches of the wallet's live blobs, with their tags and sizes (`tusk admin buckets walrus-import`);
    * absent where the network's Blob objects cannot be listed from here.
    */
   ownedPatches?(): AsyncIterable<WalrusStoredPatch>;

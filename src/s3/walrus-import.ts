@@ -1,4 +1,4 @@
-// `tusk admin walrus-import BUCKET` (issue #34 item 5, README "S3 objects on Walrus"): rebuilds a
+// `tusk admin buckets walrus-import BUCKET` (issue #34 item 5, README "S3 objects on Walrus"): rebuilds a
 // bucket's index entries from the wallet's quilts on the Walrus network, each patch's tags naming
 // its bucket, key, content type, ETag, checksum and time (walrusPatchLabel), so that a fresh Tusk
 // given the network (on the embedded one: the data directory's ledger/ and nodes/) serves again
