@@ -44,6 +44,7 @@ import { startFrontThreads, type FrontThreads } from './threads/front-threads.js
 import { listenerCounts, liveFanOut, LiveListeners } from './notify/listen.js';
 import { consoleOrigins } from './console/origins.js';
 import { consoleHandler, endpointOf, type ConsolePageConfig } from './console/server.js';
+import { importWalrusBucket } from './s3/walrus-import.js';
 
 export interface RunningServer {
   s3Port: number;
@@ -209,7 +210,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.live = live;
   opened.onLive = liveFanOut(live, (notices) => fronts?.live(notices));
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, kms: kms.registry, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status() });
+  admin = adminHandler({ config, accounts, kms: kms.registry, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status(), walrusImport: (bucket) => (services.walrus?.ownedPatches ? importWalrusBucket(services, bucket) : undefined) });
   let websiteServer: HttpServer | undefined;
   const cleanUp = async (): Promise<void> => {
     await websiteServer?.close(0);

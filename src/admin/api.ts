@@ -15,6 +15,7 @@ import { FORMAT_VERSION } from '../store/format.js';
 import { INDEX_FORMAT_VERSION } from '../store/index-db.js';
 import type { S3Store } from '../s3/object-attrs.js';
 import type { TargetStatus } from '../notify/notifier.js';
+import type { WalrusImportResult } from '../s3/walrus-import.js';
 import { bucketUsage, incompleteUploadCount, versionCount, type BucketQuotas, type BucketQuota } from '../s3/pipeline/quotas.js';
 import type { KeyRegistry } from '../kms/key-registry.js';
 import { KmsError } from '../kms/key-service.js';
@@ -35,6 +36,8 @@ export interface AdminServices {
   consoleOrigins?(): readonly string[];
   /** bucket notification targets' delivery status */
   notify?: () => TargetStatus[];
+  /** rebuilds a bucket's WALRUS objects from the network (s3/walrus-import.ts); undefined: no network here */
+  walrusImport?: (bucket: string) => Promise<WalrusImportResult> | undefined;
 }
 
 class AdminError extends Error {
@@ -83,6 +86,12 @@ const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
     if (quota.maxBytes === undefined && quota.maxObjects === undefined) throw new AdminError(400, 'InvalidArgument', 'give maxBytes, maxObjects or both');
     s.quotas.set(bucket!, quota);
     return [200, { bucket, quota }];
+  }],
+  ['POST', /^buckets\/([^/]+)\/walrus-import$/, async (s, [bucket]) => {
+    existingBucket(s, bucket!);
+    const running = s.walrusImport?.(bucket!);
+    if (!running) throw new AdminError(400, 'NotAvailable', "this server's Walrus network cannot list its Blob objects (the embedded network can)");
+    return [200, { bucket, ...(await running) }];
   }],
   ['DELETE', /^buckets\/([^/]+)\/quota$/, (s, [bucket]) => {
     if (!s.quotas.remove(bucket!)) throw new AdminError(404, 'NoSuchQuota', `bucket '${bucket}' has no quota`);

@@ -6,6 +6,16 @@
 export interface WalrusBlobReads {
   /** Bytes [start, end) of a blob. */
   read(blobId: string, start: number, end: number): Promise<Buffer>;
+  /** Bytes [start, end) of a quilt patch (walrus.md §10.1), named by its patch id. */
+  readPatch(patchId: string, start: number, end: number): Promise<Buffer>;
+}
+
+/** Where a small object's bytes went: a patch of a quilt shared with other objects. */
+export interface WalrusPatchRef {
+  /** the quilt's blob id */
+  quiltId: string;
+  /** the patch's quilt patch id (unpadded base64url, walrus.md §10.1) */
+  patchId: string;
 }
 
 /** Storing blobs as well: the writer thread. */
@@ -14,6 +24,24 @@ export interface WalrusBlobs extends WalrusBlobReads {
   readonly maxBlobSize: number;
   /** Stores one blob; resolves with its id (base64url) once it is certified. */
   store(data: Buffer): Promise<string>;
+  /** objects of at most this many bytes are batched into quilts through `storePatch` */
+  readonly patchMaxSize: number;
+  /**
+   * Stores `data` as one patch of a quilt gathered with the patches of other writes close in time;
+   * resolves once the quilt is certified. `identifier` names the patch in the quilt, `tags` are
+   * the patch's Walrus tags.
+   */
+  storePatch(identifier: string, data: Buffer, tags: Record<string, string>): Promise<WalrusPatchRef>;
+  /**
+   * The quilt patches of the wallet's live blobs, with their tags and sizes (`tusk admin buckets walrus-import`);
+   * absent where the network's Blob objects cannot be listed from here.
+   */
+  ownedPatches?(): AsyncIterable<WalrusStoredPatch>;
+}
+
+export interface WalrusStoredPatch extends WalrusPatchRef {
+  tags: Record<string, string>;
+  size: number;
 }
 
 /** A read's failure: the network has no such blob (it lapsed at its end epoch, or was deleted). */

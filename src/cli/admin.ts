@@ -24,6 +24,7 @@ Commands:
   buckets list
   buckets usage BUCKET            objects and bytes of current versions; all versions and delete markers; incomplete uploads
   buckets quota BUCKET            show; with --max-bytes SIZE and/or --max-objects N: set; with --clear: remove
+  buckets walrus-import BUCKET    rebuild BUCKET's small WALRUS objects from the wallet's quilts on the network
   notify status                   each bucket notification target: pending, delivered, failed, dropped, up
   kms list [--account NAME]       SSE-KMS keys (of one account)
   kms create [--id ID] [--account NAME] [--description TEXT]
@@ -149,6 +150,8 @@ export function adminCall(positionals: string[], values: AdminCallOptions): Call
     }
     case 'buckets usage':
       return { method: 'GET', path: `buckets/${need('BUCKET')}/usage` };
+    case 'buckets walrus-import':
+      return { method: 'POST', path: `buckets/${need('BUCKET')}/walrus-import` };
     case 'buckets quota': {
       const path = `buckets/${need('BUCKET')}/quota`;
       if (values.clear) return { method: 'DELETE', path };

@@ -6,12 +6,24 @@
 import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../base/walrus-blobs.js';
 import type { BodyReader, Part } from '../store/types.js';
 import type { S3Services } from './context.js';
+import type { S3ObjectAttrs } from './object-attrs.js';
 import { S3Error } from './errors/errors.js';
 import { objectDamaged } from './store-errors.js';
 
 export const WALRUS_STORAGE_CLASS = 'WALRUS';
 /** Names the blob(s) holding a WALRUS object, comma-separated in byte order (README "S3 objects on Walrus"). */
 export const WALRUS_BLOB_ID_HEADER = 'x-tusk-walrus-blob-id';
+/** Names the quilt patch holding a small WALRUS object (its blob id is then the quilt's). */
+export const WALRUS_PATCH_ID_HEADER = 'x-tusk-walrus-patch-id';
+/** The Walrus tags of an object's patch: what `tusk admin buckets walrus-import` rebuilds the index entry from (s3/walrus-import.ts). */
+export const WALRUS_TAG = {
+  bucket: 'tusk-bucket',
+  key: 'tusk-key',
+  contentType: 'content-type',
+  etag: 'tusk-etag',
+  checksum: 'tusk-checksum',
+  lastModified: 'tusk-last-modified',
+} as const;
 /** Bytes fetched from a blob per read: a range reads only the slivers it covers, a few MiB at a time. */
 const READ_PIECE = 4 * 1024 * 1024;
 
@@ -20,6 +32,8 @@ export interface WalrusBlobRef {
   blobId: string;
   offset: number;
   length: number;
+  /** a small object's bytes are this patch of the quilt `blobId` (the ref is then the only one) */
+  patchId?: string;
 }
 
 /** Where a WALRUS object's bytes are (S3ObjectAttrs.walrus): the engine stores no body for it. */
@@ -29,20 +43,41 @@ export interface WalrusLocation {
 }
 
 /** The pieces of the blobs that bytes [start, end) of the object cover, in order, each as a range within its blob. */
-export function blobsCovering(blobs: readonly WalrusBlobRef[], start: number, end: number): Array<{ blobId: string; from: number; to: number }> {
-  const out: Array<{ blobId: string; from: number; to: number }> = [];
+export function blobsCovering(blobs: readonly WalrusBlobRef[], start: number, end: number): Array<{ blobId: string; patchId?: string; from: number; to: number }> {
+  const out: Array<{ blobId: string; patchId?: string; from: number; to: number }> = [];
   for (const b of blobs) {
     const from = Math.max(start, b.offset);
     const to = Math.min(end, b.offset + b.length);
-    if (from < to) out.push({ blobId: b.blobId, from: from - b.offset, to: to - b.offset });
+    if (from < to) out.push({ blobId: b.blobId, ...(b.patchId ? { patchId: b.patchId } : {}), from: from - b.offset, to: to - b.offset });
   }
   return out;
+}
+
+/** What an object's patch is named by in its quilt, and tagged with (README "S3 objects on Walrus"). */
+export interface WalrusPatchLabel {
+  identifier: string;
+  tags: Record<string, string>;
+}
+
+/** The label of the patch of `key` in `bucket`: the object's facts known before its commit (not its version id). */
+export function walrusPatchLabel(bucket: string, key: string, attrs: S3ObjectAttrs, etag: string, lastModified: number): WalrusPatchLabel {
+  const tags: Record<string, string> = {
+    [WALRUS_TAG.bucket]: bucket,
+    [WALRUS_TAG.key]: key,
+    [WALRUS_TAG.contentType]: attrs.contentType,
+    [WALRUS_TAG.etag]: etag,
+    [WALRUS_TAG.lastModified]: String(lastModified),
+  };
+  if (attrs.checksum) tags[WALRUS_TAG.checksum] = `${attrs.checksum.algorithm}:${attrs.checksum.type}:${attrs.checksum.value}`;
+  return { identifier: `${bucket}/${key}`, tags };
 }
 
 /**
  * A body sink (receiveBody's writer) that cuts the bytes into blobs of `maxBlobSize` and stores
  * each once it is full, one at a time; `finish` stores the last and answers where everything is.
  * A write that fills a blob resolves once it is stored, which holds the request body back.
+ * An object of at most `patchMaxSize` bytes becomes one patch of a quilt shared with the other
+ * small objects written close in time (issue #34: one blob each would pay a blob's cost each).
  */
 export class WalrusBlobSink {
   private chunks: Buffer[] = [];
@@ -70,7 +105,12 @@ export class WalrusBlobSink {
     return this.stored;
   }
 
-  async finish(): Promise<WalrusLocation> {
+  async finish(label?: WalrusPatchLabel): Promise<WalrusLocation> {
+    if (label && this.offset === 0 && this.buffered > 0 && this.buffered <= this.network.patchMaxSize) {
+      const data = Buffer.concat(this.chunks, this.buffered);
+      const patch = await this.network.storePatch(label.identifier, data, label.tags);
+      return { size: data.length, blobs: [{ blobId: patch.quiltId, offset: 0, length: data.length, patchId: patch.patchId }] };
+    }
     if (this.buffered > 0) this.flush();
     await this.stored;
     return { size: this.offset, blobs: this.blobs };
@@ -90,9 +130,9 @@ export class WalrusBlobSink {
 }
 
 /** A blob's bytes, its failures as S3 errors: a blob gone from the network is the object's bytes lost. */
-async function readBlob(network: WalrusBlobReads, key: string, blobId: string, start: number, end: number): Promise<Buffer> {
+async function readBlob(network: WalrusBlobReads, key: string, piece: { blobId: string; patchId?: string }, start: number, end: number): Promise<Buffer> {
   try {
-    return await network.read(blobId, start, end);
+    return await (piece.patchId ? network.readPatch(piece.patchId, start, end) : network.read(piece.blobId, start, end));
   } catch (e) {
     if (e instanceof WalrusBlobGone) throw objectDamaged(key);
     if (e instanceof WalrusBlobUnavailable) throw new S3Error('ServiceUnavailable', {}, { message: e.message });
@@ -112,7 +152,7 @@ export function openWalrusRead(network: WalrusBlobReads, key: string, location: 
         const piece = pieces[0];
         if (!piece) return null;
         const to = Math.min(piece.to, piece.from + READ_PIECE);
-        pending = await readBlob(network, key, piece.blobId, piece.from, to);
+        pending = await readBlob(network, key, piece, piece.from, to);
         if (pending.length !== to - piece.from) throw new Error(`blob ${piece.blobId}: read ${pending.length} bytes of ${to - piece.from}`);
         piece.from = to;
         if (piece.from === piece.to) pieces.shift();
@@ -131,7 +171,11 @@ export function openWalrusRead(network: WalrusBlobReads, key: string, location: 
 /** What HEAD, GET and a WALRUS write answer about where the bytes are (none for other objects). */
 export function walrusHeaders(record: { attrs: { walrus?: WalrusLocation } }): Array<readonly [string, string]> {
   const w = record.attrs.walrus;
-  return w && w.blobs.length > 0 ? [[WALRUS_BLOB_ID_HEADER, w.blobs.map((b) => b.blobId).join(',')]] : [];
+  if (!w || w.blobs.length === 0) return [];
+  const out: Array<readonly [string, string]> = [[WALRUS_BLOB_ID_HEADER, w.blobs.map((b) => b.blobId).join(',')]];
+  const patch = w.blobs[0]!.patchId;
+  if (patch) out.push([WALRUS_PATCH_ID_HEADER, patch]);
+  return out;
 }
 
 /** Bytes read from a part per step when an upload's parts become blobs. */
@@ -141,7 +185,7 @@ const PART_READ = 1024 * 1024;
  * The parts of a multipart upload to storage class WALRUS, in order, stored as blobs (each certified)
  * and their location: the parts are uploaded to the engine as any other, and moved at Complete.
  */
-export async function storePartsAsBlobs(services: S3Services, parts: ReadonlyArray<Part<unknown>>): Promise<WalrusLocation> {
+export async function storePartsAsBlobs(services: S3Services, parts: ReadonlyArray<Part<unknown>>, label: WalrusPatchLabel): Promise<WalrusLocation> {
   const sink = new WalrusBlobSink(services.walrus!);
   for (const part of parts) {
     const reader = services.store.openRead(part, 0, part.size);
@@ -154,5 +198,5 @@ export async function storePartsAsBlobs(services: S3Services, parts: ReadonlyArr
       reader.close();
     }
   }
-  return sink.finish();
+  return sink.finish(label);
 }

@@ -122,6 +122,9 @@ describe('tusk admin', () => {
       expect((await admin(server, ['buckets', 'quota', bucket, '--clear'])).code).toBe(0);
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'b', Body: randomBody(6000) }));
       expect((await admin(server, ['buckets', 'usage', 'no-such-bucket-here'])).stderr).toMatch(/HTTP 404/);
+      // the WALRUS import needs a network whose Blob objects it can list: none here (no publisher)
+      expect((await admin(server, ['buckets', 'walrus-import', bucket])).stderr).toMatch(/HTTP 400[\s\S]*NotAvailable/);
+      expect((await admin(server, ['buckets', 'walrus-import', 'no-such-bucket-here'])).stderr).toMatch(/HTTP 404[\s\S]*NoSuchBucket/);
       for (const key of ['a', 'b']) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     } finally {
       s3.destroy();

@@ -1,7 +1,7 @@
 // Storage class WALRUS (issue #34, README "S3 objects on Walrus") on the embedded network: objects'
 // bytes go to blobs (a small --max-blob-size makes a 20 MB object span several), reads and ranges
 // come back byte-identical through the aggregator's read path, HEAD names the class and the blob
-// ids, the publisher's aggregator serves each id, copies move bytes between the classes, a
+// ids, the publisher's aggregator serves each id (small objects: each quilt patch id), copies move bytes between the classes, a
 // multipart upload's parts become blobs at Complete, and a delete removes the index entry.
 
 import { createHash } from 'node:crypto';
@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
-  CreateBucketCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -22,9 +21,9 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { runBoto3 } from './helpers/boto3.js';
-import { s3Client, s3Request } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
-import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import type { TuskServer } from './helpers/server.js';
+import { patchRead as patchReadOf, rawHead as rawHeadOf, startWalrusTusk } from './helpers/walrus.js';
 
 const WALRUS = 'WALRUS' as StorageClass;
 // below the largest blob 10 shards can encode (about 1.75 MiB), which would cut first
@@ -37,16 +36,17 @@ let publisherUrl: string;
 const bucket = bucketName('walrus');
 
 beforeAll(async () => {
-  server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10', '--max-blob-size', `${MAX_BLOB}`] });
-  publisherUrl = (await waitForOutput(() => server.startOutput, /publisher listening on (http:\/\/[^\s"]+)/))[1]!;
-  s3 = s3Client(server);
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  ({ server, s3, publisherUrl } = await startWalrusTusk(bucket, ['--n-shards', '10', '--max-blob-size', `${MAX_BLOB}`]));
 }, 60_000);
 
 afterAll(async () => {
   s3?.destroy();
   await server?.dispose();
 });
+
+async function patchRead(patchId: string): Promise<Buffer> {
+  return Buffer.from(await (await patchReadOf(publisherUrl, patchId)).arrayBuffer());
+}
 
 async function getBytes(key: string, range?: string): Promise<Buffer> {
   const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
@@ -60,14 +60,17 @@ async function aggregatorRead(blobId: string): Promise<Buffer> {
 }
 
 describe('storage class WALRUS', () => {
-  it('boto3 names the class on PutObject; small objects read back with the class and one blob id each', async () => {
-    const out = (await runBoto3(server, 'walrus-class.py', { BUCKET: `${bucket}-boto3`, COUNT: '16' })) as { blobIds: string[] };
+  it('boto3 names the class on PutObject; small objects read back with the class, sharing quilts, each a patch', async () => {
+    const out = (await runBoto3(server, 'walrus-class.py', { BUCKET: `${bucket}-boto3`, COUNT: '16' })) as { blobIds: string[]; patchIds: string[] };
     expect(out.blobIds).toHaveLength(16);
     for (const id of out.blobIds) expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    // the aggregator serves the same bytes by that id
+    // 10 shards make quilts of 7 columns: at most 6 patches each, so 16 objects need 3 quilts or more, far fewer than 16
+    expect(new Set(out.blobIds).size).toBeLessThan(16);
+    expect(new Set(out.patchIds).size).toBe(16);
+    // the aggregator serves the same bytes by the patch id
     const head = await s3.send(new HeadObjectCommand({ Bucket: `${bucket}-boto3`, Key: 'small/0000' }));
     expect(head.StorageClass).toBe('WALRUS');
-    expect((await aggregatorRead(out.blobIds[0]!)).equals(await getBytesOf(`${bucket}-boto3`, 'small/0000'))).toBe(true);
+    expect((await patchRead(out.patchIds[0]!)).equals(await getBytesOf(`${bucket}-boto3`, 'small/0000'))).toBe(true);
   }, 60_000);
 
   it('splits a large object into blobs below the maximum; reads, ranges across blob boundaries and the aggregator agree', async () => {
@@ -107,7 +110,7 @@ describe('storage class WALRUS', () => {
     await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'to-walrus', CopySource: `${bucket}/local`, StorageClass: WALRUS }));
     const copied = await rawHead('to-walrus');
     expect(copied['x-amz-storage-class']).toBe('WALRUS');
-    expect((await aggregatorRead(copied['x-tusk-walrus-blob-id']!)).equals(body)).toBe(true);
+    expect((await patchRead(copied['x-tusk-walrus-patch-id']!)).equals(body)).toBe(true);
     await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'back', CopySource: `${bucket}/to-walrus` }));
     const back = await rawHead('back');
     expect(back['x-amz-storage-class']).toBeUndefined();
@@ -164,9 +167,6 @@ async function getBytesOf(b: string, key: string): Promise<Buffer> {
   return Buffer.from(await res.Body!.transformToByteArray());
 }
 
-/** HEAD's response headers (the SDK does not surface x-tusk-walrus-blob-id). */
-async function rawHead(key: string): Promise<Record<string, string>> {
-  const res = await s3Request(server, { method: 'HEAD', bucket, key });
-  expect(res.status).toBe(200);
-  return res.headers;
+function rawHead(key: string): Promise<Record<string, string>> {
+  return rawHeadOf(server, bucket, key);
 }

@@ -142,7 +142,9 @@ describe('lifecycle Transition to WALRUS', () => {
     }
   }, 90_000);
 
-  it('kill -9 at random moments of the transition loses and corrupts nothing', async () => {
+  // The transition runs on the writer thread alone (front-end threads take no part in it), so the
+  // threads-4 project does not repeat this crash test: it would add two minutes of CI for nothing new.
+  it.skipIf(process.env['TUSK_THREADS'] === '4')('kill -9 at random moments of the transition loses and corrupts nothing', async () => {
     const dir = makeTempDirFixture();
     dirs.push(dir);
     const root = randomCredentials();

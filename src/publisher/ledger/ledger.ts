@@ -260,6 +260,20 @@ export class Ledger {
     return out;
   }
 
+  /** The wallet's Blob objects: those the publisher owns, certified and not yet expired, in blob-id order. */
+  ownedLiveBlobs(): BlobObjectView[] {
+    const epoch = this.currentEpoch();
+    const owner = this.state().publisherAddress;
+    const out: BlobObjectView[] = [];
+    for (const { key } of this.db.blobIndex.getRange({})) {
+      const found = readBlob(this.db, key[1]);
+      if (found === undefined) continue;
+      const view = blobViewOf(found.blob, found.storage, epoch);
+      if (view.state === 'certified' && view.object.owner === owner) out.push(view);
+    }
+    return out;
+  }
+
   /** Blob objects the ledger has ever created (metrics: blobs stored). */
   blobObjectCount(): number {
     return this.db.blobIndex.getKeysCount();

@@ -1,13 +1,20 @@
 // The publisher's side of storage class WALRUS (base/walrus-blobs.ts): S3 objects' blobs are stored
-// as a `PUT /v1/blobs` stores them (encode, register, upload, certify) and read as the aggregator
-// reads them, a range only from the slivers it covers.
+// as a `PUT /v1/blobs` stores them (encode, register, upload, certify), small ones batched into
+// quilts as `PUT /v1/quilts` stores one (quilt-batcher.ts), and read as the aggregator reads them,
+// a range only from the slivers it covers (a patch from its whole quilt).
 
-import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs } from '../../base/walrus-blobs.js';
+import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type WalrusBlobs, type WalrusStoredPatch } from '../../base/walrus-blobs.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { encodeQuiltPatchId } from '../quilt/patch-id.js';
+import { QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltPatch } from '../quilt/quilt-format.js';
 import { maxBlobSize } from '../ledger/index.js';
 import { openBlob } from './aggregator.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
 import { PublisherError } from './errors.js';
-import { storeBlob } from './store-blob.js';
+import { encodingParams } from '../nodes/encoding-params.js';
+import { PATCH_MAX_SIZE, QuiltBatcher } from './quilt-batcher.js';
+import { readPatchById, storeQuiltFiles } from './quilt-service.js';
+import { storeBlob, type StoreResult } from './store-blob.js';
 
 /**
  * Blobs of at most `maxBodyBytes` (the publisher's --max-blob-size, within what the shards can
@@ -16,14 +23,52 @@ import { storeBlob } from './store-blob.js';
  */
 export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): WalrusBlobs {
   const query = { epochs: ctx.backend.maxEpochsAhead, deletable: false, force: false, share: false, reuseResources: false };
+  const maxSize = Math.min(maxBodyBytes, maxBlobSize(ctx.nShards));
+  // small objects share quilts (quilt-batcher.ts); the index takes a quilt's first column at least
+  const quilts = new QuiltBatcher(async (files) => {
+    const stored = await storeQuiltFiles(ctx, files, query);
+    const quiltId = blobIdOf(stored.blobStoreResult);
+    return { quiltId, patchIds: new Map(stored.storedQuiltBlobs.map((p) => [p.identifier, p.quiltPatchId])) };
+  }, encodingParams(ctx.nShards).nSecondary - 1);
   return {
     ...blobReads(ctx),
-    maxBlobSize: Math.min(maxBodyBytes, maxBlobSize(ctx.nShards)),
+    maxBlobSize: maxSize,
+    patchMaxSize: Math.min(PATCH_MAX_SIZE, maxSize),
     async store(data) {
-      const result = await storeBlob(ctx, data, query);
-      return 'newlyCreated' in result ? result.newlyCreated.blobObject.blobId : result.alreadyCertified.blobId;
+      return blobIdOf(await storeBlob(ctx, data, query));
     },
+    storePatch: (identifier, contents, tags) => quilts.add({ identifier, contents, tags }),
+    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!) } : {}),
   };
+}
+
+/** Every patch of every quilt among the ledger's live Blob objects the publisher owns; other blobs are skipped. */
+async function* ownedPatches(ctx: PublisherContext, ledger: Ledger): AsyncIterable<WalrusStoredPatch> {
+  for (const view of ledger.ownedLiveBlobs()) {
+    const quiltId = view.object.blobId;
+    let blob: Buffer;
+    try {
+      blob = await (await openBlob(ctx, quiltId)).whole();
+    } catch (e) {
+      if (e instanceof PublisherError && e.code === 'BLOB_NOT_FOUND') continue;
+      throw e;
+    }
+    let patches: QuiltPatch[];
+    try {
+      patches = readQuiltIndex(blob, ctx.nShards);
+    } catch (e) {
+      if (e instanceof QuiltFormatError || e instanceof RangeError) continue; // not a quilt
+      throw e;
+    }
+    for (const p of patches) {
+      const file = readQuiltPatch(blob, ctx.nShards, p.start, p.end);
+      yield { quiltId, patchId: encodeQuiltPatchId({ quiltId, start: p.start, end: p.end }), tags: p.tags, size: file.contents.length };
+    }
+  }
+}
+
+function blobIdOf(result: StoreResult): string {
+  return 'newlyCreated' in result ? result.newlyCreated.blobObject.blobId : result.alreadyCertified.blobId;
 }
 
 /** Reads as the aggregator's; `beforeRead` brings a front-end thread's view of the nodes up to date. */
@@ -31,13 +76,23 @@ export function blobReads(ctx: BlobReadContext, beforeRead?: () => void): Walrus
   return {
     async read(blobId, start, end) {
       beforeRead?.();
-      try {
-        return await (await openBlob(ctx, blobId)).range(start, end);
-      } catch (e) {
-        if (e instanceof PublisherError && e.code === 'BLOB_NOT_FOUND') throw new WalrusBlobGone(blobId);
-        if (e instanceof PublisherError && e.code === 'BLOB_UNAVAILABLE') throw new WalrusBlobUnavailable(blobId, e.message);
-        throw e;
-      }
+      return readAs(blobId, async () => (await openBlob(ctx, blobId)).range(start, end));
+    },
+    // a patch is read out of its whole quilt, as the aggregator's patch route reads it
+    async readPatch(patchId, start, end) {
+      beforeRead?.();
+      return readAs(patchId, async () => (await readPatchById(ctx, patchId)).contents.subarray(start, end));
     },
   };
+}
+
+/** The publisher's read failures as the port's: a blob (or patch) gone, or the network short of nodes. */
+async function readAs(id: string, read: () => Promise<Buffer>): Promise<Buffer> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof PublisherError && (e.code === 'BLOB_NOT_FOUND' || e.code === 'QUILT_PATCH_NOT_FOUND')) throw new WalrusBlobGone(id);
+    if (e instanceof PublisherError && e.code === 'BLOB_UNAVAILABLE') throw new WalrusBlobUnavailable(id, e.message);
+    throw e;
+  }
 }

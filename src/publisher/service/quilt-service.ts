@@ -83,13 +83,17 @@ function parseMetadata(text: string): Array<{ identifier: string; tags: Record<s
 }
 
 export async function storeQuilt(ctx: PublisherContext, files: readonly QuiltFile[], query: StoreQuery): Promise<QuiltStoreJson> {
-  let quilt: ReturnType<typeof encodeQuilt>;
   try {
-    quilt = encodeQuilt(files, ctx.nShards);
+    return await storeQuiltFiles(ctx, files, query);
   } catch (e) {
     if (e instanceof QuiltFormatError) throw new PublisherError('MALFORMED_REQUEST', `failed to construct quilt: ${e.message}`);
     throw e;
   }
+}
+
+/** storeQuilt, files that cannot make one quilt failing with the QuiltFormatError. */
+export async function storeQuiltFiles(ctx: PublisherContext, files: readonly QuiltFile[], query: StoreQuery): Promise<QuiltStoreJson> {
+  const quilt = encodeQuilt(files, ctx.nShards);
   const result = await storeBlob(ctx, quilt.blob, query);
   const quiltId = 'newlyCreated' in result ? result.newlyCreated.blobObject.blobId : result.alreadyCertified.blobId;
   return {

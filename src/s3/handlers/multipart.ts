@@ -21,7 +21,7 @@ import { objectLocation, send, sendXml } from '../respond.js';
 import { doc, el, etagEl } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
 import type { Part, Upload, VersionInput, WriteCondition } from '../../store/types.js';
-import { storePartsAsBlobs, WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
+import { storePartsAsBlobs, WALRUS_STORAGE_CLASS, walrusPatchLabel } from '../walrus-objects.js';
 
 /** Smallest part but the last (s3.md §6 min_part_size). */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -260,7 +260,7 @@ async function completeOnWalrus(
   input: VersionInput<S3ObjectAttrs>,
   condition: WriteCondition | undefined,
 ): Promise<S3Object> {
-  const walrus = await storePartsAsBlobs(ctx.services, parts);
+  const walrus = await storePartsAsBlobs(ctx.services, parts, walrusPatchLabel(bucket, key, input.attrs, input.etag, input.lastModified));
   const writer = ctx.services.store.beginWrite(0);
   let version: S3Object;
   try {

@@ -17,7 +17,7 @@ import { sealedEtag, sealedSink, sealingForWrite } from '../sse/sse.js';
 import { send } from '../respond.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
 import type { WriteCondition } from '../../store/types.js';
-import { WALRUS_STORAGE_CLASS, WalrusBlobSink, walrusHeaders } from '../walrus-objects.js';
+import { WALRUS_STORAGE_CLASS, WalrusBlobSink, walrusHeaders, walrusPatchLabel } from '../walrus-objects.js';
 
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
 
@@ -57,12 +57,13 @@ export async function storeObject(
   try {
     const { digests, checksum } = await receiveBody(ctx, body, plan, blobs ?? sealed.sink, fallback);
     await sealed.end();
-    const walrus = await blobs?.finish();
+    const etag = sealedEtag(sealing, digests.md5.toString('hex'));
+    const lastModified = Date.now();
+    const walrus = await blobs?.finish(walrusPatchLabel(bucket.name, key, { ...attrs, checksum }, etag, lastModified));
     const stored: S3ObjectAttrs = { ...attrs, checksum, ...(sealing ? { encryption: sealing.encryption } : {}), ...(walrus ? { walrus } : {}) };
     // the write condition is checked once, in the engine's commit transaction (style.md §7)
-    const etag = sealedEtag(sealing, digests.md5.toString('hex'));
     const notice = requestNotice(ctx, bucket, CREATED_BY[ctx.route.op] ?? 'ObjectCreated:Put', key);
-    const record = await writer.commit(bucket.name, key, { etag, lastModified: Date.now(), attrs: stored, ...noticeField(notice) }, condition);
+    const record = await writer.commit(bucket.name, key, { etag, lastModified, attrs: stored, ...noticeField(notice) }, condition);
     committed = true;
     ctx.services.quotas?.written(bucket.name, body.length);
     return { record, checksum, responseHeaders: [...(sealing?.responseHeaders ?? []), ...walrusHeaders(record)] };

@@ -1,6 +1,7 @@
 # boto3 with storage class WALRUS (README "S3 objects on Walrus"): botocore does not check
 # StorageClass against its enum, so PutObject names the class as any other; every object reads
-# back byte-identical, HEAD and the listings name the class, HEAD the blob id.
+# back byte-identical, HEAD and the listings name the class, HEAD the blob id (the quilt's) and the
+# quilt patch id of each small object.
 import hashlib, json, os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,12 +26,13 @@ def check(key):
     got = s3.get_object(Bucket=bucket, Key=key)
     assert got['Body'].read() == bodies[key], key
     assert got['StorageClass'] == 'WALRUS', got.get('StorageClass')
-    return got['ResponseMetadata']['HTTPHeaders']['x-tusk-walrus-blob-id']
+    headers = got['ResponseMetadata']['HTTPHeaders']
+    return headers['x-tusk-walrus-blob-id'], headers.get('x-tusk-walrus-patch-id')
 
 
 with ThreadPoolExecutor(8) as pool:
     list(pool.map(put, bodies))
-    blob_ids = list(pool.map(check, bodies))
+    ids = list(pool.map(check, bodies))
 
 head = s3.head_object(Bucket=bucket, Key='small/0000')
 assert head['StorageClass'] == 'WALRUS' and head['ContentLength'] == 4096
@@ -38,4 +40,4 @@ listed = s3.list_objects_v2(Bucket=bucket, Prefix='small/')['Contents']
 assert len(listed) == count and all(o['StorageClass'] == 'WALRUS' and o['Size'] == 4096 for o in listed)
 versions = s3.list_object_versions(Bucket=bucket, Prefix='small/')['Versions']
 assert all(v['StorageClass'] == 'WALRUS' for v in versions)
-print(json.dumps({'blobIds': blob_ids, 'md5': {k: hashlib.md5(v).hexdigest() for k, v in bodies.items()}}))
+print(json.dumps({'blobIds': [b for b, _ in ids], 'patchIds': [p for _, p in ids], 'md5': {k: hashlib.md5(v).hexdigest() for k, v in bodies.items()}}))

@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobs } from '../../../src/base/walrus-blobs.js';
-import { blobsCovering, openWalrusRead, WalrusBlobSink, type WalrusBlobRef } from '../../../src/s3/walrus-objects.js';
+import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
+import { blobsCovering, openWalrusRead, WalrusBlobSink, walrusHeaders, walrusPatchLabel, type WalrusBlobRef, type WalrusPatchLabel } from '../../../src/s3/walrus-objects.js';
 
 /** A network in memory: ids are the blobs' numbers; `reads` records every read's range. */
 function memoryNetwork(maxBlobSize: number) {
@@ -19,16 +20,26 @@ function memoryNetwork(maxBlobSize: number) {
       reads.push([id, start, end]);
       return blobs[Number(id.slice(1))]!.subarray(start, end);
     },
+    patchMaxSize: Math.min(maxBlobSize, 100),
+    async storePatch(identifier, data, tags) {
+      patches.push({ identifier, data: Buffer.from(data), tags });
+      return { quiltId: 'q0', patchId: `p${patches.length - 1}` };
+    },
+    async readPatch(id, start, end) {
+      reads.push([id, start, end]);
+      return patches[Number(id.slice(1))]!.data.subarray(start, end);
+    },
   };
-  return { network, blobs, reads };
+  const patches: Array<{ identifier: string; data: Buffer; tags: Record<string, string> }> = [];
+  return { network, blobs, reads, patches };
 }
 
-async function sinkOf(network: WalrusBlobs, body: Buffer, chunk: number) {
+async function sinkOf(network: WalrusBlobs, body: Buffer, chunk: number, label?: WalrusPatchLabel) {
   const sink = new WalrusBlobSink(network);
   const writes: Promise<void>[] = [];
   for (let at = 0; at < body.length; at += chunk) writes.push(sink.write(body.subarray(at, at + chunk)));
   await Promise.all(writes);
-  return sink.finish();
+  return sink.finish(label);
 }
 
 async function readAll(network: WalrusBlobs, location: Awaited<ReturnType<typeof sinkOf>>, start: number, end: number): Promise<Buffer> {
@@ -58,6 +69,39 @@ describe('WalrusBlobSink', () => {
     const { network } = memoryNetwork(1000);
     expect((await sinkOf(network, body.subarray(0, 2000), 333)).blobs.map((b) => b.length)).toEqual([1000, 1000]);
     expect(await sinkOf(network, Buffer.alloc(0), 1)).toEqual({ size: 0, blobs: [] });
+  });
+
+  it('stores a labelled body of at most patchMaxSize as a quilt patch, a larger one as blobs', async () => {
+    const { network, blobs, patches } = memoryNetwork(1000);
+    const label = { identifier: 'bkt/k', tags: { 'tusk-key': 'k' } };
+    const small = await sinkOf(network, body.subarray(0, 100), 30, label);
+    expect(small).toEqual({ size: 100, blobs: [{ blobId: 'q0', offset: 0, length: 100, patchId: 'p0' }] });
+    expect(patches).toEqual([{ identifier: 'bkt/k', data: body.subarray(0, 100), tags: { 'tusk-key': 'k' } }]);
+    expect(blobs).toEqual([]);
+    expect((await readAll(network, small, 10, 60)).equals(body.subarray(10, 60))).toBe(true);
+    expect(walrusHeaders({ attrs: { walrus: small } })).toEqual([
+      ['x-tusk-walrus-blob-id', 'q0'],
+      ['x-tusk-walrus-patch-id', 'p0'],
+    ]);
+    // one byte over: a blob of its own; and an unlabelled body is never a patch
+    expect((await sinkOf(network, body.subarray(0, 101), 30, label)).blobs).toEqual([{ blobId: 'b0', offset: 0, length: 101 }]);
+    expect((await sinkOf(network, body.subarray(0, 10), 30)).blobs).toEqual([{ blobId: 'b1', offset: 0, length: 10 }]);
+    expect(patches).toHaveLength(1);
+  });
+
+  it('labels a patch with the object facts known before its commit', () => {
+    const attrs = { contentType: 'text/plain', checksum: { algorithm: 'CRC32' as const, value: 'AAAAAA==', type: 'FULL_OBJECT' as const } };
+    expect(walrusPatchLabel('bkt', 'a/b c', attrs as S3ObjectAttrs, 'e7', 1700000000000)).toEqual({
+      identifier: 'bkt/a/b c',
+      tags: {
+        'tusk-bucket': 'bkt',
+        'tusk-key': 'a/b c',
+        'content-type': 'text/plain',
+        'tusk-etag': 'e7',
+        'tusk-last-modified': '1700000000000',
+        'tusk-checksum': 'CRC32:FULL_OBJECT:AAAAAA==',
+      },
+    });
   });
 
   it('fails when a store fails', async () => {
