@@ -178,7 +178,8 @@ export const SERVE_USAGE = `Usage: tusk serve [options]
   Publisher (Walrus-compatible blob store and aggregator):
   --publisher-listen H:P   publisher listener (TUSK_PUBLISHER_LISTEN, default 127.0.0.1:31415; 'off' disables)
   --network NET            where blobs go (TUSK_NETWORK): embedded (default; Tusk's own nodes and ledger),
-                           testnet, mainnet, or a Walrus client config file (client_config.yaml)
+                           testnet, mainnet, local (an in-memory Walrus network for the official SDK;
+                           prints its client config), or a Walrus client config file (client_config.yaml)
   --wallet FILE            Walrus networks: the paying Sui wallet, a client.yaml or a sui.keystore
                            (TUSK_WALLET, default ~/.sui/sui_config/client.yaml)
   --wallet-address A       the wallet's address to pay from (TUSK_WALLET_ADDRESS, default its active one)

@@ -27,7 +27,8 @@ import { lookupFunction, normalizedFunction, substitute, type World } from './ge
 import { canonicalType, coinTypeOf, hashTyped, objectBcs, SUI_TYPE, type Owner } from './sui-formats.js';
 import { executeTransaction, RejectedTransaction } from './walrus-calls.js';
 
-const PROTO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
+// the .proto files stay in src/ (tsc copies no data): this path holds from src/ and from dist/ alike
+const PROTO_DIR = fileURLToPath(new URL('../../../src/publisher/local-network/proto', import.meta.url));
 const SERVICES = ['ledger_service', 'state_service', 'move_package_service', 'transaction_execution_service'];
 export const GRPC_WEB = 'application/grpc-web+proto';
 export const GRPC_WEB_TEXT = 'application/grpc-web-text+proto';
