@@ -15,8 +15,8 @@ export const PUBLISHER = {
     }),
     network: flag({
       arg: 'NET', default: 'embedded', parse: text,
-      help: "where blobs go: embedded (Tusk's own nodes and ledger), testnet, mainnet, or a Walrus client config file (client_config.yaml)",
-      doc: "where blobs go: `embedded` (Tusk's own nodes and ledger), `testnet`, `mainnet`, or a Walrus `client_config.yaml` (see \"Walrus networks\")",
+      help: "where blobs go: embedded (Tusk's own nodes and ledger), testnet, mainnet, local (an in-memory Walrus network for the official SDK; prints its client config), or a Walrus client config file (client_config.yaml)",
+      doc: "where blobs go: `embedded` (Tusk's own nodes and ledger), `testnet`, `mainnet`, `local` (a local Walrus network for the official SDK, in memory, Node 22+), or a Walrus `client_config.yaml` (see \"Walrus networks\")",
     }),
     wallet: flag({
       arg: 'FILE', shown: '`~/.sui/sui_config/client.yaml`', parse: optionalText,

@@ -25,7 +25,8 @@ export interface WalrusNetworkConfig {
   subWallets: number;
 }
 
-export type NetworkConfig = { kind: 'embedded' } | WalrusNetworkConfig;
+/** `local`: a Walrus network inside the server (publisher/local-network) that the official SDK runs against. */
+export type NetworkConfig = { kind: 'embedded' } | { kind: 'local'; subWallets: number } | WalrusNetworkConfig;
 
 /** walrus-sdk/src/config.rs defaults and @mysten/walrus's constants. */
 const KNOWN_NETWORKS: Record<'testnet' | 'mainnet', { systemObjectId: string; stakingPoolId: string; rpcUrl: string }> = {
@@ -65,9 +66,15 @@ export function parseNetwork(settings: NetworkSettings): NetworkConfig {
   const { network } = settings;
   if (network === 'embedded') {
     if (settings.wallet || settings.walletAddress || settings.suiRpc || settings.subWallets !== undefined) {
-      throw new Error('network: --wallet, --wallet-address, --sui-rpc and --sub-wallets need --network testnet, mainnet or a Walrus client config file');
+      throw new Error('network: --wallet, --wallet-address, --sui-rpc and --sub-wallets need --network testnet, mainnet, local or a Walrus client config file');
     }
     return { kind: 'embedded' };
+  }
+  if (network === 'local') {
+    if (settings.wallet || settings.walletAddress || settings.suiRpc) {
+      throw new Error('network: --wallet, --wallet-address and --sui-rpc do not apply to --network local (it makes and funds its own wallet)');
+    }
+    return { kind: 'local', subWallets: settings.subWallets ?? DEFAULT_SUB_WALLETS };
   }
   const walletAddress = settings.walletAddress === undefined ? undefined : checkAddress(settings.walletAddress, 'wallet-address');
   const subWallets = settings.subWallets ?? DEFAULT_SUB_WALLETS;

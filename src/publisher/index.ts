@@ -12,6 +12,7 @@ import { RemoteNodeClient } from './nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from './nodes/network.js';
 import { loadWalrusBackend } from './walrus/load-backend.js';
 import type { NetworkConfig } from '../config/walrus-network.js';
+import type { LocalWalrus } from './local-network/serve.js';
 import type { WalrusBackend } from './walrus/walrus-backend.js';
 import type { BlobBackend } from './service/backend.js';
 import { diskRoom, EmbeddedBackend } from './service/embedded-backend.js';
@@ -117,7 +118,9 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`, 'error'));
   };
   try {
-    const backend = await openBackend(config, log);
+    const local = config.network?.kind === 'local' ? await startLocal(config.dataDir, config.network.subWallets) : undefined;
+    if (local) closers.push(() => local.close());
+    const backend = await openBackend(local ? { ...config, network: local.config } : config, log);
     closers.push(() => backend.close());
     const opened = config.codec ?? (await openBlobCodec());
     if (!config.codec) closers.push(() => opened.close());
@@ -147,6 +150,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
       log(`tusk: publisher: ${backend.nShards} shards on ${where}; ledger epoch ${ledger.currentEpoch()}, max ${ledger.maxEpochsAhead} epochs ahead`);
     }
     log(`tusk: publisher listening on ${url}`);
+    if (local) log(`tusk: local Walrus network, client config: ${JSON.stringify(local.clientConfig(url))}`);
     return {
       port: publisher.port,
       url,
@@ -169,6 +173,13 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     await closeAll();
     throw e;
   }
+}
+
+/** The local Walrus network (--network local), loaded like the Walrus backend: only when chosen, on Node 22+. */
+async function startLocal(dataDir: string, subWallets: number): Promise<LocalWalrus> {
+  await loadWalrusBackend();
+  const { startLocalWalrus } = await import('./local-network/serve.js');
+  return startLocalWalrus(dataDir, subWallets);
 }
 
 async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<BlobBackend> {

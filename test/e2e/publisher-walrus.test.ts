@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWalrusDouble, type WalrusDouble } from '../double/walrus/index.js';
 import { NEEDS_NODE_22 } from '../double/walrus/node-version.js';
 import { moveCalls, registeredBlobIds, txSender } from '../double/walrus/ledger.js';
-import { Blob, blobIdFromInt, SharedBlob } from '../double/walrus/sdk.js';
+import { Blob, blobIdFromInt, SharedBlob } from '../../src/publisher/local-network/sdk.js';
 import { deriveSubWallet } from '../../src/publisher/walrus/wallet-pool.js';
 import { randomBytes } from '../unit/publisher/codec/vector-input.js';
 import { wasmBlobId } from '../unit/publisher/service/native-publisher.js';

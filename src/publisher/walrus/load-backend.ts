@@ -8,7 +8,7 @@ export const WALRUS_MIN_NODE_MAJOR = 22;
 export async function loadWalrusBackend(nodeVersion = process.versions.node): Promise<typeof import('./walrus-backend.js')> {
   const major = Number(nodeVersion.split('.')[0]);
   if (major < WALRUS_MIN_NODE_MAJOR) {
-    throw new Error(`network: a Walrus network (testnet, mainnet or a client config file) needs Node ${WALRUS_MIN_NODE_MAJOR} or later (the Sui SDK's gRPC client does); this is Node ${nodeVersion}. The embedded network and S3 run on Node 20.`);
+    throw new Error(`network: a Walrus network (testnet, mainnet, local or a client config file) needs Node ${WALRUS_MIN_NODE_MAJOR} or later (the Sui SDK's gRPC client does); this is Node ${nodeVersion}. The embedded network and S3 run on Node 20.`);
   }
   return import('./walrus-backend.js');
 }

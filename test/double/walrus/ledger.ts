@@ -2,8 +2,8 @@
 // who sent it and which blobs it registered, to check what a publisher paid for.
 
 import { bcs } from '@mysten/sui/bcs';
-import type { TxRecord } from './chain.js';
-import { BlobRegistered, blobIdFromInt } from './sdk.js';
+import type { TxRecord } from '../../../src/publisher/local-network/chain.js';
+import { BlobRegistered, blobIdFromInt } from '../../../src/publisher/local-network/sdk.js';
 
 /** The Move calls of a transaction. */
 export function moveCalls(txBytes: Uint8Array): { module: string; function: string }[] {

@@ -18,7 +18,7 @@ import { fromBase64, parseStructTag } from '@mysten/sui/utils';
 import { BlobNotCertifiedError, BlobNotRegisteredError, blobIdToInt, NotEnoughBlobConfirmationsError, WalrusClient } from '@mysten/walrus';
 import { bls12381_min_pk_verify } from '@mysten/walrus-wasm';
 import { startWalrusDouble, type WalrusDouble } from '../../double/walrus/index.js';
-import { SharedBlob, toShardIndex } from '../../double/walrus/sdk.js';
+import { SharedBlob, toShardIndex } from '../../../src/publisher/local-network/sdk.js';
 
 let double: WalrusDouble;
 let agent: Agent;

@@ -48,6 +48,13 @@ describe('--network', () => {
     expect(() => parseNetwork({ network: 'testnet', walletAddress: '0x12' })).toThrow(/wallet-address/);
   });
 
+  it('local makes its own wallet: --sub-wallets applies, --wallet, --wallet-address and --sui-rpc do not', () => {
+    expect(parseNetwork({ network: 'local' })).toEqual({ kind: 'local', subWallets: 8 });
+    expect(parseNetwork({ network: 'local', subWallets: 2 })).toEqual({ kind: 'local', subWallets: 2 });
+    expect(() => parseNetwork({ network: 'local', wallet: '/w' })).toThrow(/do not apply to --network local/);
+    expect(() => parseNetwork({ network: 'local', suiRpc: 'http://127.0.0.1:9/' })).toThrow(/do not apply to --network local/);
+  });
+
   it('reads a flat Walrus client config, with the wallet path relative to the file', () => {
     const d = tmp();
     const file = path.join(d, 'client_config.yaml');

@@ -22,8 +22,9 @@ import { bcs, pureBcsSchemaFromTypeName, type BcsType } from '@mysten/sui/bcs';
 import { TransactionDataBuilder } from '@mysten/sui/transactions';
 import { fromBase64, normalizeSuiAddress, toBase58 } from '@mysten/sui/utils';
 import { verifyTransactionSignature } from '@mysten/sui/verify';
-import { coinBalance, GAS, storageCost, type Chain, type EventRecord, type SuiObject, type TxRecord } from './chain.js';
+import { GAS, storageCost, type Chain, type EventRecord, type SuiObject, type TxRecord } from './chain.js';
 import { codecs, lookupFunction, substitute, walrusTypes, type World } from './genesis.js';
+import { balanceChanges, effectsChange, failedChanges, gasCharge, successChanges, WRITES, type GasCharge } from './sui-changes.js';
 import {
   canonicalType,
   Coin,
@@ -216,24 +217,6 @@ export class Session {
 export interface ExecuteOptions {
   dryRun: boolean;
   signatures: string[];
-}
-
-type ChangeKind = 'created' | 'mutated' | 'unwrapped' | 'deleted' | 'wrapped' | 'unwrappedThenDeleted';
-const WRITES = new Set<ChangeKind>(['created', 'mutated', 'unwrapped']);
-
-interface Change {
-  id: string;
-  type: string;
-  kind: ChangeKind;
-  before?: SuiObject;
-  after?: SuiObject;
-}
-
-interface GasCharge {
-  computation: bigint;
-  storage: bigint;
-  rebate: bigint;
-  nonRefundable: bigint;
 }
 
 export async function runTransaction(chain: Chain, world: World, txBytes: Uint8Array, opts: ExecuteOptions, calls: MoveCalls): Promise<TxRecord> {
@@ -588,86 +571,4 @@ function runCommand(s: Session, command: any, slot: SlotOf, objectArg: ObjectArg
     default:
       throw new RejectedTransaction(`test double: command ${command.$kind} is not doubled`);
   }
-}
-
-function successChanges(s: Session): Change[] {
-  const changes: Change[] = [];
-  for (const live of s.live.values()) {
-    const { id, type, before } = live;
-    if (before) {
-      if (live.state === 'deleted') changes.push({ id, type, before, kind: 'deleted' });
-      else if (live.state === 'wrapped') changes.push({ id, type, before, kind: 'wrapped' });
-      else if (live.mutable && (live.input || live.written)) changes.push({ id, type, before, kind: 'mutated' });
-    } else if (s.created.has(id)) {
-      if (live.state === 'live') changes.push({ id, type, kind: 'created' });
-    } else if (live.state === 'live') {
-      changes.push({ id, type, kind: 'unwrapped' });
-    } else if (live.state === 'deleted') {
-      changes.push({ id, type, kind: 'unwrappedThenDeleted' });
-    }
-  }
-  return changes;
-}
-
-/** A failed transaction: its mutable inputs are written unchanged (new version), the gas coins
- * are smashed and pay. */
-function failedChanges(s: Session, gas: Live, gasTotal: bigint): Change[] {
-  const changes: Change[] = [];
-  for (const live of s.live.values()) {
-    const before = live.before;
-    if (!live.input || !before || !live.mutable) continue;
-    if (live === gas) {
-      Object.assign(live, { value: { id: gas.id, balance: { value: gasTotal } }, owner: before.owner, state: 'live' });
-    } else if (s.gasExtras.has(live.id)) {
-      changes.push({ id: live.id, type: live.type, before, kind: 'deleted' });
-      continue;
-    } else {
-      Object.assign(live, { value: s.codec(before.type).parse(before.contents), owner: before.owner, state: 'live' });
-    }
-    changes.push({ id: live.id, type: live.type, before, kind: 'mutated' });
-  }
-  return changes;
-}
-
-function gasCharge(s: Session, changes: Change[], computation: bigint): GasCharge {
-  let storage = 0n;
-  let rebateTotal = 0n;
-  for (const c of changes) {
-    if (c.before) rebateTotal += c.before.storageRebate;
-    if (WRITES.has(c.kind)) {
-      const live = s.live.get(c.id)!;
-      storage += storageCost(live.type, s.codec(live.type).serialize(live.value).toBytes());
-    }
-  }
-  const rebate = (rebateTotal * GAS.storageRebateRateBps) / 10_000n;
-  return { computation, storage, rebate, nonRefundable: rebateTotal - rebate };
-}
-
-function effectsChange(c: Change) {
-  return {
-    inputState: c.before ? { Exist: [[c.before.version, c.before.digest], c.before.owner] } : { NotExist: true },
-    outputState: c.after ? { ObjectWrite: [c.after.digest, c.after.owner] } : { NotExist: true },
-    idOperation: c.kind === 'created' ? { Created: true } : c.kind === 'deleted' || c.kind === 'unwrappedThenDeleted' ? { Deleted: true } : { None: true },
-  };
-}
-
-/** BalanceChange (sui.rpc.v2 balance_change.proto): per address and coin type, the net change. */
-function balanceChanges(changes: Change[]): { address: string; coin_type: string; amount: string }[] {
-  const deltas = new Map<string, bigint>();
-  const add = (o: SuiObject | undefined, sign: bigint) => {
-    const coinType = o && coinTypeOf(o.type);
-    if (!o || !coinType || !('AddressOwner' in o.owner)) return;
-    const key = `${o.owner.AddressOwner}|${coinType}`;
-    deltas.set(key, (deltas.get(key) ?? 0n) + sign * coinBalance(o));
-  };
-  for (const c of changes) {
-    add(c.before, -1n);
-    add(c.after, 1n);
-  }
-  return [...deltas]
-    .filter(([, amount]) => amount !== 0n)
-    .map(([key, amount]) => {
-      const [owner, coinType] = key.split('|') as [string, string];
-      return { address: owner, coin_type: coinType, amount: String(amount) };
-    });
 }

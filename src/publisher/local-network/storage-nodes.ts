@@ -1,5 +1,6 @@
-// The storage nodes of the double: each an HTTPS server (tls.ts) on 127.0.0.1 serving the Walrus
-// storage-node API for the shards the committee assigns to it, reading the chain in process
+// The storage nodes of the local network (`--network local`, and the test double): each an HTTPS
+// server (tls.ts) on 127.0.0.1 serving the Walrus storage-node API for the shards the committee
+// assigns to it, reading the chain in process
 // (registrations, Blob objects and Walrus events). Each can be stopped and started again (its
 // stored slivers survive, as on a restarted node). Upstream facts (MystenLabs/walrus):
 // - crates/walrus-service/src/node/server/routes.rs: the routes, ApiSuccess { success: { code,

@@ -18,8 +18,9 @@ export interface DoubleTls {
   remove(): void;
 }
 
-export function makeTls(): DoubleTls {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walrus-double-tls-'));
+/** In `dir` (created if needed; files there are replaced), else in a new temp dir. */
+export function makeTls(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walrus-double-tls-'))): DoubleTls {
+  fs.mkdirSync(dir, { recursive: true });
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
