@@ -4,7 +4,7 @@
 // changes per address and coin type (sui.rpc.v2 balance_change.proto).
 
 import { coinBalance, GAS, storageCost, type SuiObject } from './chain.js';
-import type { Live, Session } from './sui-execution.js';
+import type { Live, Session } from './sui-session.js';
 import { coinTypeOf } from './sui-formats.js';
 
 type ChangeKind = 'created' | 'mutated' | 'unwrapped' | 'deleted' | 'wrapped' | 'unwrappedThenDeleted';

@@ -177,7 +177,7 @@ function commandProto(c: Plain): Plain {
   if (c.SplitCoins) return { split_coins: { coin: argumentProto(c.SplitCoins.coin), amounts: c.SplitCoins.amounts.map(argumentProto) } };
   if (c.MergeCoins) return { merge_coins: { coin: argumentProto(c.MergeCoins.destination), coins_to_merge: c.MergeCoins.sources.map(argumentProto) } };
   if (c.MakeMoveVec) return { make_move_vector: { element_type: c.MakeMoveVec.type ?? undefined, elements: c.MakeMoveVec.elements.map(argumentProto) } };
-  throw new GrpcError(Status.UNIMPLEMENTED, `test double: command ${Object.keys(c)[0]} is not doubled`);
+  throw new GrpcError(Status.UNIMPLEMENTED, `command ${Object.keys(c)[0]} is not supported by the local network`);
 }
 
 function inputProto(arg: Plain): Plain {

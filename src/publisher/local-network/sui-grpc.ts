@@ -76,7 +76,7 @@ function protoCommand(c: Plain): Plain {
   if (c.split_coins) return { SplitCoins: { coin: protoArgument(c.split_coins.coin), amounts: (c.split_coins.amounts ?? []).map(protoArgument) } };
   if (c.merge_coins) return { MergeCoins: { destination: protoArgument(c.merge_coins.coin), sources: (c.merge_coins.coins_to_merge ?? []).map(protoArgument) } };
   if (c.make_move_vector) return { MakeMoveVec: { type: c.make_move_vector.element_type ?? null, elements: (c.make_move_vector.elements ?? []).map(protoArgument) } };
-  throw new GrpcError(Status.UNIMPLEMENTED, `test double: command ${Object.keys(c)[0]} is not doubled`);
+  throw new GrpcError(Status.UNIMPLEMENTED, `command ${Object.keys(c)[0]} is not supported by the local network`);
 }
 
 /** Whether some Move call of the transaction takes input `index` by value or by &mut. */
@@ -104,8 +104,8 @@ function resolveInput(chain: Chain, world: World, commands: Plain[], input: Plai
   if (input.kind === 'IMMUTABLE_OR_OWNED') return { Object: { ImmOrOwnedObject: { objectId: input.object_id, version: input.version, digest: input.digest } } };
   if (input.kind === 'SHARED') return { Object: { SharedObject: { objectId: input.object_id, initialSharedVersion: input.version, mutable: input.mutable ?? true } } };
   if (input.kind === 'RECEIVING') return { Object: { Receiving: { objectId: input.object_id, version: input.version, digest: input.digest } } };
-  if (input.kind && input.kind !== 'INPUT_KIND_UNKNOWN') throw new GrpcError(Status.UNIMPLEMENTED, `test double: input kind ${input.kind} is not doubled`);
-  if (input.literal) throw new GrpcError(Status.UNIMPLEMENTED, 'test double: literal inputs are not doubled');
+  if (input.kind && input.kind !== 'INPUT_KIND_UNKNOWN') throw new GrpcError(Status.UNIMPLEMENTED, `input kind ${input.kind} is not supported by the local network`);
+  if (input.literal) throw new GrpcError(Status.UNIMPLEMENTED, 'literal inputs are not supported by the local network');
   const o = input.object_id ? chain.get(input.object_id) : undefined;
   if (!o) throw new GrpcError(Status.INVALID_ARGUMENT, `object ${input.object_id} not found`);
   if ('Shared' in o.owner) {
@@ -279,7 +279,7 @@ function handlers(chain: Chain, world: World): Record<string, Handler> {
     },
     'sui.rpc.v2.TransactionExecutionService/ExecuteTransaction': async (r) => {
       const txBytes: Uint8Array | undefined = r.transaction?.bcs?.value;
-      if (!txBytes) throw new GrpcError(Status.INVALID_ARGUMENT, 'test double: only BCS transactions are executed');
+      if (!txBytes) throw new GrpcError(Status.INVALID_ARGUMENT, 'only BCS transactions are executed');
       const signatures = (r.signatures ?? []).map((s: Plain) => toBase64(s.bcs?.value ?? new Uint8Array()));
       const record = await run(chain, world, txBytes, signatures, false);
       return { transaction: applyMask(executedTransactionProto(record), r.read_mask, ['effects.status', 'checkpoint']) };
@@ -349,7 +349,7 @@ export async function startSuiGrpc(chain: Chain, world: World): Promise<SuiGrpcS
     const service = serviceName ? (root.lookup(serviceName) as protobuf.Service | null) : null;
     const descriptor = service?.methods?.[methodName ?? ''];
     const handler = table[method];
-    if (!descriptor || !handler) return answerError(res, Status.UNIMPLEMENTED, `test double: ${method} is not doubled`);
+    if (!descriptor || !handler) return answerError(res, Status.UNIMPLEMENTED, `${method} is not supported by the local network`);
     try {
       const requestType = root.lookupType(descriptor.requestType);
       const request = requestType.toObject(requestType.decode(firstMessage(body)), TO_OBJECT);
@@ -363,7 +363,7 @@ export async function startSuiGrpc(chain: Chain, world: World): Promise<SuiGrpcS
       res.end(text ? frames.toString('base64') : frames);
     } catch (error) {
       if (error instanceof GrpcError) return answerError(res, error.code, error.message);
-      answerError(res, Status.INTERNAL, `test double: ${(error as Error).stack ?? error}`);
+      answerError(res, Status.INTERNAL, `${(error as Error).stack ?? error}`);
     }
   };
   const server: Server = createServer((req, res) => {

@@ -21,10 +21,11 @@ import { deriveDynamicFieldID, normalizeSuiAddress } from '@mysten/sui/utils';
 import type { Chain, TxRecord } from './chain.js';
 import { SYSTEM_VERSION, type World } from './genesis.js';
 import { BlobCertified, BlobDeleted, BlobRegistered } from './sdk.js';
-import { moveAbort, obj, runTransaction, STRING_TYPE, SUI_FRAMEWORK, type ExecuteOptions, type Live, type MoveFn, type Session } from './sui-execution.js';
+import { runTransaction, type ExecuteOptions } from './sui-execution.js';
+import { moveAbort, obj, STRING_TYPE, SUI_FRAMEWORK, type Live, type MoveFn, type Session } from './sui-session.js';
 import { deriveBlobId, encodedBlobLength, RS2, storageUnits } from './walrus-core.js';
 
-export { RejectedTransaction } from './sui-execution.js';
+export { RejectedTransaction } from './sui-session.js';
 
 // blob.move METADATA_DF: the name b"metadata" (a vector<u8>; METADATA_KEY is its BCS)
 const METADATA_NAME = new TextEncoder().encode('metadata');
