@@ -21,6 +21,7 @@ import { damagedError, IndexReads, toPart } from './index-reads.js';
 import { NULL_VERSION, type BodyWriter, type BucketRecord, type DeleteBucketResult, type DeleteOptions, type DeleteOutcome, type Extent, type Notice, type ObjectVersion, type Part, type PartChoice, type Store, type Upload, type VersionInput, type WriteCondition } from './types.js';
 import { DiskReserve } from './disk-reserve.js';
 import { IndexWrites } from './index-writes.js';
+import { settleNotices, storedNotices } from './notice-queue.js';
 import { checkCondition, fail, failed, noticeField, type Failure, type Outcome, type Planned } from './outcome.js';
 import { storeStats, type StoreCounters, type StoreRecovery, type StoreStats } from './store-stats.js';
 
@@ -304,10 +305,8 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
 
   // ── notices (bucket notifications, src/notify) ───────────────────────────────────────────
 
-  /**
-   * Told after a change with a notice committed, with the notice as `notices` holds it. Changes of
-   * different keys may commit out of seq order; those of one key commit in order (each waits for the key's lock).
-   */
+  /** Told after a change with a notice committed, with the notice as `notices` holds it. Changes of different
+   * keys may commit out of seq order; those of one key commit in order (each waits for the key's lock). */
   onNotice: ((notice: StoredNotice) => void) | undefined;
 
   /** Told after every change with a notice committed, stored or live only (ListenBucketNotification, src/notify/listen.ts). */
@@ -323,23 +322,11 @@ export class SegmentStore<A = unknown, P = unknown, B extends BucketRecord = Buc
 
   /** Stored notices past seq `after`, in commit order, at most `limit`. */
   notices(after: number, limit: number): StoredNotice[] {
-    return Array.from(this.index.notices.getRange({ start: after + 1, limit }), (e) => e.value);
+    return storedNotices(this.index, after, limit);
   }
 
-  /** Records which targets have each notice; `done: null` removes it (every target has it). */
-  async settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void> {
-    await this.writes.transact(() => {
-      for (const { seq, done } of updates) {
-        // the common case, every target has it: no need to read (and decode) the notice to drop it
-        if (done === null) {
-          this.index.notices.removeSync(seq);
-          continue;
-        }
-        const notice = this.index.notices.get(seq);
-        if (notice) this.index.notices.putSync(seq, { ...notice, done });
-      }
-      return undefined;
-    });
+  settleNotices(updates: ReadonlyArray<{ seq: number; done: string[] | null }>): Promise<void> {
+    return settleNotices(this.writes, this.index, updates);
   }
 
   /** One compaction pass now (`tusk compact`, tests); shares a pass already running. */
