@@ -12,7 +12,7 @@ import type { S3Object } from '../object-attrs.js';
 import type { RequestBody } from '../request-body.js';
 import { copySourceDataKey } from '../sse/sse.js';
 import { openObjectRead } from './object-read.js';
-import { isVersionId } from './version-id.js';
+import { isVersionId } from '../routes/version-id.js';
 import type { BucketRecord } from '../../store/types.js';
 
 /** Largest CopyObject source and UploadPartCopy range (s3.md §6). */

@@ -16,6 +16,7 @@ import {
   type ListObjectsV2Params,
   type ListObjectVersionsParams,
 } from './listings.js';
+import { parseGetObject, type GetObjectParams } from './object-reads.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
 export interface OperationParams {
@@ -23,6 +24,8 @@ export interface OperationParams {
   ListObjectsV2: ListObjectsV2Params;
   ListObjectVersions: ListObjectVersionsParams;
   ListMultipartUploads: ListMultipartUploadsParams;
+  GetObject: GetObjectParams;
+  HeadObject: GetObjectParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -38,6 +41,8 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   ListObjectsV2: parseListObjectsV2,
   ListObjectVersions: parseListObjectVersions,
   ListMultipartUploads: parseListMultipartUploads,
+  GetObject: parseGetObject,
+  HeadObject: parseGetObject,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {
