@@ -17,6 +17,7 @@ import {
   type ListObjectVersionsParams,
 } from './listings.js';
 import { parseGetObject, type GetObjectParams } from './object-reads.js';
+import { parseCopyObject, parseUploadPart, parseUploadPartCopy, type CopyObjectParams, type UploadPartParams } from './object-writes.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
 export interface OperationParams {
@@ -26,6 +27,9 @@ export interface OperationParams {
   ListMultipartUploads: ListMultipartUploadsParams;
   GetObject: GetObjectParams;
   HeadObject: GetObjectParams;
+  CopyObject: CopyObjectParams;
+  UploadPart: UploadPartParams;
+  UploadPartCopy: UploadPartParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -43,6 +47,9 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   ListMultipartUploads: parseListMultipartUploads,
   GetObject: parseGetObject,
   HeadObject: parseGetObject,
+  CopyObject: parseCopyObject,
+  UploadPart: parseUploadPart,
+  UploadPartCopy: parseUploadPartCopy,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {
