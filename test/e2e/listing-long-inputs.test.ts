@@ -10,7 +10,7 @@ import { s3Request } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { expectS3Error, xmlAll } from './helpers/xml.js';
-import { encodeToken } from '../../src/s3/handlers/list-objects.js';
+import { encodeToken } from '../../src/s3/routes/continuation-token.js';
 
 const ctx = useTusk();
 // the longest bucket name (63 bytes): the index key is bucket 0x00 key

@@ -11,7 +11,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
-import { requestedVersionId } from './version-id.js';
+import { requestedVersionId } from '../routes/version-id.js';
 
 const MAX_ACL_BODY = 64 * 1024;
 

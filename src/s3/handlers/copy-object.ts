@@ -5,38 +5,19 @@
 
 import { noticeField, requestNotice } from './notification.js';
 import { hashBody } from '../body-pipeline.js';
-import { CHECKSUM_ALGORITHMS, digestNameOf } from '../checksums.js';
+import { digestNameOf } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { MAX_COPY_BYTES, openCopySourceBody, refuseCopyBody, resolveCopySource, type CopySource } from './copy-source.js';
+import { MAX_COPY_BYTES, openCopySourceBody, resolveCopySource, type CopySource } from './copy-source.js';
+import type { CopyObjectParams, Directive } from '../routes/object-writes.js';
 import { S3Error } from '../errors/errors.js';
 import type { ChecksumAlgorithm, S3Object, S3ObjectAttrs, StoredChecksum } from '../object-attrs.js';
-import { objectAttrsOf, writeCondition } from './object-input.js';
+import { objectAttrsOf } from './object-input.js';
 import { sendXml } from '../respond.js';
 import { copySourceDataKey, encryptionHeaders, objectSize, requestedEncryption } from '../sse/sse.js';
 import { WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
 import type { WriteCondition } from '../../store/types.js';
 import { storeObject } from './put-object.js';
 import { doc, el, etagEl, isoSeconds } from '../xml.js';
-
-type Directive = 'COPY' | 'REPLACE';
-
-function directiveOf(ctx: S3Context, header: string, what: string): Directive {
-  const v = ctx.headers[header];
-  if (v === undefined) return 'COPY';
-  const d = v.trim().toUpperCase();
-  if (d !== 'COPY' && d !== 'REPLACE') {
-    throw new S3Error('InvalidArgument', { ArgumentName: header, ArgumentValue: v }, { message: `Unknown ${what} directive.` });
-  }
-  return d;
-}
-
-function checksumAlgorithmOf(ctx: S3Context): ChecksumAlgorithm | undefined {
-  const v = ctx.headers['x-amz-checksum-algorithm'];
-  if (v === undefined) return undefined;
-  const alg = CHECKSUM_ALGORITHMS.find((a) => a === v.trim().toUpperCase());
-  if (!alg) throw new S3Error('InvalidRequest', {}, { message: 'Value for x-amz-checksum-algorithm header is invalid.' });
-  return alg;
-}
 
 /**
  * S3 refuses a copy onto itself that changes nothing (s3.md §3.18). As AWS does, a storage class,
@@ -74,13 +55,9 @@ export function renderCopyObjectResult(lastModified: number, etag: string, check
   return doc('CopyObjectResult', xml);
 }
 
-export async function handleCopyObject(ctx: S3Context): Promise<void> {
-  refuseCopyBody(ctx);
+export async function handleCopyObject(ctx: S3Context, p: CopyObjectParams): Promise<void> {
   const h = ctx.headers;
-  const metadata = directiveOf(ctx, 'x-amz-metadata-directive', 'metadata');
-  const tagging = directiveOf(ctx, 'x-amz-tagging-directive', 'tagging');
-  const algorithm = checksumAlgorithmOf(ctx);
-  const condition = writeCondition(h);
+  const { metadata, tagging, checksumAlgorithm: algorithm, condition } = p;
   const bucket = bucketOf(ctx);
   const requested = objectAttrsOf(ctx, bucket, h, h['content-encoding']);
   const wanted = requestedEncryption(ctx, bucket)?.mode;

@@ -12,7 +12,7 @@ import type { S3Object } from '../object-attrs.js';
 import type { RequestBody } from '../request-body.js';
 import { copySourceDataKey } from '../sse/sse.js';
 import { openObjectRead } from './object-read.js';
-import { isVersionId } from './version-id.js';
+import { isVersionId } from '../routes/version-id.js';
 import type { BucketRecord } from '../../store/types.js';
 
 /** Largest CopyObject source and UploadPartCopy range (s3.md §6). */
@@ -61,15 +61,6 @@ const COPY_CONDITIONS: ReadonlyArray<readonly [string, string]> = [
   ['x-amz-copy-source-if-modified-since', 'if-modified-since'],
   ['x-amz-copy-source-if-unmodified-since', 'if-unmodified-since'],
 ];
-
-/** A copy (CopyObject, UploadPartCopy) takes its bytes from its source: a request body is refused, as S3 does. */
-export function refuseCopyBody(ctx: S3Context): void {
-  const h = ctx.headers;
-  const length = Number(h['x-amz-decoded-content-length'] ?? h['content-length'] ?? '0');
-  if (length > 0) {
-    throw new S3Error('InvalidRequest', {}, { message: 'The request included a body. Requests of this type must not include a non-empty body.' });
-  }
-}
 
 /** The source object, readable by the caller, its copy conditionals met (all failures 412, s3.md §3.18). */
 export function resolveCopySource(ctx: S3Context): CopySource {

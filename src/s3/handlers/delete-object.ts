@@ -13,7 +13,7 @@ import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { send } from '../respond.js';
 import { isStoreError } from '../../store/errors.js';
 import { NULL_VERSION, type DeleteOutcome, type WriteCondition } from '../../store/types.js';
-import { requestedVersionId } from './version-id.js';
+import { requestedVersionId } from '../routes/version-id.js';
 
 /** What a delete request may do, decided once per request (DeleteObjects: for all its entries). */
 export interface DeleteAuthority {

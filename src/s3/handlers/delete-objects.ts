@@ -13,7 +13,7 @@ import { StoreError } from '../../store/errors.js';
 import { doc, el } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
 import { deleteAuthority, deleteVersion } from './delete-object.js';
-import { isVersionId } from './version-id.js';
+import { isVersionId } from '../routes/version-id.js';
 import type { DeleteOutcome, WriteCondition } from '../../store/types.js';
 
 const MAX_DELETE_KEYS = 1000;

@@ -11,24 +11,14 @@ import { dataKeyForRead, encryptionHeaders, objectSize } from '../sse/sse.js';
 import { walrusHeaders } from '../walrus-objects.js';
 import { openObjectRead } from './object-read.js';
 import { commonHeaders, send } from '../respond.js';
-import { parsePartNumber } from '../part-number.js';
 import { parseRange, type ByteRange } from '../range.js';
 import { httpDate } from '../xml.js';
-import { requestedVersionId } from './version-id.js';
+import type { GetObjectParams } from '../routes/object-reads.js';
 import type { S3Object } from '../object-attrs.js';
 import { lockHeaders } from '../object-lock.js';
 import { expirationHeader, lifecycleRulesOf } from '../lifecycle/rules.js';
 import { NULL_VERSION, type BodyReader } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
-
-const RESPONSE_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
-  ['response-content-type', 'Content-Type'],
-  ['response-content-language', 'Content-Language'],
-  ['response-expires', 'Expires'],
-  ['response-cache-control', 'Cache-Control'],
-  ['response-content-disposition', 'Content-Disposition'],
-  ['response-content-encoding', 'Content-Encoding'],
-];
 
 const STORED_HEADER_NAMES: Record<string, string> = {
   'cache-control': 'Cache-Control',
@@ -42,17 +32,7 @@ const STORED_HEADER_NAMES: Record<string, string> = {
 /** Bodies up to this size are read in one pread and sent with one end(). */
 const SMALL_BODY = 256 * 1024;
 
-function requestedPartNumber(ctx: S3Context): number | undefined {
-  const raw = ctx.query.get('partNumber');
-  if (raw === undefined) return undefined;
-  const n = parsePartNumber(raw);
-  if (ctx.headers['range'] !== undefined) {
-    throw new S3Error('InvalidRequest', {}, { message: 'Cannot specify both Range header and partNumber query parameter' });
-  }
-  return n;
-}
-
-function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whole: boolean): Array<readonly [string, string]> {
+function objectHeaders(ctx: S3Context, p: GetObjectParams, bucket: S3Bucket, version: S3Object, whole: boolean): Array<readonly [string, string]> {
   const r = version.attrs;
   const h: Array<readonly [string, string]> = [
     ['Last-Modified', httpDate(version.lastModified)],
@@ -62,10 +42,7 @@ function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whol
   // once versioning was configured, even the null version names itself (s3.md §3.0.7)
   if (version.versionId !== NULL_VERSION || bucket.versioning !== 'Unversioned') h.push(['x-amz-version-id', version.versionId]);
   const overrides = new Map<string, string>();
-  for (const [param, header] of RESPONSE_OVERRIDES) {
-    const v = ctx.query.get(param);
-    if (v !== undefined) overrides.set(header, v);
-  }
+  for (const { header, value } of p.overrides) overrides.set(header, value);
   h.push(['Content-Type', overrides.get('Content-Type') ?? r.contentType]);
   for (const [name, value] of Object.entries(r.headers)) {
     const header = STORED_HEADER_NAMES[name];
@@ -79,28 +56,15 @@ function objectHeaders(ctx: S3Context, bucket: S3Bucket, version: S3Object, whol
   if (r.storageClass !== 'STANDARD') h.push(['x-amz-storage-class', r.storageClass]);
   h.push(...walrusHeaders(version));
   if (r.tags && r.tags.length > 0) h.push(['x-amz-tagging-count', String(r.tags.length)]);
-  if (whole && r.checksum && (ctx.headers['x-amz-checksum-mode'] ?? '').toUpperCase() === 'ENABLED') {
+  if (whole && r.checksum && p.checksumMode) {
     h.push([`x-amz-checksum-${r.checksum.algorithm.toLowerCase()}`, r.checksum.value]);
     h.push(['x-amz-checksum-type', r.checksum.type]);
   }
   return h;
 }
 
-/** A `response-*` parameter S3 does not know is refused, not ignored. */
-function checkResponseOverrideNames(ctx: S3Context): void {
-  for (const [param, value] of ctx.query) {
-    if (param.startsWith('response-') && !RESPONSE_OVERRIDES.some(([p]) => p === param)) {
-      throw new S3Error('InvalidArgument', { ArgumentName: param, ArgumentValue: value }, {
-        message: `${param} is not in the set of overridable response headers. Please refer to the S3 API documentation: Complete list of overridable response headers.`,
-      });
-    }
-  }
-}
-
-export async function handleGetObject(ctx: S3Context): Promise<void> {
-  checkResponseOverrideNames(ctx);
-  const versionId = requestedVersionId(ctx);
-  const partNumber = requestedPartNumber(ctx);
+export async function handleGetObject(ctx: S3Context, p: GetObjectParams): Promise<void> {
+  const { versionId, partNumber } = p;
   const bucket = bucketOf(ctx);
   const key = ctx.resource.key!;
   const found = ctx.services.store.getObject(bucket.name, key, versionId);
@@ -116,14 +80,14 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   if (found.damaged) throw objectDamaged(key);
   const dataKey = await dataKeyForRead(ctx, found);
   const size = objectSize(found);
-  if (ctx.principal.kind === 'anonymous' && RESPONSE_OVERRIDES.some(([p]) => ctx.query.has(p))) {
+  // both checks follow the object's lookup and access check, as S3's answers do
+  if (ctx.principal.kind === 'anonymous' && p.overrides.length > 0) {
     throw new S3Error('InvalidRequest', {}, {
       message: 'Request specific response headers cannot be used for anonymous GET requests.',
     });
   }
-  for (const [param] of RESPONSE_OVERRIDES) {
-    const value = ctx.query.get(param);
-    if (value !== undefined && !isSafeFieldValue(value)) {
+  for (const { param, value } of p.overrides) {
+    if (!isSafeFieldValue(value)) {
       throw new S3Error('InvalidArgument', { ArgumentName: param }, { message: `${param} must not contain control characters such as CR or LF.` });
     }
   }
@@ -140,7 +104,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
     range = partRange(found, partNumber);
     extra.push(['x-amz-mp-parts-count', String(found.attrs.parts?.length ?? 1)]);
   } else {
-    range = parseRange(ctx.headers['range'], size);
+    range = parseRange(p.range, size);
   }
   if (range) {
     status = 206;
@@ -149,7 +113,7 @@ export async function handleGetObject(ctx: S3Context): Promise<void> {
   extra.push(...encryptionHeaders(found.attrs.encryption));
   const headers = [
     ...commonHeaders(ctx, ctx.services.config.serverHeader),
-    ...objectHeaders(ctx, bucket, found, range === undefined),
+    ...objectHeaders(ctx, p, bucket, found, range === undefined),
     ...extra,
   ];
   const start = range?.start ?? 0;

@@ -1,29 +1,15 @@
 // ListParts and ListMultipartUploads (s3.md §3.25–3.26, XML §4.17–4.18).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors/errors.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { ownerNamed } from '../access.js';
 import { objectOwner } from '../authz/authorize.js';
 import { sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds, ownerXml, type OwnerXml } from '../xml.js';
-import { parseEncodingType, urlEncodeListing } from './list-objects.js';
+import { urlEncodeListing } from './list-objects.js';
+import { parseListParts, type ListMultipartUploadsParams } from '../routes/listings.js';
 import { partSize, uploadOf } from './multipart.js';
 import type { ListUploadsResult, Part, Upload } from '../../store/types.js';
-
-const MAX_LISTED = 1000;
-
-/** max-parts / max-uploads / part-number-marker: a non-negative integer, listing counts capped at 1000 (s3.md §6). */
-function countParam(ctx: S3Context, name: string, fallback: number, cap = Number.MAX_SAFE_INTEGER): number {
-  const raw = ctx.query.get(name);
-  if (raw === undefined) return fallback;
-  if (!/^\d{1,10}$/.test(raw)) {
-    throw new S3Error('InvalidArgument', { ArgumentName: name, ArgumentValue: raw }, {
-      message: `Provided ${name} not an integer or within integer range`,
-    });
-  }
-  return Math.min(Number(raw), cap);
-}
 
 /** An upload's `<Initiator>` and `<Owner>`: who began it and who will own the object (AWS *ListParts*). */
 export interface UploadPeople {
@@ -68,8 +54,8 @@ export function renderListPartsResult(p: ListPartsPage): string {
 export async function handleListParts(ctx: S3Context): Promise<void> {
   const bucket = bucketOf(ctx);
   const upload = uploadOf(ctx, bucket);
-  const marker = countParam(ctx, 'part-number-marker', 0);
-  const maxParts = countParam(ctx, 'max-parts', MAX_LISTED, MAX_LISTED);
+  // parsed after the upload's lookup and access check, which S3 answers first
+  const { partNumberMarker: marker, maxParts } = parseListParts(ctx);
   const { parts, isTruncated } = ctx.services.store.listParts(upload.uploadId, marker, maxParts);
   sendXml(ctx, renderListPartsResult({ bucket: bucket.name, upload, people: peopleOf(ctx, bucket)(upload), marker, maxParts, parts, isTruncated }));
 }
@@ -117,16 +103,9 @@ export function renderListMultipartUploadsResult(p: ListUploadsPage): string {
   return doc('ListMultipartUploadsResult', xml);
 }
 
-export async function handleListMultipartUploads(ctx: S3Context): Promise<void> {
+export async function handleListMultipartUploads(ctx: S3Context, p: ListMultipartUploadsParams): Promise<void> {
   const bucket = bucketOf(ctx);
-  const q = ctx.query;
-  const keyMarker = q.get('key-marker') ?? '';
-  // upload-id-marker without key-marker is ignored (s3.md §3.26)
-  const uploadIdMarker = keyMarker ? q.get('upload-id-marker') ?? '' : '';
-  const prefix = q.get('prefix') ?? '';
-  const delimiter = q.get('delimiter') ?? '';
-  const maxUploads = countParam(ctx, 'max-uploads', MAX_LISTED, MAX_LISTED);
-  const url = parseEncodingType(q);
+  const { prefix, delimiter, keyMarker, uploadIdMarker, maxUploads, url } = p;
   const result = ctx.services.store.listUploads(bucket.name, { prefix, delimiter, keyMarker, uploadIdMarker, maxUploads });
   sendXml(ctx, renderListMultipartUploadsResult({
     bucket: bucket.name, people: peopleOf(ctx, bucket), keyMarker, uploadIdMarker, prefix, delimiter, maxUploads, url, result,

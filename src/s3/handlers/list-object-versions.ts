@@ -2,13 +2,13 @@
 // DeleteMarker interleaved in that order.
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors/errors.js';
 import { sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
 import { ownerNamed } from '../access.js';
 import { objectOwner } from '../authz/authorize.js';
 import type { S3Object } from '../object-attrs.js';
-import { parseEncodingType, parseMaxKeys, urlEncodeListing } from './list-objects.js';
+import { urlEncodeListing } from './list-objects.js';
+import type { ListObjectVersionsParams } from '../routes/listings.js';
 
 /** One `<Version>` or `<DeleteMarker>`; `owner` is its `<Owner>` element. */
 function versionXml(v: S3Object, isLatest: boolean, owner: string, enc: (s: string) => string): string {
@@ -18,20 +18,9 @@ function versionXml(v: S3Object, isLatest: boolean, owner: string, enc: (s: stri
   return `<Version>${common}${etagEl(v.etag)}<Size>${v.size}</Size>${owner}${el('StorageClass', v.attrs.storageClass)}</Version>`;
 }
 
-export async function handleListObjectVersions(ctx: S3Context): Promise<void> {
+export async function handleListObjectVersions(ctx: S3Context, p: ListObjectVersionsParams): Promise<void> {
   const bucket = bucketOf(ctx);
-  const q = ctx.query;
-  const prefix = q.get('prefix') ?? '';
-  const delimiter = q.get('delimiter') ?? '';
-  const keyMarker = q.get('key-marker') ?? '';
-  const versionIdMarker = q.get('version-id-marker') ?? '';
-  if (versionIdMarker && !keyMarker) {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'version-id-marker', ArgumentValue: versionIdMarker }, {
-      message: 'A version-id marker cannot be specified without a key marker.',
-    });
-  }
-  const maxKeys = parseMaxKeys(q);
-  const url = parseEncodingType(q);
+  const { prefix, delimiter, keyMarker, versionIdMarker, maxKeys, url } = p;
   const enc = url ? urlEncodeListing : (s: string) => s;
   const result = ctx.services.store.listVersions(bucket.name, { prefix, delimiter, keyMarker, versionIdMarker, maxKeys });
   let xml = el('Name', bucket.name) + el('Prefix', enc(prefix)) + el('KeyMarker', enc(keyMarker)) + el('VersionIdMarker', versionIdMarker);

@@ -1,9 +1,9 @@
 // ListObjectsV2 and ListObjects (V1), as XML (s3.md §4.3–4.4) or, when the first media range of
 // Accept is application/json, as the seed's JSON shape (§3.7.1).
 
-import { createHash } from 'node:crypto';
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors/errors.js';
+import { encodeToken } from '../routes/continuation-token.js';
+import type { ListingParams, ListObjectsParams, ListObjectsV2Params } from '../routes/listings.js';
 import { send, sendXml } from '../respond.js';
 import { objectSize } from '../sse/sse.js';
 import { doc, el, etagEl, isoSeconds, ownerXml } from '../xml.js';
@@ -13,67 +13,11 @@ import type { ListResult } from '../../store/types.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object } from '../object-attrs.js';
 
-const MAX_KEYS = 1000;
-const MAX_TOKEN_BYTES = 2048;
-/** format byte leading every continuation token, so that a later format can be told apart */
-const TOKEN_FORMAT = 2;
-/** bytes of the check that ends a token: a token cut short or altered is refused, as S3's are */
-const TOKEN_CHECK_BYTES = 4;
-
-export function parseMaxKeys(q: Map<string, string>): number {
-  const raw = q.get('max-keys');
-  if (raw === undefined) return MAX_KEYS;
-  if (!/^\d+$/.test(raw)) throw new S3Error('InvalidArgument', { ArgumentName: 'max-keys', ArgumentValue: raw }, {
-    message: 'Provided max-keys not an integer or within integer range',
-  });
-  return Math.min(Number(raw), MAX_KEYS);
-}
-
-export function parseEncodingType(q: Map<string, string>): boolean {
-  const v = q.get('encoding-type');
-  if (v === undefined) return false;
-  if (v !== 'url') {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'encoding-type', ArgumentValue: v }, {
-      message: 'Invalid Encoding Method specified in Request',
-    });
-  }
-  return true;
-}
-
 /** Every byte but A-Z a-z 0-9 - _ . ~ / as %XX; '+' must be encoded, botocore decodes with unquote_plus (§3.0.8). */
 export function urlEncodeListing(s: string): string {
   return encodeURIComponent(s)
     .replace(/%2F/g, '/')
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-function tokenCheck(body: Buffer): Buffer {
-  return createHash('sha256').update(body).digest().subarray(0, TOKEN_CHECK_BYTES);
-}
-
-/** An opaque token naming where the next page starts: format byte, the last item, a check of both. */
-export function encodeToken(lastItem: string): string {
-  const body = Buffer.concat([Buffer.from([TOKEN_FORMAT]), Buffer.from(lastItem)]);
-  return Buffer.concat([body, tokenCheck(body)]).toString('base64url');
-}
-
-export function decodeToken(token: string): string {
-  const bytes = Buffer.from(token, 'base64url');
-  const body = bytes.subarray(0, bytes.length - TOKEN_CHECK_BYTES);
-  const valid = token.length <= MAX_TOKEN_BYTES && bytes.length > TOKEN_CHECK_BYTES && bytes[0] === TOKEN_FORMAT &&
-    bytes.toString('base64url') === token.replace(/=+$/, '') && tokenCheck(body).equals(bytes.subarray(body.length));
-  if (!valid) {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'continuation-token' }, {
-      message: 'The continuation token provided is incorrect',
-    });
-  }
-  return body.subarray(1).toString('utf8');
-}
-
-function wantsJson(ctx: S3Context): boolean {
-  const accept = ctx.headers['accept'];
-  if (!accept) return false;
-  return accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 function lastItemName(result: ListResult<unknown>): string {
@@ -116,25 +60,17 @@ function contentsJson(r: S3Object, enc: (s: string) => string, owner: OwnerOf | 
   };
 }
 
-interface Listing {
+interface Listing extends ListingParams {
   bucket: S3Bucket;
-  prefix: string;
-  delimiter: string;
-  maxKeys: number;
-  url: boolean;
   result: ListResult<S3Object['attrs']>;
   enc: (s: string) => string;
   objects: S3Object[];
   prefixes: string[];
 }
 
-function runListing(ctx: S3Context, startAfter: string): Listing {
+function runListing(ctx: S3Context, p: ListingParams, startAfter: string): Listing {
   const bucket = bucketOf(ctx);
-  const q = ctx.query;
-  const prefix = q.get('prefix') ?? '';
-  const delimiter = q.get('delimiter') ?? '';
-  const maxKeys = parseMaxKeys(q);
-  const url = parseEncodingType(q);
+  const { prefix, delimiter, maxKeys, url } = p;
   const result = ctx.services.store.list(bucket.name, { prefix, delimiter, startAfter, maxKeys });
   const objects: S3Object[] = [];
   const prefixes: string[] = [];
@@ -175,17 +111,13 @@ function xmlItems(L: Listing, owner: OwnerOf | undefined): string {
   return xml;
 }
 
-export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
-  const q = ctx.query;
-  const token = q.get('continuation-token');
-  // start-after is ignored (but echoed) when a token is present (s3.md §3.6); an empty token is
-  // none (it is echoed, as S3 does)
-  const start = token ? decodeToken(token) : (q.get('start-after') ?? '');
-  const L = runListing(ctx, start);
-  const owner = q.get('fetch-owner') === 'true' ? ownerOf(ctx, L.bucket) : undefined;
+export async function handleListObjectsV2(ctx: S3Context, p: ListObjectsV2Params): Promise<void> {
+  const token = p.continuationToken;
+  const L = runListing(ctx, p, p.start);
+  const owner = p.fetchOwner ? ownerOf(ctx, L.bucket) : undefined;
   const next = L.result.isTruncated ? encodeToken(lastItemName(L.result)) : undefined;
-  const startAfter = q.has('start-after') ? L.enc(q.get('start-after')!) : undefined;
-  if (wantsJson(ctx)) {
+  const startAfter = p.startAfter !== undefined ? L.enc(p.startAfter) : undefined;
+  if (p.json) {
     return sendJson(ctx, L, owner, {
       KeyCount: L.result.items.length,
       ContinuationToken: token,
@@ -202,18 +134,13 @@ export async function handleListObjectsV2(ctx: S3Context): Promise<void> {
   sendXml(ctx, doc('ListBucketResult', xml), [['x-amz-bucket-region', ctx.services.config.region]]);
 }
 
-export async function handleListObjects(ctx: S3Context): Promise<void> {
-  if (ctx.query.has('start-after')) {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'start-after', ArgumentValue: ctx.query.get('start-after') }, {
-      message: 'startAfter only supported in REST.GET.BUCKET with list-type=2',
-    });
-  }
-  const marker = ctx.query.get('marker') ?? '';
-  const L = runListing(ctx, marker);
+export async function handleListObjects(ctx: S3Context, p: ListObjectsParams): Promise<void> {
+  const { marker } = p;
+  const L = runListing(ctx, p, marker);
   const owner = ownerOf(ctx, L.bucket);
   // NextMarker only with a delimiter and a truncated page (s3.md §3.7)
   const nextMarker = L.delimiter && L.result.isTruncated ? L.enc(lastItemName(L.result)) : undefined;
-  if (wantsJson(ctx)) return sendJson(ctx, L, owner, { Marker: L.enc(marker), NextMarker: nextMarker });
+  if (p.json) return sendJson(ctx, L, owner, { Marker: L.enc(marker), NextMarker: nextMarker });
   let xml = el('Name', L.bucket.name) + el('Prefix', L.enc(L.prefix)) + el('Marker', L.enc(marker));
   if (nextMarker !== undefined) xml += el('NextMarker', nextMarker);
   xml += el('MaxKeys', L.maxKeys) + xmlItems(L, owner);

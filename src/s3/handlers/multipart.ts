@@ -13,7 +13,8 @@ import { choiceOf, recallCompleted, rememberCompleted } from '../completed-uploa
 import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
 import type { ObjectPart, S3Bucket, S3Object, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
-import { objectAttrsOf, writeCondition } from './object-input.js';
+import { objectAttrsOf } from './object-input.js';
+import { writeCondition } from '../routes/object-writes.js';
 import { checkCompleteKey, completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';

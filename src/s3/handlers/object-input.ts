@@ -6,12 +6,10 @@ import type { S3Context } from '../context.js';
 import { parseCannedAcl, principalId } from '../access.js';
 import { checkSettableAcl, requestedAcl } from '../authz/acl-request.js';
 import { ownerOfNewObject } from '../authz/authorize.js';
-import { normalizeEtag } from '../conditionals.js';
 import { S3Error } from '../errors/errors.js';
 import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { lockOfNewVersion } from '../object-lock.js';
 import { parseTaggingHeader } from '../tagging.js';
-import type { WriteCondition } from '../../store/types.js';
 import { WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
 import type { S3Operation } from '../operations.js';
 
@@ -67,20 +65,6 @@ export function storedHeadersOf(headers: Headers, contentEncoding: string | unde
   }
   if (contentEncoding) out['content-encoding'] = contentEncoding;
   return out;
-}
-
-/** If-None-Match: * and If-Match of a write, checked by the engine in its commit (style.md §7). */
-export function writeCondition(headers: Headers): WriteCondition | undefined {
-  const inm = headers['if-none-match'];
-  const im = headers['if-match'];
-  if (inm === undefined && im === undefined) return undefined;
-  const cond: WriteCondition = {};
-  if (inm !== undefined) {
-    if (inm.trim() !== '*') throw new S3Error('NotImplemented', { Header: 'If-None-Match' });
-    cond.ifNoneMatchStar = true;
-  }
-  if (im !== undefined) cond.ifMatch = normalizeEtag(im);
-  return cond;
 }
 
 /**

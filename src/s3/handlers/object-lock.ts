@@ -18,7 +18,7 @@ import { doc, el } from '../xml.js';
 import { xmlChildren, xmlTextOf } from '../xml-input.js';
 import { readXmlRequest } from '../xml-request.js';
 import type { BucketVersionControl, S3Bucket } from '../object-attrs.js';
-import { requestedVersionId } from './version-id.js';
+import { requestedVersionId } from '../routes/version-id.js';
 
 type LockRule = NonNullable<BucketVersionControl['lockRule']>;
 

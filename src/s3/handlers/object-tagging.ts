@@ -7,7 +7,7 @@ import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { parseTaggingXml, renderTagging } from '../tagging.js';
 import { readableVersion, versionHeader } from './object-version.js';
-import { requestedVersionId } from './version-id.js';
+import { requestedVersionId } from '../routes/version-id.js';
 
 const MAX_TAGGING_XML = 1024 * 1024;
 

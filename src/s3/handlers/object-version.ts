@@ -6,7 +6,7 @@ import type { S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { BucketRecord } from '../../store/types.js';
-import { requestedVersionId } from './version-id.js';
+import { requestedVersionId } from '../routes/version-id.js';
 
 export function addressedVersion(ctx: S3Context, bucket: BucketRecord): { version: S3Object; versionId?: string } {
   const versionId = requestedVersionId(ctx);

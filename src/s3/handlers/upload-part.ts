@@ -5,29 +5,24 @@
 import { receiveBody } from '../body-pipeline.js';
 import { DEFAULT_CHECKSUM, headerNameOf, planChecksums, type ChecksumPlan } from '../checksums.js';
 import { bucketOf, type S3Context } from '../context.js';
-import { copySourceRange, openCopySourceBody, refuseCopyBody, resolveCopySource } from './copy-source.js';
+import { copySourceRange, openCopySourceBody, resolveCopySource } from './copy-source.js';
 import { S3Error } from '../errors/errors.js';
 import type { ChecksumAlgorithm, S3Bucket, S3ObjectAttrs, S3PartAttrs, StoredChecksum } from '../object-attrs.js';
 import { objectSize, sealedEtag, sealedSegmentOf, sealedSink, sealingForPart } from '../sse/sse.js';
-import { parsePartNumber } from '../part-number.js';
 import { openRequestBody, type RequestBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el, etagEl, isoSeconds } from '../xml.js';
 import { uploadOf } from './multipart.js';
 import type { Upload } from '../../store/types.js';
 import { MAX_PUT_BYTES } from './put-object.js';
-
-function partNumberOf(ctx: S3Context): number {
-  return parsePartNumber(ctx.query.get('partNumber') ?? '');
-}
+import type { UploadPartParams } from '../routes/object-writes.js';
 
 /** The checksum a part of this upload gets when the client sends none (s3.md §3.21 [DEV lenient]). */
 function partAlgorithm(upload: Upload<S3ObjectAttrs>): ChecksumAlgorithm {
   return upload.attrs.uploadChecksum?.algorithm ?? DEFAULT_CHECKSUM;
 }
 
-export async function handleUploadPart(ctx: S3Context): Promise<void> {
-  const partNumber = partNumberOf(ctx);
+export async function handleUploadPart(ctx: S3Context, { partNumber }: UploadPartParams): Promise<void> {
   const body = openRequestBody(ctx, MAX_PUT_BYTES);
   const plan = planChecksums(ctx.headers, body.trailer);
   const bucket = bucketOf(ctx);
@@ -83,9 +78,7 @@ export function renderCopyPartResult(lastModified: number, etag: string, checksu
   return doc('CopyPartResult', xml);
 }
 
-export async function handleUploadPartCopy(ctx: S3Context): Promise<void> {
-  refuseCopyBody(ctx);
-  const partNumber = partNumberOf(ctx);
+export async function handleUploadPartCopy(ctx: S3Context, { partNumber }: UploadPartParams): Promise<void> {
   const bucket = bucketOf(ctx);
   const upload = uploadOf(ctx, bucket);
   const source = resolveCopySource(ctx);

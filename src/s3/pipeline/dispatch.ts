@@ -65,8 +65,12 @@ import { handleAbortMultipartUpload, handleCompleteMultipartUpload, handleCreate
 import { handleGetObjectAttributes } from '../handlers/object-attributes.js';
 import { handleDeleteObjectTagging, handleGetObjectTagging, handlePutObjectTagging } from '../handlers/object-tagging.js';
 import { handleUploadPart, handleUploadPartCopy } from '../handlers/upload-part.js';
+import { parseParams, type ParamsOf } from '../routes/routes.js';
 
-const HANDLERS: Record<ImplementedOperation, (ctx: S3Context) => Promise<void>> = {
+/** A handler takes its operation's typed parameters (routes/routes.ts), if it has any yet. */
+type Handler<K extends ImplementedOperation> = (ctx: S3Context, params: ParamsOf<K>) => Promise<void>;
+
+const HANDLERS: { [K in ImplementedOperation]: Handler<K> } = {
   ListBuckets: handleListBuckets,
   CreateBucket: handleCreateBucket,
   DeleteBucket: handleDeleteBucket,
@@ -166,5 +170,11 @@ export function dispatch(ctx: S3Context): Promise<void> {
     if (ctx.verdict === 'object-acl') requireObjectAccessByKey(ctx, bucket!);
     throw new S3Error('NotImplemented', {}, { message: `${op} is not implemented yet.` });
   }
-  return HANDLERS[op](ctx);
+  return run(op, ctx);
+}
+
+/** Parses `op`'s parameters where its handler used to (after authorization), then runs the handler. */
+function run<K extends ImplementedOperation>(op: K, ctx: S3Context): Promise<void> {
+  const handler: Handler<K> = HANDLERS[op];
+  return handler(ctx, parseParams(op, ctx));
 }

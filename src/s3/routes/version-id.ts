@@ -1,8 +1,8 @@
 // The version id of GetObject/HeadObject/DeleteObject: query `versionId` [S3] and header
 // `x-amz-version-id` [SEED] (s3.md §3.0.7).
 
-import type { S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
+import type { RequestInput } from './input.js';
 
 const VERSION_ID = /^[0-9A-Za-z]{32}$/;
 
@@ -12,9 +12,9 @@ export function isVersionId(v: string): boolean {
 }
 
 /** undefined when none was given; 'null' for the null version; throws InvalidArgument when malformed or conflicting. */
-export function requestedVersionId(ctx: S3Context): string | undefined {
-  const fromQuery = ctx.query.get('versionId');
-  const fromHeader = ctx.headers['x-amz-version-id'];
+export function requestedVersionId({ query, headers }: RequestInput): string | undefined {
+  const fromQuery = query.get('versionId');
+  const fromHeader = headers['x-amz-version-id'];
   if (fromQuery !== undefined && fromHeader !== undefined && fromQuery !== fromHeader) {
     throw new S3Error('InvalidArgument', { ArgumentName: 'versionId', ArgumentValue: fromQuery }, {
       message: 'The versionId query parameter and the x-amz-version-id header do not match',
