@@ -36,6 +36,8 @@ export interface S3RequestSummary {
   accessKeyId?: string;
   /** the S3 error code answered, if any */
   errorCode?: string;
+  /** allowed by an ACL grant, not by ownership or a policy (server access logs' ACL Required) */
+  aclRequired?: boolean;
   /** how a signed request was signed, as server access logs name it: SigV2 or SigV4, AuthHeader or QueryString */
   signatureVersion?: 'SigV2' | 'SigV4';
   authType?: 'AuthHeader' | 'QueryString';
@@ -104,7 +106,9 @@ export interface S3Context {
   /** the addressed bucket, read once by dispatch (undefined at service level and for CreateBucket) */
   bucket?: S3Bucket;
   /** authorize()'s answer: 'object-acl' / 'initiator' leave the last step to the handler (requireObjectAccess, requireUploadAccess) */
-  verdict?: 'allow' | 'object-acl' | 'initiator';
+  verdict?: 'allow' | 'acl' | 'object-acl' | 'initiator';
+  /** what the access log and server access log record of this request; authorization adds to it */
+  summary: S3RequestSummary;
 }
 
 /** The addressed bucket's record; NoSuchBucket when it does not exist. */

@@ -84,6 +84,53 @@ describe('server access logging with boto3', () => {
   });
 });
 
+describe('server access logging: ACL required', () => {
+  let server: TuskServer;
+  afterAll(() => server?.dispose());
+
+  // AWS *Amazon S3 server access log format*, ACL Required: `Yes` when an ACL grant was what
+  // allowed the request, `-` when ownership or a bucket policy did (or nothing did)
+  it('says Yes for a request a bucket or object ACL allowed, - for the owner and for one a policy allows', async () => {
+    const other = { displayName: 'other', ...randomCredentials('OTHR') };
+    server = await startTusk({ extraAccounts: [other], extraArgs: ['--server-access-log-interval', '300ms'] });
+    const [src, logs] = [bucketName('aclreq'), bucketName('aclreqlogs')];
+    expect((await s3Request(server, { method: 'PUT', bucket: src, headers: { 'x-amz-acl': 'public-read' } })).status).toBe(200);
+    expect((await s3Request(server, { method: 'PUT', bucket: logs })).status).toBe(200);
+    const deliver = { Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject', Resource: `arn:aws:s3:::${logs}/*` };
+    expect((await putPolicy(server, logs, [deliver])).status).toBe(204);
+    expect((await s3Request(server, { method: 'PUT', bucket: src, key: 'pub', body: 'p', headers: { 'x-amz-acl': 'public-read' } })).status).toBe(200);
+    expect((await s3Request(server, { method: 'PUT', bucket: src, key: 'private', body: 'q' })).status).toBe(200);
+    expect((await putLogging(server, src, `<BucketLoggingStatus><LoggingEnabled><TargetBucket>${logs}</TargetBucket><TargetPrefix>l/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`)).status).toBe(200);
+
+    const wanted = new Map<string, string>();
+    const request = async (name: string, expected: string, opts: Parameters<typeof s3Request>[1], status = 200): Promise<void> => {
+      const res = await s3Request(server, opts);
+      expect(res.status, name).toBe(status);
+      wanted.set(res.headers['x-amz-request-id']!, `${name}: ${expected}`);
+    };
+    const list = { method: 'GET', bucket: src, query: { 'list-type': '2' } } as const;
+    await request('other lists by the bucket ACL', 'Yes', { ...list, credentials: other });
+    await request('anonymous lists by the bucket ACL', 'Yes', { ...list, credentials: null });
+    await request('other reads by the object ACL', 'Yes', { method: 'GET', bucket: src, key: 'pub', credentials: other });
+    await request('the owner lists', '-', list);
+    await request('the owner reads', '-', { method: 'GET', bucket: src, key: 'pub' });
+    await request('other refused', '-', { method: 'GET', bucket: src, key: 'private', credentials: other }, 403);
+    const allowAll = { Effect: 'Allow', Principal: { AWS: '*' }, Action: ['s3:ListBucket', 's3:GetObject'], Resource: [`arn:aws:s3:::${src}`, `arn:aws:s3:::${src}/*`] };
+    expect((await putPolicy(server, src, [allowAll])).status).toBe(204);
+    await request('other lists by the policy', '-', { ...list, credentials: other });
+    await request('other reads by the policy', '-', { method: 'GET', bucket: src, key: 'pub', credentials: other });
+
+    const got = new Map<string, string>();
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && [...wanted.keys()].some((id) => !got.has(id)); await new Promise((r) => setTimeout(r, 200))) {
+      for (const line of await logLines(server, logs, 'l/')) {
+        const m = AWS_LOG_RECORD.exec(line)!;
+        got.set(m[6]!, m[26]!);
+      }
+    }
+    expect([...wanted].map(([id, w]) => `${w.split(':')[0]}: ${got.get(id)}`)).toEqual([...wanted.values()]);
+  });
+});
+
 describe('server access logging across kill -9', () => {
   const dir = makeTempDirFixture();
   afterAll(() => dir.remove());
@@ -138,4 +185,8 @@ describe('server access logging across kill -9', () => {
 
 function putLogging(server: TuskServer, bucket: string, status: string) {
   return s3Request(server, { method: 'PUT', bucket, query: 'logging', body: status, headers: { 'content-md5': createHash('md5').update(status).digest('base64') } });
+}
+
+function putPolicy(server: TuskServer, bucket: string, statements: object[]) {
+  return s3Request(server, { method: 'PUT', bucket, query: 'policy', body: JSON.stringify({ Version: '2012-10-17', Statement: statements }) });
 }

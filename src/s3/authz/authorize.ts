@@ -11,10 +11,17 @@ import type { AclNeed, OperationAccess } from './actions.js';
 import { compiledPolicy, evaluatePolicy, policyMayAllow, type ConditionValues, type PolicyPrincipal } from './policy.js';
 
 /**
+ * `acl`: allowed by a grant of the bucket's ACL and nothing else (the request "required an ACL",
+ * as a server access log record says: AWS *Amazon S3 server access log format*, ACL Required);
  * `object-acl`: allowed only if the object's own ACL grants `need` (the handler holds the object);
  * `initiator`: allowed only to the upload's initiator (the handler holds the upload).
  */
-export type Verdict = 'allow' | 'deny' | 'object-acl' | 'initiator';
+export type Verdict = 'allow' | 'acl' | 'deny' | 'object-acl' | 'initiator';
+
+/** The verdicts that let the request through as it stands. */
+export function allowed(v: Verdict): boolean {
+  return v === 'allow' || v === 'acl';
+}
 
 export interface AuthzRequest {
   principal: Principal;
@@ -118,6 +125,6 @@ export function authorize(r: AuthzRequest): Verdict {
   if (!need || aclsDisabled(bucket)) return 'deny';
   if (need.on === 'object') return 'object-acl';
   return aclAllows(bucketAcl(bucket), p, need.permission, bucket.access?.publicAccessBlock?.ignorePublicAcls ?? false)
-    ? 'allow'
+    ? 'acl'
     : 'deny';
 }

@@ -8,7 +8,7 @@ import type { S3Bucket, S3Object, S3ObjectAttrs } from '../object-attrs.js';
 import { principalId } from '../access.js';
 import type { Upload } from '../../store/types.js';
 import { OPERATION_ACCESS, actionOf, versionAccess, type AclNeed, type OperationAccess } from './actions.js';
-import { authorize, objectAcl, objectAclAllows, objectOwner, type Verdict } from './authorize.js';
+import { allowed, authorize, objectAcl, objectAclAllows, objectOwner, type Verdict } from './authorize.js';
 import type { ConditionValues } from './policy.js';
 
 const SIGV4 = 'AWS4-HMAC-SHA256';
@@ -166,6 +166,7 @@ function objectVerdict(ctx: S3Context, access: OperationAccess, bucket: S3Bucket
 export function authorizeRequest(ctx: S3Context, bucket: S3Bucket | undefined): Exclude<Verdict, 'deny'> {
   const verdict = verdictFor(ctx, requestAccess(ctx), bucket);
   if (verdict === 'deny') throw new S3Error('AccessDenied');
+  ctx.summary.aclRequired = verdict === 'acl';
   return verdict;
 }
 
@@ -177,14 +178,20 @@ export function authorizeRequest(ctx: S3Context, bucket: S3Bucket | undefined): 
 export function canListBucket(ctx: S3Context, bucket: S3Bucket): boolean {
   const values = conditionValues(ctx);
   const key = ctx.resource.key;
-  return verdictFor(ctx, OPERATION_ACCESS.ListObjects, bucket, (k) => (k === 's3:prefix' && key !== undefined ? key : values(k))) === 'allow';
+  return allowed(verdictFor(ctx, OPERATION_ACCESS.ListObjects, bucket, (k) => (k === 's3:prefix' && key !== undefined ? key : values(k))));
 }
 
 /** The object step for operations whose ACL permission is on the object (GetObject, Get/PutObjectAcl). */
 export function requireObjectAccess(ctx: S3Context, bucket: S3Bucket, object: S3Object): void {
   const need = requestAccess(ctx).acl;
   if (ctx.verdict !== 'object-acl' && !ownedElsewhere(bucket, object, need)) return;
-  if (!objectAclAllows(ctx.principal, bucket, objectAcl(bucket, object.attrs), need!)) throw new S3Error('AccessDenied');
+  requireObjectAcl(ctx, bucket, object, need!);
+}
+
+/** The object's own ACL decides: AccessDenied unless it grants `need`; the request then "required an ACL". */
+function requireObjectAcl(ctx: S3Context, bucket: S3Bucket, object: S3Object, need: AclNeed): void {
+  if (!objectAclAllows(ctx.principal, bucket, objectAcl(bucket, object.attrs), need)) throw new S3Error('AccessDenied');
+  ctx.summary.aclRequired = true;
 }
 
 /**
@@ -205,8 +212,9 @@ function ownedElsewhere(bucket: S3Bucket, object: S3Object, need: AclNeed | unde
 export function requireReadable(ctx: S3Context, bucket: S3Bucket, object: S3Object, byVersionId: boolean, values = conditionValues(ctx)): void {
   const access = versionAccess(OPERATION_ACCESS.GetObject, byVersionId);
   const verdict = objectVerdict(ctx, access, bucket, object.key, values);
-  if (verdict === 'allow' && !ownedElsewhere(bucket, object, access.acl)) return;
-  if (verdict === 'deny' || !objectAclAllows(ctx.principal, bucket, objectAcl(bucket, object.attrs), access.acl!)) throw new S3Error('AccessDenied');
+  if (allowed(verdict) && !ownedElsewhere(bucket, object, access.acl)) return;
+  if (verdict === 'deny') throw new S3Error('AccessDenied');
+  requireObjectAcl(ctx, bucket, object, access.acl!);
 }
 
 /**
@@ -217,8 +225,8 @@ export function requireReadable(ctx: S3Context, bucket: S3Bucket, object: S3Obje
  */
 export function requireUploadAccess(ctx: S3Context, bucket: S3Bucket, upload: Upload<S3ObjectAttrs> | undefined): void {
   if (ctx.verdict !== 'initiator') return;
-  const allowed = upload ? upload.attrs.initiator === principalId(ctx.principal) : verdictFor(ctx, OPERATION_ACCESS.ListMultipartUploads, bucket) === 'allow';
-  if (!allowed) throw new S3Error('AccessDenied');
+  const mayAct = upload ? upload.attrs.initiator === principalId(ctx.principal) : allowed(verdictFor(ctx, OPERATION_ACCESS.ListMultipartUploads, bucket));
+  if (!mayAct) throw new S3Error('AccessDenied');
 }
 
 /** The object step by key: a missing object is AccessDenied unless the caller may list (s3.md §2.13). */

@@ -87,6 +87,7 @@ export class ServerAccessLogging implements S3AccessLogging {
       authType: summary.authType,
       hostHeader: h['host'],
       tlsVersion: undefined,
+      aclRequired: summary.aclRequired,
     });
     try {
       this.journal.append({

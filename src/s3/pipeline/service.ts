@@ -99,7 +99,7 @@ async function handleClassified(
       : head.headers;
     const route = classify(head.method, resource, query, headers);
     summary.operation = route.op;
-    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, ...ids, ...(bucket ? { bucket } : {}) };
+    const ctx: S3Context = { services, ex, head, headers, query, resource, route, auth, principal, summary, ...ids, ...(bucket ? { bucket } : {}) };
     await dispatch(ctx);
   } catch (e) {
     if (e instanceof AbortedError || ex.aborted) return;

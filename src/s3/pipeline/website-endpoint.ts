@@ -44,6 +44,7 @@ interface WebsiteRequest {
   ex: Exchange;
   ids: RequestIds;
   bucket: string;
+  summary: S3RequestSummary;
 }
 
 /**
@@ -118,6 +119,7 @@ function readObject(r: WebsiteRequest, key: string, ex: Exchange, headers: Reado
     route: { op: head.method === 'HEAD' ? 'HeadObject' : 'GetObject' },
     auth: { kind: 'anonymous' },
     principal: { kind: 'anonymous' },
+    summary: r.summary,
     ...r.ids,
   };
   return dispatch(ctx);
@@ -166,7 +168,7 @@ async function serve(services: S3Services, domains: readonly string[], ex: Excha
   if (documentKey === key && !exists(key) && exists(`${key}/${index}`)) {
     return sendRedirect(ex, ids, server, folderRedirect(key, origin));
   }
-  const r: WebsiteRequest = { services, ex, ids, bucket: bucketName };
+  const r: WebsiteRequest = { services, ex, ids, bucket: bucketName, summary };
   try {
     await readObject(r, documentKey, websiteExchange(ex, ids, server), head.headers);
   } catch (e) {

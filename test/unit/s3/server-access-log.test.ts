@@ -43,6 +43,12 @@ describe('log record (AWS *Amazon S3 server access log format*)', () => {
     expect(AWS_LOG_RECORD.test(formatLogRecord(full))).toBe(true);
   });
 
+  it('writes Yes in ACL Required, the last field, when an ACL grant allowed the request', () => {
+    expect(formatLogRecord({ ...full, aclRequired: true }).endsWith(' - Yes')).toBe(true);
+    expect(formatLogRecord({ ...full, aclRequired: false }).endsWith(' - -')).toBe(true);
+    expect(AWS_LOG_RECORD.exec(formatLogRecord({ ...full, aclRequired: true }))![26]).toBe('Yes');
+  });
+
   it('writes - for every absent field (anonymous, no key, no error, nothing sent, no TLS)', () => {
     const line = formatLogRecord({
       bucketOwner: 'o', bucket: 'b', time: T, requestId: 'R', operation: 'REST.HEAD.OBJECT', requestUri: 'HEAD /b/k HTTP/1.1',

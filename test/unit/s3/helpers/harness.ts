@@ -114,7 +114,7 @@ export async function openHarness(): Promise<Harness> {
               kind: 'signed', accessKeyId: key.accessKeyId, presigned: false, payload: { kind: 'unsigned' },
               signingKey: Buffer.alloc(32), scope: '', requestTime: '', seedSignature: '', hoistedHeaders: {},
             } as const);
-        const ctx: S3Context = { services, ex, head, headers: head.headers, query, resource, route, auth, principal, ...ids };
+        const ctx: S3Context = { services, ex, head, headers: head.headers, query, resource, route, auth, principal, summary: { requestId: ids.requestId, operation: route.op, startedAt: performance.now() }, ...ids };
         const running = dispatch(ctx);
         if (body.length) res.feed(body);
         await running;
