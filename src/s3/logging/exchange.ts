@@ -1,8 +1,8 @@
 // The exchange a request to a logged bucket answers through: the first call that starts the answer
-// journals the request's record, and a DeleteObjects' per-object records (record.ts
-// batchDeleteRecords), (journal.ts) before passing the answer on, so that no client
-// holds an answer whose record a crash could lose. The record's byte count is the body the answer
-// sends, its total time runs to the moment the answer starts.
+// journals the request's record (journal.ts), with a DeleteObjects' per-object records, before
+// passing the answer on, so that no client holds an answer whose record a crash could lose. The
+// record's byte count is the body the answer sends, its total time runs to the moment the answer
+// starts.
 
 import type { ChunkedWriter, Exchange, ResponseHeaders } from '../../http/exchange.js';
 import type { LogLine } from '../../log/log-line.js';
