@@ -26,6 +26,15 @@ export interface SseSettings {
   kms?: KeyService;
 }
 
+/** One object a DeleteObjects request deleted or put a delete marker on. */
+export interface BatchDeleted {
+  key: string;
+  /** the version removed, or the delete marker made */
+  versionId?: string;
+  /** the removed version's size; absent for a delete marker */
+  size?: number;
+}
+
 export interface S3RequestSummary {
   requestId: string;
   /** the S3 operation, or 'unclassified' when the request failed before classification */
@@ -43,6 +52,8 @@ export interface S3RequestSummary {
   authType?: 'AuthHeader' | 'QueryString';
   /** performance.now() at the request head */
   startedAt: number;
+  /** DeleteObjects: the objects it deleted (server access logs' BATCH.DELETE.OBJECT records) */
+  batchDeleted?: BatchDeleted[];
 }
 
 /** Server access logging (src/s3/logging): the exchange a request to a logged bucket answers through, which journals its record first. */

@@ -43,7 +43,17 @@ describe('server access logging with boto3', () => {
         ['REST.DELETE.OBJECT', 'dir/a%20b%2Bc.txt', '204', '-'],
       ]),
     );
-    const put = out.records.find((r) => r.operation === 'REST.PUT.OBJECT' && r.bucket === src)!;
+    // DeleteObjects: its own record, then one BATCH.DELETE.OBJECT per object deleted (AWS *Logging options for
+    // Amazon S3*), with the request's id; none for the key that was not there nor for the entry in error
+    const post = out.records.find((r) => r.operation === 'REST.POST.MULTI_OBJECT_DELETE')!;
+    expect([post.key, post.status]).toEqual(['-', '200']);
+    expect(post.uri).toMatch(new RegExp(`^POST /${src}\\?delete=? HTTP/1.1$`));
+    const batch = out.records.filter((r) => r.operation === 'BATCH.DELETE.OBJECT');
+    expect(batch.map((r) => [r.key, r.status, r.objectSize, r.requestId, r.uri, r.requester]).sort()).toEqual([
+      ['batch/1', '204', '3', post.requestId, '-', post.requester],
+      ['batch/2%20x', '204', '3', post.requestId, '-', post.requester],
+    ]);
+    const put = out.records.find((r) => r.operation === 'REST.PUT.OBJECT' && r.key === 'dir/a%20b%2Bc.txt')!;
     expect(put).toMatchObject({ objectSize: '5', sigVersion: 'SigV4', authType: 'AuthHeader', ip: '127.0.0.1', host: `127.0.0.1:${server.port}` });
     expect(put.uri).toBe(`PUT /${src}/dir/a%20b%2Bc.txt HTTP/1.1`);
     expect(put.userAgent).toMatch(/Boto3|botocore/);

@@ -53,7 +53,18 @@ function parseDelete(body: Buffer): { quiet: boolean; entries: DeleteEntry[] } {
 }
 
 /** "Checksum required" operations (s3.md §3.0.2): Content-MD5 or an x-amz-checksum-* header must be there. */
-function deleted(entry: DeleteEntry, outcome: DeleteOutcome): DeleteResultEntry {
+function deleted(ctx: S3Context, entry: DeleteEntry, outcome: DeleteOutcome): DeleteResultEntry {
+  // server access logs' BATCH.DELETE.OBJECT records: only what was deleted or marked, not a key that was not
+  // there; the version id as DeleteObject's x-amz-version-id would give it
+  if (outcome.kind === 'marker') (ctx.summary.batchDeleted ??= []).push({ key: entry.key, versionId: outcome.marker.versionId });
+  if (outcome.kind === 'removed') {
+    const { version } = outcome;
+    (ctx.summary.batchDeleted ??= []).push({
+      key: entry.key,
+      ...(entry.versionId !== undefined ? { versionId: version.versionId } : {}),
+      ...(version.deleteMarker ? {} : { size: version.size }),
+    });
+  }
   const out: DeleteResultEntry = { kind: 'deleted', key: entry.key };
   if (entry.versionId !== undefined) out.versionId = entry.versionId;
   if (outcome.kind === 'marker') {
@@ -100,7 +111,7 @@ export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
       }
       try {
         requireKeyDeletable(ctx, bucket, entry.key, entry.versionId, entry.etag);
-        return deleted(entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority, entry.condition));
+        return deleted(ctx, entry, await deleteVersion(ctx, bucket, entry.key, entry.versionId, authority, entry.condition));
       } catch (e) {
         if (e instanceof S3Error) return failed(entry, e);
         if (e instanceof StoreError) return failed(entry, s3ErrorOfStore(e, { style: 'path', bucket: bucket.name, key: entry.key }));

@@ -1,7 +1,8 @@
 // The exchange a request to a logged bucket answers through: the first call that starts the answer
-// journals the request's record (journal.ts) before passing the answer on, so that no client
-// holds an answer whose record a crash could lose. The record's byte count is the body the answer
-// sends, its total time runs to the moment the answer starts.
+// journals the request's record (journal.ts), with a DeleteObjects' per-object records, before
+// passing the answer on, so that no client holds an answer whose record a crash could lose. The
+// record's byte count is the body the answer sends, its total time runs to the moment the answer
+// starts.
 
 import type { ChunkedWriter, Exchange, ResponseHeaders } from '../../http/exchange.js';
 import type { LogLine } from '../../log/log-line.js';
@@ -9,7 +10,7 @@ import type { S3AccessLogging, S3RequestSummary } from '../context.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { Accounts } from '../../identity/accounts.js';
 import { AccessLogJournal } from './journal.js';
-import { formatLogRecord, LOG_OPERATION_NAMES, unclassifiedOperationName } from './record.js';
+import { batchDeleteRecords, formatLogRecord, LOG_OPERATION_NAMES, unclassifiedOperationName, type LogRecordFields } from './record.js';
 import type { S3Operation } from '../operations.js';
 
 /** Presigned URLs carry their signature in the query: a log reader must not be able to replay them. */
@@ -63,7 +64,7 @@ export class ServerAccessLogging implements S3AccessLogging {
     const h = ex.head.headers;
     const query = ex.head.rawQuery.replace(SIGNATURE_PARAM, '$1$2=-');
     const uploadOrPut = ex.head.method === 'PUT' || ex.head.method === 'POST';
-    const line = formatLogRecord({
+    const fields: LogRecordFields = {
       bucketOwner: bucket.owner,
       bucket: bucket.name,
       time: w.time,
@@ -88,17 +89,20 @@ export class ServerAccessLogging implements S3AccessLogging {
       hostHeader: h['host'],
       tlsVersion: undefined,
       aclRequired: summary.aclRequired,
-    });
+    };
+    const lines = [formatLogRecord(fields), ...batchDeleteRecords(fields, summary.batchDeleted ?? [])];
     try {
-      this.journal.append({
-        t: logging.targetBucket,
-        p: logging.targetPrefix,
-        ...(logging.partitioned ? { d: logging.partitioned.dateSource } : {}),
-        s: bucket.name,
-        o: bucket.owner,
-        e: w.time,
-        l: line,
-      });
+      for (const line of lines) {
+        this.journal.append({
+          t: logging.targetBucket,
+          p: logging.targetPrefix,
+          ...(logging.partitioned ? { d: logging.partitioned.dateSource } : {}),
+          s: bucket.name,
+          o: bucket.owner,
+          e: w.time,
+          l: line,
+        });
+      }
     } catch (e) {
       if (this.failures++ % 1000 === 0) {
         this.log(`server access log: a record of ${bucket.name} could not be journaled (${(e as Error).message}); ${this.failures} so far`, 'error');

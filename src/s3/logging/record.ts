@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { S3Operation } from '../operations.js';
+import type { BatchDeleted } from '../context.js';
 
 /** The facts of one request a record is made of. */
 export interface LogRecordFields {
@@ -19,12 +20,12 @@ export interface LogRecordFields {
   operation: string;
   key?: string;
   /** method, raw target and protocol: `GET /bucket/key?x HTTP/1.1` */
-  requestUri: string;
+  requestUri?: string;
   status: number;
   errorCode?: string;
   bytesSent: number;
   objectSize?: number;
-  totalTimeMs: number;
+  totalTimeMs?: number;
   turnAroundTimeMs?: number;
   referer?: string;
   userAgent?: string;
@@ -189,6 +190,33 @@ export const LOG_OPERATION_NAMES: Record<S3Operation, string> = {
   RestoreObject: 'REST.POST.RESTORE',
   SelectObjectContent: 'REST.POST.SELECT',
 };
+
+/**
+ * The records AWS adds to a DeleteObjects request's own: one `BATCH.DELETE.OBJECT` per object
+ * deleted, "each event specifying only a single object key" (AWS *Logging options for Amazon S3*).
+ * The request's who, when and how (requester, IP, request id, signature, host) are the request's;
+ * AWS's format page gives no example of one, but records AWS delivers have no request line, referer,
+ * user agent or times, status 204, nothing sent, and the deleted object's size.
+ */
+export function batchDeleteRecords(request: LogRecordFields, deleted: readonly BatchDeleted[]): string[] {
+  return deleted.map((d) =>
+    formatLogRecord({
+      ...request,
+      operation: 'BATCH.DELETE.OBJECT',
+      key: d.key,
+      requestUri: undefined,
+      status: 204,
+      errorCode: undefined,
+      bytesSent: 0,
+      objectSize: d.size,
+      totalTimeMs: undefined,
+      turnAroundTimeMs: undefined,
+      referer: undefined,
+      userAgent: undefined,
+      versionId: d.versionId,
+    }),
+  );
+}
 
 /** The operation field of a request that failed before it was classified. */
 export function unclassifiedOperationName(method: string): string {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors/errors.js';
 import { logDeliveryAllowed, parseBucketLoggingStatus } from '../../../src/s3/logging/config.js';
-import { encodedKey, formatLogRecord, logObjectKey, logTime, quoted, type LogRecordFields } from '../../../src/s3/logging/record.js';
+import { batchDeleteRecords, encodedKey, formatLogRecord, logObjectKey, logTime, quoted, type LogRecordFields } from '../../../src/s3/logging/record.js';
 import type { S3Bucket } from '../../../src/s3/object-attrs.js';
 import { AWS_LOG_RECORD } from '../../e2e/helpers/access-log-record.js';
 
@@ -79,6 +79,30 @@ describe('log record (AWS *Amazon S3 server access log format*)', () => {
 
   it('times are UTC in brackets', () => {
     expect(logTime(Date.UTC(2026, 10, 29, 23, 59, 59, 999))).toBe('[29/Nov/2026:23:59:59 +0000]');
+  });
+});
+
+describe('DeleteObjects: one BATCH.DELETE.OBJECT record per object deleted', () => {
+  const post: LogRecordFields = {
+    ...full, operation: 'REST.POST.MULTI_OBJECT_DELETE', requestUri: 'POST /amzn-s3-demo-bucket1?delete HTTP/1.1', bytesSent: 250,
+    referer: 'https://example.com/', versionId: 'v-of-post', aclRequired: true,
+  };
+
+  it("keeps the request's requester, time, request id and signature; -, 204 and the object's size for the rest", () => {
+    const [removed, marker] = batchDeleteRecords(post, [{ key: 'photos/a b.jpg', size: 1234 }, { key: 'x', versionId: 'M1' }]);
+    expect(removed).toBe(
+      '79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be amzn-s3-demo-bucket1 [06/Feb/2019:00:00:38 +0000] 192.0.2.3 ' +
+        '79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be 3E57427F3EXAMPLE BATCH.DELETE.OBJECT photos/a%20b.jpg "-" ' +
+        '204 - - 1234 - - "-" "-" - s9lzHYrFp76ZVxRcpX9+5cjAnEH2ROuNkd2BHfIa6UkFVdtjf5mKR3/eTPFvsiP/XV/VLi31234= SigV4 ' +
+        'ECDHE-RSA-AES128-GCM-SHA256 AuthHeader amzn-s3-demo-bucket1.s3.us-west-1.amazonaws.com TLSV1.2 - Yes',
+    );
+    const m = AWS_LOG_RECORD.exec(marker!)!;
+    // operation, key, status, object size (a marker has none), version id
+    expect([m[7], m[8], m[10], m[13], m[18]]).toEqual(['BATCH.DELETE.OBJECT', 'x', '204', '-', 'M1']);
+  });
+
+  it('none when nothing was deleted', () => {
+    expect(batchDeleteRecords(post, [])).toEqual([]);
   });
 });
 
