@@ -58,6 +58,9 @@ export interface LifecycleRule {
   id: string;
   prefix: string;
   expirationDays: number;
+  /** the rule as GetBucketLifecycleConfiguration answered it: written back unchanged, so that what the
+   * editor does not show (transitions, noncurrent versions, filters by tag or size, a disabled status) is kept */
+  raw?: string;
 }
 
 /** Keys and bucket names in a path: every segment percent-encoded, '/' kept (s3.md §1.2). */
@@ -188,6 +191,7 @@ export class S3 {
         id: childText(r, 'ID'),
         prefix: childText(r, 'Prefix'),
         expirationDays: Number(childText(r.getElementsByTagName('Expiration')[0] ?? r, 'Days') || 0),
+        raw: new XMLSerializer().serializeToString(r),
       }));
     } catch (e) {
       if (e instanceof S3Failure && e.code === 'NoSuchLifecycleConfiguration') return [];
@@ -195,7 +199,7 @@ export class S3 {
     }
   }
 
-  /** Rules of one kind only, expiration after N days under a prefix: the console's editor writes no other. */
+  /** The rules read (written back as they were) and the editor's new ones: expiration after N days under a prefix. */
   async putLifecycle(bucket: string, rules: LifecycleRule[]): Promise<void> {
     const path = objectPath(bucket).slice(0, -1);
     if (rules.length === 0) {
@@ -205,7 +209,7 @@ export class S3 {
     const body =
       '<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
       rules
-        .map((r) => `<Rule><ID>${escapeXml(r.id)}</ID><Filter><Prefix>${escapeXml(r.prefix)}</Prefix></Filter><Status>Enabled</Status><Expiration><Days>${r.expirationDays}</Days></Expiration></Rule>`)
+        .map((r) => r.raw ?? `<Rule><ID>${escapeXml(r.id)}</ID><Filter><Prefix>${escapeXml(r.prefix)}</Prefix></Filter><Status>Enabled</Status><Expiration><Days>${r.expirationDays}</Days></Expiration></Rule>`)
         .join('') +
       '</LifecycleConfiguration>';
     await this.requestWithChecksum('PUT', path, { lifecycle: '' }, body);

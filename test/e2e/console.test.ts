@@ -3,7 +3,7 @@
 // playwright-core through the real console against this real server, finding every control by its
 // role and accessible name. The run also takes the README's screenshots (docs/console-*.png).
 
-import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, PutBucketLifecycleConfigurationCommand, GetBucketVersioningCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -264,15 +264,24 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
   });
 
   it('adds a lifecycle rule and a policy, refusing a malformed one before sending it', async () => {
+    // a rule the editor cannot show (noncurrent versions, a tag filter, disabled) must survive its saves
+    const kept = {
+      ID: 'old-versions',
+      Filter: { And: { Prefix: 'tmp/', Tags: [{ Key: 'kind', Value: 'scratch' }] } },
+      Status: 'Disabled' as const,
+      NoncurrentVersionExpiration: { NoncurrentDays: 7 },
+    };
+    await s3Client(ctx.server).send(new PutBucketLifecycleConfigurationCommand({ Bucket: bucket, LifecycleConfiguration: { Rules: [kept] } }));
     await page.goto(`${consoleUrl()}/#/settings?bucket=${bucket}`);
     await page.getByRole('heading', { name: `Settings of ${bucket}` }).waitFor();
+    await page.getByRole('cell', { name: 'old-versions', exact: true }).waitFor();
     await page.getByLabel('Rule name').fill('expire-logs');
     await page.getByLabel('Prefix').fill('logs/');
     await page.getByLabel('Expire after days').fill('30');
     await page.getByRole('button', { name: 'Add lifecycle rule' }).click();
     await page.getByRole('cell', { name: 'expire-logs', exact: true }).waitFor();
     const rules = (await s3Client(ctx.server).send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules;
-    expect(rules).toMatchObject([{ ID: 'expire-logs', Filter: { Prefix: 'logs/' }, Expiration: { Days: 30 }, Status: 'Enabled' }]);
+    expect(rules).toMatchObject([kept, { ID: 'expire-logs', Filter: { Prefix: 'logs/' }, Expiration: { Days: 30 }, Status: 'Enabled' }]);
 
     const policy = page.getByLabel('Policy JSON');
     await policy.fill('{"Statement": [');
