@@ -5,6 +5,7 @@
 // storage the network sells, within the operator's per-pass budget. A blob no version names any
 // more (its objects deleted, or removed by lifecycle) is not extended: it lapses at its end epoch.
 
+import { setImmediate } from 'node:timers/promises';
 import { periodicPass } from '../base/periodic-pass.js';
 import type { WalrusBlobs } from '../base/walrus-blobs.js';
 import type { LogLine } from '../log/log-line.js';
@@ -49,7 +50,7 @@ export function startWalrusRenewal(store: S3Store, options: WalrusRenewalOptions
     if (!network?.epochs || !network.endEpoch || !network.extend) return;
     const stopped = () => periodic.stopped;
     try {
-      await renew(network as Renewable, referencedBlobs(store, stopped), options, stats, log, stopped);
+      await renew(network as Renewable, await referencedBlobs(store, stopped), options, stats, log, stopped);
       stats.passes++;
     } catch (e) {
       log(`walrus renewal pass failed: ${(e as Error).stack ?? e}`, 'error');
@@ -61,8 +62,8 @@ export function startWalrusRenewal(store: S3Store, options: WalrusRenewalOptions
 
 type Renewable = Required<Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'>>;
 
-/** The distinct blob ids the versions of every bucket name, delete markers and local objects aside. */
-export function referencedBlobs(store: S3Store, stopped: () => boolean): Set<string> {
+/** The distinct blob ids the versions of every bucket name, delete markers and local objects aside; a page at a time, letting requests run between pages. */
+export async function referencedBlobs(store: S3Store, stopped: () => boolean): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const bucket of store.listBuckets()) {
     let keyMarker = '';
@@ -77,6 +78,7 @@ export function referencedBlobs(store: S3Store, stopped: () => boolean): Set<str
       if (!page.isTruncated) break;
       keyMarker = page.nextKeyMarker ?? '';
       versionIdMarker = page.nextVersionIdMarker ?? '';
+      await setImmediate();
     }
   }
   return ids;
