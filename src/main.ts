@@ -25,6 +25,7 @@ import { createLogger, lineLogger, type Logger } from './log/logger.js';
 import { Metrics, type PublisherStats } from './ops/metrics.js';
 import { opsRoutes } from './ops/routes.js';
 import { startLifecycleWorker } from './s3/lifecycle/worker.js';
+import { startWalrusRenewal, type WalrusRenewalStats } from './s3/walrus-renewal.js';
 import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from './s3/object-attrs.js';
 import { isVirtualHostStyle, normalizeDomains } from './s3/router.js';
 import { s3Refusal, s3RequestHandler, s3Services, s3Unavailable } from './s3/pipeline/service.js';
@@ -35,7 +36,7 @@ import { keyServiceOptions } from './s3/sse/kms.js';
 import type { SegmentStore } from './store/segment-store.js';
 import type { StoreRecovery } from './store/store-stats.js';
 import { rs2SelfTest } from './publisher/rs2/rs2-native.js';
-import { startPublisherFace } from './publisher/index.js';
+import { DEFAULT_RECLAIM_INTERVAL_MS, startPublisherFace } from './publisher/index.js';
 import { openStore } from './store/index.js';
 import { Notifier, type TargetStatus } from './notify/notifier.js';
 import { LogDelivery } from './s3/logging/delivery.js';
@@ -91,8 +92,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   let fronts: FrontThreads | undefined;
   let publisherStats: (() => Promise<PublisherStats | undefined>) | undefined;
   let notifyStatus: (() => TargetStatus[]) | undefined;
+  let renewalStats: WalrusRenewalStats | undefined;
   const metrics = config.ops.metrics
-    ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.(), notify: () => notifyStatus?.() ?? [] })
+    ? new Metrics({ health, store: () => store?.stats(), publisher: async () => publisherStats?.(), notify: () => notifyStatus?.() ?? [], walrusRenewal: () => renewalStats })
     : undefined;
   // The listener comes up first so that probes see the start-up (not ready during recovery);
   // S3 requests before the engine is open answer 503.
@@ -188,6 +190,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
   const lifecycle = startLifecycleWorker(opened, config.lifecycle, log, () => services.walrus);
+  const renewal = startWalrusRenewal(opened, config.walrusRenewal, log, () => services.walrus);
+  renewalStats = renewal.stats;
   // delivers the notices recovery left in the store as well as new ones
   const notifier = await Notifier.start(opened, config.notify, config.region, log);
   services.notifier = notifier;
@@ -217,6 +221,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     await consoleServer?.server.close(0);
     await server.close(0);
     await lifecycle.stop();
+    await renewal.stop();
     await notifier.close();
     await stopLogDelivery();
     await opened.close();
@@ -241,6 +246,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         nShards: p.nShards,
         nodeUrls: p.nodeUrls,
         epochLengthMs: p.epochLengthMs,
+        maxEpochsAhead: p.maxEpochsAhead,
+        // expired blobs are reclaimed within an epoch (or a minute), so a lapsed blob is gone soon after its end
+        reclaimIntervalMs: Math.min(DEFAULT_RECLAIM_INTERVAL_MS, p.epochLengthMs),
         maxBodyBytes: p.maxBodyBytes,
         jwt: p.jwt,
         durability: config.durability,
@@ -352,6 +360,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       const publisherClosed = publisher?.close(graceMs, listenersClosed);
       await listenersClosed;
       await lifecycle.stop();
+      await renewal.stop();
       await notifier.close();
       // after the front ends closed: their journals are ready by now
       await stopLogDelivery();

@@ -37,6 +37,22 @@ export interface WalrusBlobs extends WalrusBlobReads {
    * absent where the network's Blob objects cannot be listed from here.
    */
   ownedPatches?(): AsyncIterable<WalrusStoredPatch>;
+  /**
+   * The network's epochs: the current one and the longest storage it sells (the renewal worker,
+   * s3/walrus-renewal.ts); absent, with `endEpoch` and `extend`, where blobs cannot be extended from here.
+   */
+  epochs?(): { current: number; maxAhead: number };
+  /** When a blob's storage ends (the longest-lived Blob object of that id the wallet owns), and what one more epoch of it costs (FROST); undefined when the wallet owns none live. */
+  endEpoch?(blobId: string): WalrusBlobTerm | undefined;
+  /** Extends the blob's storage (that Blob object) by `epochs` epochs, paying for them. */
+  extend?(blobId: string, epochs: number): Promise<WalrusBlobTerm & { cost: bigint }>;
+}
+
+export interface WalrusBlobTerm {
+  /** the first epoch the blob is no longer stored */
+  endEpoch: number;
+  /** FROST */
+  costPerEpoch: bigint;
 }
 
 export interface WalrusStoredPatch extends WalrusPatchRef {

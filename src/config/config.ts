@@ -33,6 +33,8 @@ export interface Config {
   console: ConsoleConfig;
   website: WebsiteConfig;
   lifecycle: LifecycleConfig;
+  /** the renewal worker of storage class WALRUS's blobs (src/s3/walrus-renewal.ts) */
+  walrusRenewal: WalrusRenewalConfig;
   /** server access logs into buckets (PutBucketLogging): a journal file is delivered this long after its first record */
   serverAccessLogIntervalMs: number;
   /** bucket notification targets (src/notify) */
@@ -74,6 +76,14 @@ export interface LifecycleConfig {
   dayMs: number;
 }
 
+export interface WalrusRenewalConfig {
+  intervalMs: number;
+  /** a blob ending within this many epochs is extended */
+  aheadEpochs: number;
+  /** the most one pass may spend (FROST); undefined: no limit */
+  maxFrostPerPass?: bigint;
+}
+
 export interface OpsConfig {
   logLevel: LogLevel;
   /** one info line per request; off keeps the other lines at their levels */
@@ -108,6 +118,8 @@ export interface PublisherConfig {
   /** remote storage nodes; empty = 10 nodes inside the process */
   nodeUrls: string[];
   epochLengthMs: number;
+  /** the embedded ledger's longest storage, in epochs */
+  maxEpochsAhead: number;
   maxBodyBytes: number;
   /** JWT-authorized stores, as the Walrus publisher's --jwt-decode-secret (walrus.md §10.5) */
   jwt?: { secret: string; algorithm?: 'HS256' | 'HS384' | 'HS512'; expiringSec: number; verifyUpload: boolean };
@@ -151,6 +163,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       readCache: v['read-cache'],
     },
     lifecycle: { intervalMs: v['lifecycle-interval'], dayMs: v['lifecycle-day'] },
+    walrusRenewal: { intervalMs: v['walrus-renew-interval'], aheadEpochs: v['walrus-renew-ahead'], maxFrostPerPass: v['walrus-renew-max-wal'] },
     serverAccessLogIntervalMs: v['server-access-log-interval'],
     publisher: {
       listen: v['publisher-listen'],
@@ -159,6 +172,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       nShards: v['n-shards'],
       nodeUrls: v['storage-nodes'],
       epochLengthMs: v['epoch-length'],
+      maxEpochsAhead: v['max-epochs-ahead'],
       maxBodyBytes: v['max-blob-size'],
       jwt: parseJwt(v['jwt-decode-secret'], v['jwt-algorithm'], v['jwt-expiring-sec'], v['jwt-verify-upload']),
     },

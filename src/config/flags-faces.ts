@@ -3,7 +3,7 @@
 // network and its wallet, the JWT ones) are checked together by loadConfig.
 
 import { flag, optionalText, text, type FlagSection } from './flag.js';
-import { list, parseBool, parseDuration, parseOptionalListen, parseOrigins, parseShards, parseSize, parseSubWallets } from './values.js';
+import { list, parseBool, parseDuration, parseOptionalListen, parseOrigins, parsePositive, parseShards, parseSize, parseSubWallets } from './values.js';
 
 export const PUBLISHER = {
   title: 'Publisher (Walrus-compatible blob store and aggregator):',
@@ -73,8 +73,46 @@ export const EMBEDDED_NETWORK = {
       help: 'ledger epoch length, e.g. 1d, 2h, 90s',
       doc: 'ledger epoch length (`90s`, `2h`, `1d`)',
     }),
+    'max-epochs-ahead': flag({
+      arg: 'N', default: '53', parse: (v) => parseMaxEpochsAhead(v),
+      help: 'the longest storage the ledger sells, in epochs (blobs are bought for this long); debug only, e.g. 3',
+      doc: 'the longest storage the embedded ledger sells, in epochs (1-1000, as Walrus mainnet: 53); blobs are bought for this long. Debug only: with `--epoch-length 2s --max-epochs-ahead 3` storage lapses, and is renewed, in seconds',
+    }),
   },
 } satisfies FlagSection;
+
+export const WALRUS_RENEWAL = {
+  title: 'Renewal of storage class WALRUS (S3 objects on Walrus):',
+  flags: {
+    'walrus-renew-interval': flag({
+      arg: 'D', default: '10m', parse: (v) => parseDuration(v, 'walrus-renew-interval'),
+      help: "time between two passes of the renewal worker over WALRUS objects' blobs",
+      doc: "time between two passes of the renewal worker, which extends the blobs WALRUS objects still use before their end epoch (see *S3 objects on Walrus*)",
+    }),
+    'walrus-renew-ahead': flag({
+      arg: 'N', default: '2', parse: (v) => parsePositive(v, 'walrus-renew-ahead'),
+      help: 'extend a blob once it ends within N epochs, back to the longest storage the network sells',
+      doc: 'a blob ending within `N` epochs is extended back to the longest storage the network sells (`max_epochs_ahead`)',
+    }),
+    'walrus-renew-max-wal': flag({
+      arg: 'FROST', default: 'off', parse: (v) => (v === 'off' ? undefined : parseFrost(v)),
+      help: 'the most one renewal pass may spend, in FROST (1 WAL = 10^9 FROST); extensions beyond it are skipped and logged',
+      doc: 'the most one renewal pass may spend, in FROST (1 WAL = 10⁹ FROST); an extension that would go beyond it is skipped, logged (warn) and counted; `off`: no limit',
+    }),
+  },
+} satisfies FlagSection;
+
+function parseMaxEpochsAhead(value: string): number {
+  const n = parsePositive(value, 'max-epochs-ahead');
+  // the contract's cap (MAX_MAX_EPOCHS_AHEAD, walrus.md §9.3)
+  if (n > 1000) throw new Error(`max-epochs-ahead: at most 1000, got '${value}'`);
+  return n;
+}
+
+function parseFrost(value: string): bigint {
+  if (!/^\d+$/.test(value)) throw new Error(`walrus-renew-max-wal: expected a whole number of FROST or off, got '${value}'`);
+  return BigInt(value);
+}
 
 export const CONSOLE = {
   title: 'Console (a web console, an S3 client in the browser):',

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseHttpEngineMode } from '../http/engine.js';
 import { parseLogLevel } from '../log/logger.js';
 import { flag, optionalText, text, type FlagSection } from './flag.js';
-import { PUBLISHER, EMBEDDED_NETWORK, CONSOLE, WEBSITE } from './flags-faces.js';
+import { PUBLISHER, EMBEDDED_NETWORK, WALRUS_RENEWAL, CONSOLE, WEBSITE } from './flags-faces.js';
 import { NOTIFY } from './flags-notify.js';
 import { list, parseBool, parseDurability, parseDuration, parseDurationOrZero, parseHostPort, parseOnOff, parseOptionalDuration, parsePositive, parseRatio, parseSize, parseSizeOrZero } from './values.js';
 
@@ -165,7 +165,7 @@ export const CONFIG_FILE = {
 } satisfies FlagSection;
 
 /** --help's and the README's order. */
-export const SERVE_SECTIONS = [SERVER, STORAGE, NOTIFY, OPERATIONS, PUBLISHER, EMBEDDED_NETWORK, CONSOLE, WEBSITE, TLS, KEYS, CONFIG_FILE] as const;
+export const SERVE_SECTIONS = [SERVER, STORAGE, NOTIFY, OPERATIONS, PUBLISHER, EMBEDDED_NETWORK, WALRUS_RENEWAL, CONSOLE, WEBSITE, TLS, KEYS, CONFIG_FILE] as const;
 
 /** Every `tusk serve` setting; also parsed in this order. */
 export const SERVE_FLAGS = {
@@ -174,6 +174,7 @@ export const SERVE_FLAGS = {
   ...STORAGE.flags,
   ...PUBLISHER.flags,
   ...EMBEDDED_NETWORK.flags,
+  ...WALRUS_RENEWAL.flags,
   ...CONSOLE.flags,
   ...WEBSITE.flags,
   ...NOTIFY.flags,

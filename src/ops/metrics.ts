@@ -8,6 +8,7 @@ import type { StoreStats } from '../store/store-stats.js';
 import type { Health } from './health.js';
 import { RequestMetrics } from './request-metrics.js';
 import type { TargetStatus } from '../notify/notifier.js';
+import type { WalrusRenewalStats } from '../s3/walrus-renewal.js';
 
 export type PublisherStats = PublisherFaceStats;
 
@@ -18,6 +19,8 @@ export interface MetricSources {
   publisher?(): Promise<PublisherStats | undefined>;
   /** bucket notification targets (src/notify/notifier.ts) */
   notify?(): TargetStatus[];
+  /** the renewal worker of storage class WALRUS (src/s3/walrus-renewal.ts) */
+  walrusRenewal?(): WalrusRenewalStats | undefined;
 }
 
 export class Metrics {
@@ -44,6 +47,7 @@ export class Metrics {
     registerHealthMetrics(registers, sources.health);
     if (sources.publisher) registerPublisherMetrics(registers, sources.publisher);
     if (sources.notify) registerNotifyMetrics(registers, sources.notify);
+    if (sources.walrusRenewal) registerRenewalMetrics(registers, sources.walrusRenewal);
   }
 
   exposition(): Promise<string> {
@@ -165,6 +169,18 @@ function registerPublisherMetrics(registers: Registry[], read: () => Promise<Pub
       for (const [node, up] of Object.entries(s.nodesUp)) this.set({ node }, up);
     },
   });
+}
+
+function registerRenewalMetrics(registers: Registry[], stats: () => WalrusRenewalStats | undefined): void {
+  totalCounter(registers, 'tusk_walrus_renewal_passes_total', 'Passes of the renewal worker over the blobs of storage class WALRUS', () => stats()?.passes);
+  totalCounter(registers, 'tusk_walrus_renewal_extensions_total', 'Blobs of WALRUS objects extended before their end epoch', () => stats()?.extended);
+  totalCounter(registers, 'tusk_walrus_renewal_epochs_total', 'Epochs of storage those extensions bought', () => stats()?.epochsBought);
+  totalCounter(registers, 'tusk_walrus_renewal_frost_total', 'FROST those extensions paid', () => {
+    const s = stats();
+    return s && Number(s.frostSpent);
+  });
+  totalCounter(registers, 'tusk_walrus_renewal_skipped_budget_total', 'Extensions skipped because the pass would exceed --walrus-renew-max-wal', () => stats()?.skippedBudget);
+  totalCounter(registers, 'tusk_walrus_renewal_failed_total', 'Extensions that failed (tried again at the next pass)', () => stats()?.failed);
 }
 
 /** One series per notification target, labelled by its ARN. */

@@ -45,6 +45,8 @@ export interface PublisherFaceConfig {
   nodeUrls?: string[];
   nodeCount?: number;
   epochLengthMs?: number;
+  /** the embedded ledger's longest storage, in epochs (default: the ledger's) */
+  maxEpochsAhead?: number;
   maxBodyBytes?: number;
   durability: 'strict' | 'relaxed';
   /** the embedded nodes' disk reserve (default: the engine's) */
@@ -184,7 +186,7 @@ async function startLocal(dataDir: string, subWallets: number): Promise<LocalWal
 
 async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<BlobBackend> {
   if (config.network?.kind === 'walrus') return (await loadWalrusBackend()).openWalrusBackend({ config: config.network, log });
-  const ledger = await openLedger({ path: path.join(config.dataDir, LEDGER_DIR), epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS });
+  const ledger = await openLedger({ path: path.join(config.dataDir, LEDGER_DIR), epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS, maxEpochsAhead: config.maxEpochsAhead });
   try {
     const network = config.nodeUrls?.length
       ? await StorageNetwork.connect(config.nodeUrls.map((url) => new RemoteNodeClient(url)))

@@ -25,6 +25,16 @@ describe('configuration: flags over TUSK_* environment over defaults', () => {
     expect(() => loadConfig(['--wallet', '/w'], {})).toThrow(/need --network/);
   });
 
+  it('renews WALRUS blobs every 10 min, 2 epochs ahead, with no budget unless set; max-epochs-ahead within 1-1000', () => {
+    expect(loadConfig([], {}).walrusRenewal).toEqual({ intervalMs: 600_000, aheadEpochs: 2, maxFrostPerPass: undefined });
+    expect(loadConfig(['--walrus-renew-max-wal', '5000000000', '--walrus-renew-ahead', '1', '--walrus-renew-interval', '30s'], {}).walrusRenewal).toEqual({ intervalMs: 30_000, aheadEpochs: 1, maxFrostPerPass: 5_000_000_000n });
+    expect(() => loadConfig(['--walrus-renew-max-wal', '1.5'], {})).toThrow(/walrus-renew-max-wal/);
+    expect(() => loadConfig(['--walrus-renew-ahead', '0'], {})).toThrow(/walrus-renew-ahead/);
+    expect(loadConfig([], {}).publisher.maxEpochsAhead).toBe(53);
+    expect(loadConfig(['--max-epochs-ahead', '1000'], {}).publisher.maxEpochsAhead).toBe(1000);
+    expect(() => loadConfig(['--max-epochs-ahead', '1001'], {})).toThrow(/max-epochs-ahead/);
+  });
+
   it('runs Walrus stores on 8 sub-wallets unless --sub-wallets or TUSK_SUB_WALLETS says how many (1-64)', () => {
     expect(loadConfig(['--network', 'testnet'], {}).publisher.network).toMatchObject({ subWallets: 8 });
     expect(loadConfig(['--network', 'testnet'], { TUSK_SUB_WALLETS: '3' }).publisher.network).toMatchObject({ subWallets: 3 });

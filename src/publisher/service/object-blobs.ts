@@ -7,7 +7,7 @@ import { WalrusBlobGone, WalrusBlobUnavailable, type WalrusBlobReads, type Walru
 import type { Ledger } from '../ledger/ledger.js';
 import { encodeQuiltPatchId } from '../quilt/patch-id.js';
 import { QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltPatch } from '../quilt/quilt-format.js';
-import { maxBlobSize } from '../ledger/index.js';
+import { maxBlobSize, registrationCost, type BlobObject } from '../ledger/index.js';
 import { openBlob } from './aggregator.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
 import { PublisherError } from './errors.js';
@@ -18,8 +18,8 @@ import { storeBlob, type StoreResult } from './store-blob.js';
 
 /**
  * Blobs of at most `maxBodyBytes` (the publisher's --max-blob-size, within what the shards can
- * encode), permanent and bought for the longest the network sells: nothing renews them yet, and an
- * S3 object stays until deleted (README "S3 objects on Walrus").
+ * encode), permanent and bought for the longest the network sells; on the embedded ledger the
+ * renewal worker (s3/walrus-renewal.ts) extends those S3 objects still use (README "S3 objects on Walrus").
  */
 export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): WalrusBlobs {
   const query = { epochs: ctx.backend.maxEpochsAhead, deletable: false, force: false, share: false, reuseResources: false };
@@ -38,7 +38,34 @@ export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): Walrus
       return blobIdOf(await storeBlob(ctx, data, query));
     },
     storePatch: (identifier, contents, tags) => quilts.add({ identifier, contents, tags }),
-    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!) } : {}),
+    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!), ...renewal(ctx.backend.ledger) } : {}),
+  };
+}
+
+/** Extending blobs on the embedded ledger: the longest-lived certified permanent Blob object of a blob id the publisher owns. */
+function renewal(ledger: Ledger): Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'> {
+  const owned = (blobId: string): BlobObject | undefined => {
+    let best: BlobObject | undefined;
+    for (const view of ledger.blobsById(blobId)) {
+      const o = view.object;
+      if (view.state === 'certified' && !o.deletable && o.owner === ledger.publisherAddress && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
+    }
+    return best;
+  };
+  // an extension pays the storage price only (planExtendBlob)
+  const costPerEpoch = (o: BlobObject): bigint => registrationCost(o.storage.storageSize, 1, { ...ledger.prices(), writePricePerUnit: 0n });
+  return {
+    epochs: () => ({ current: ledger.currentEpoch(), maxAhead: ledger.maxEpochsAhead }),
+    endEpoch(blobId) {
+      const o = owned(blobId);
+      return o && { endEpoch: o.storage.endEpoch, costPerEpoch: costPerEpoch(o) };
+    },
+    async extend(blobId, epochs) {
+      const o = owned(blobId);
+      if (!o) throw new WalrusBlobGone(blobId);
+      const out = await ledger.extendBlob(o.id, epochs);
+      return { endEpoch: out.blobObject.storage.endEpoch, costPerEpoch: costPerEpoch(o), cost: out.cost };
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import { removalGuard } from '../object-lock.js';
 import { noticeField, noticeOf } from '../notification.js';
 import type { Notice } from '../../store/types.js';
 import type { WalrusBlobs } from '../../base/walrus-blobs.js';
+import { periodicPass } from '../../base/periodic-pass.js';
 import { expiresAt, lifecycleRulesOf, ruleMatches, type LifecycleRule } from './rules.js';
 import { currentDue, noncurrentDue, transitionVersion } from './transition.js';
 
@@ -61,12 +62,10 @@ export function startLifecycleWorker(
   walrus: () => WalrusBlobs | undefined = () => undefined,
 ): LifecycleWorker {
   const stats: LifecycleStats = { passes: 0, expired: 0, noncurrentRemoved: 0, markersRemoved: 0, uploadsAborted: 0, lockedSkipped: 0, transitioned: 0, transitionsFailed: 0 };
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const pass = async (now: number): Promise<void> => {
+  const pass = async (now = Date.now()): Promise<void> => {
     try {
       for (const bucket of store.listBuckets()) {
-        if (stopped) break;
+        if (periodic.stopped) break;
         const rules = lifecycleRulesOf(bucket)?.filter((r) => r.enabled);
         if (rules?.length) await applyRules({ store, walrus, log, now, dayMs: options.dayMs, stats }, bucket, rules);
       }
@@ -75,24 +74,8 @@ export function startLifecycleWorker(
       log(`lifecycle pass failed: ${(e as Error).stack ?? e}`, 'error');
     }
   };
-  // one pass at a time; cleared in a later microtask, so a pass that finishes synchronously cannot stick
-  const runOnce = (now = Date.now()): Promise<void> => {
-    running ??= pass(now).finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(() => void runOnce(), options.intervalMs);
-  timer.unref();
-  return {
-    stats,
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  const periodic = periodicPass(pass, options.intervalMs);
+  return { stats, runOnce: periodic.runOnce, stop: periodic.stop };
 }
 
 /** The notice of a lifecycle removal (s3:LifecycleExpiration:*; AWS names S3 itself as the requester). */
