@@ -9,6 +9,7 @@ import { send, sendXml } from '../respond.js';
 import { doc, el, escapeXml, isoSeconds, ownerXml } from '../xml.js';
 import { readSmallBody } from '../request-body.js';
 import { checkMfa } from '../mfa-delete.js';
+import type { MfaParams } from '../routes/deletes.js';
 import type { S3Bucket } from '../object-attrs.js';
 
 function callerKey(ctx: S3Context) {
@@ -112,10 +113,10 @@ export async function handleCreateBucket(ctx: S3Context): Promise<void> {
   send(ctx, 200, [['Location', `/${name}`]]);
 }
 
-export async function handleDeleteBucket(ctx: S3Context): Promise<void> {
+export async function handleDeleteBucket(ctx: S3Context, params: MfaParams): Promise<void> {
   const bucket = bucketOf(ctx);
   // an x-amz-mfa header is validated but never required here (s3.md §2.14)
-  checkMfa(ctx, bucket, false);
+  checkMfa(ctx, bucket, params.mfa, false);
   const result = await ctx.services.store.deleteBucket(bucket.name);
   if (result === 'not-empty') throw new S3Error('BucketNotEmpty', { BucketName: bucket.name });
   if (result === 'missing') throw new S3Error('NoSuchBucket', { BucketName: bucket.name });

@@ -17,6 +17,14 @@ import {
   type ListObjectVersionsParams,
 } from './listings.js';
 import { parseGetObject, type GetObjectParams } from './object-reads.js';
+import {
+  parseDeleteObject,
+  parseDeleteObjects,
+  parseMfa,
+  type DeleteObjectParams,
+  type DeleteObjectsParams,
+  type MfaParams,
+} from './deletes.js';
 import { parseCopyObject, parseUploadPart, parseUploadPartCopy, type CopyObjectParams, type UploadPartParams } from './object-writes.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
@@ -30,6 +38,10 @@ export interface OperationParams {
   CopyObject: CopyObjectParams;
   UploadPart: UploadPartParams;
   UploadPartCopy: UploadPartParams;
+  DeleteObject: DeleteObjectParams;
+  DeleteObjects: DeleteObjectsParams;
+  DeleteBucket: MfaParams;
+  PutBucketVersioning: MfaParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -50,6 +62,10 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   CopyObject: parseCopyObject,
   UploadPart: parseUploadPart,
   UploadPartCopy: parseUploadPartCopy,
+  DeleteObject: parseDeleteObject,
+  DeleteObjects: parseDeleteObjects,
+  DeleteBucket: parseMfa,
+  PutBucketVersioning: parseMfa,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {
