@@ -25,6 +25,12 @@ import {
   type DeleteObjectsParams,
   type MfaParams,
 } from './deletes.js';
+import {
+  parseGetObjectAttributes,
+  parseVersioned,
+  type GetObjectAttributesParams,
+  type VersionedParams,
+} from './object-subresources.js';
 import { parseCopyObject, parseUploadPart, parseUploadPartCopy, type CopyObjectParams, type UploadPartParams } from './object-writes.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
@@ -42,6 +48,11 @@ export interface OperationParams {
   DeleteObjects: DeleteObjectsParams;
   DeleteBucket: MfaParams;
   PutBucketVersioning: MfaParams;
+  GetObjectTagging: VersionedParams;
+  DeleteObjectTagging: VersionedParams;
+  GetObjectAcl: VersionedParams;
+  PutObjectAcl: VersionedParams;
+  GetObjectAttributes: GetObjectAttributesParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -66,6 +77,11 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   DeleteObjects: parseDeleteObjects,
   DeleteBucket: parseMfa,
   PutBucketVersioning: parseMfa,
+  GetObjectTagging: parseVersioned,
+  DeleteObjectTagging: parseVersioned,
+  GetObjectAcl: parseVersioned,
+  PutObjectAcl: parseVersioned,
+  GetObjectAttributes: parseGetObjectAttributes,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {
