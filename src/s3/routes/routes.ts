@@ -31,6 +31,12 @@ import {
   type GetObjectAttributesParams,
   type VersionedParams,
 } from './object-subresources.js';
+import {
+  parseCompleteMultipartUpload,
+  parseUploadId,
+  type CompleteMultipartUploadParams,
+  type UploadIdParams,
+} from './uploads.js';
 import { parseCopyObject, parseUploadPart, parseUploadPartCopy, type CopyObjectParams, type UploadPartParams } from './object-writes.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
@@ -53,6 +59,9 @@ export interface OperationParams {
   GetObjectAcl: VersionedParams;
   PutObjectAcl: VersionedParams;
   GetObjectAttributes: GetObjectAttributesParams;
+  AbortMultipartUpload: UploadIdParams;
+  ListParts: UploadIdParams;
+  CompleteMultipartUpload: CompleteMultipartUploadParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -82,6 +91,9 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   GetObjectAcl: parseVersioned,
   PutObjectAcl: parseVersioned,
   GetObjectAttributes: parseGetObjectAttributes,
+  AbortMultipartUpload: parseUploadId,
+  ListParts: parseUploadId,
+  CompleteMultipartUpload: parseCompleteMultipartUpload,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {
