@@ -37,6 +37,7 @@ import {
   type CompleteMultipartUploadParams,
   type UploadIdParams,
 } from './uploads.js';
+import { parseListBuckets, type ListBucketsParams } from './list-buckets.js';
 import { parseCopyObject, parseUploadPart, parseUploadPartCopy, type CopyObjectParams, type UploadPartParams } from './object-writes.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
@@ -62,6 +63,7 @@ export interface OperationParams {
   AbortMultipartUpload: UploadIdParams;
   ListParts: UploadIdParams;
   CompleteMultipartUpload: CompleteMultipartUploadParams;
+  ListBuckets: ListBucketsParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -94,6 +96,7 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   AbortMultipartUpload: parseUploadId,
   ListParts: parseUploadId,
   CompleteMultipartUpload: parseCompleteMultipartUpload,
+  ListBuckets: parseListBuckets,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {
