@@ -20,12 +20,11 @@ export function mfaMissing(): S3Error {
 }
 
 /**
- * Checks `x-amz-mfa` for a request on `bucket`: required → must be present and valid; optional →
+ * Checks `x-amz-mfa` (`header`, routes/deletes.ts) for a request on `bucket`: required → must be present and valid; optional →
  * validated if present and the owner has a device, ignored otherwise. A valid code is used up.
  * Returns whether a valid code was presented.
  */
-export function checkMfa(ctx: S3Context, bucket: S3Bucket, required: boolean): boolean {
-  const header = ctx.headers[MFA_HEADER];
+export function checkMfa(ctx: S3Context, bucket: S3Bucket, header: string | undefined, required: boolean): boolean {
   const devices = ctx.services.mfa;
   if (header === undefined) {
     if (required) throw mfaMissing();

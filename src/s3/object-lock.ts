@@ -120,8 +120,15 @@ export function lockedError(): S3Error {
  * `x-amz-bypass-governance-retention: true` from someone allowed to bypass: AWS needs the
  * s3:BypassGovernanceRetention permission, which here only the bucket owner has.
  */
-export function governanceBypass(headers: Readonly<Record<string, string>>, principal: Principal, bucket: S3Bucket): boolean {
-  return (headers[BYPASS_GOVERNANCE_HEADER] ?? '').trim().toLowerCase() === 'true' && isBucketOwner(principal, bucket);
+/** `x-amz-bypass-governance-retention`: undefined when absent, otherwise whether it says true. */
+export function bypassRequested(headers: Readonly<Record<string, string>>): boolean | undefined {
+  const raw = headers[BYPASS_GOVERNANCE_HEADER];
+  return raw === undefined ? undefined : raw.trim().toLowerCase() === 'true';
+}
+
+/** The bypass asked for (bypassRequested) holds only for the bucket owner. */
+export function governanceBypass(requested: boolean | undefined, principal: Principal, bucket: S3Bucket): boolean {
+  return requested === true && isBucketOwner(principal, bucket);
 }
 
 /**

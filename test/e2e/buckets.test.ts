@@ -213,8 +213,9 @@ describe('ListBuckets', () => {
     expect(xmlAll(raw.text(), 'Name')).toEqual(names);
   });
 
-  it('refuses anonymous callers', async () => {
+  it('refuses anonymous callers, before a bad max-buckets', async () => {
     expectS3Error(await s3Request(ctx.server, { method: 'GET', credentials: null }), 403, 'AccessDenied');
+    expectS3Error(await s3Request(ctx.server, { method: 'GET', query: { 'max-buckets': '0' }, credentials: null }), 403, 'AccessDenied');
   });
 
   it('pages with max-buckets and continuation-token, filters by prefix and bucket-region, and refuses a value that is no region', async () => {

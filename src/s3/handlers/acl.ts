@@ -11,7 +11,7 @@ import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import { readSmallBody } from '../request-body.js';
 import { send, sendXml } from '../respond.js';
-import { requestedVersionId } from '../routes/version-id.js';
+import type { VersionedParams } from '../routes/object-subresources.js';
 
 const MAX_ACL_BODY = 64 * 1024;
 
@@ -42,8 +42,7 @@ export async function handlePutBucketAcl(ctx: S3Context): Promise<void> {
   send(ctx, 200);
 }
 
-function objectOf(ctx: S3Context, bucket: S3Bucket): S3Object {
-  const versionId = requestedVersionId(ctx);
+function objectOf(ctx: S3Context, bucket: S3Bucket, versionId: string | undefined): S3Object {
   const key = ctx.resource.key!;
   const record = ctx.services.store.getObject(bucket.name, key, versionId);
   if (!record || record.deleteMarker) {
@@ -58,16 +57,16 @@ function objectOf(ctx: S3Context, bucket: S3Bucket): S3Object {
   return record;
 }
 
-export async function handleGetObjectAcl(ctx: S3Context): Promise<void> {
+export async function handleGetObjectAcl(ctx: S3Context, params: VersionedParams): Promise<void> {
   const bucket = bucketOf(ctx);
-  const record = objectOf(ctx, bucket);
+  const record = objectOf(ctx, bucket, params.versionId);
   const headers: Array<readonly [string, string]> = record.versionId !== 'null' ? [['x-amz-version-id', record.versionId]] : [];
   sendXml(ctx, renderAccessControlPolicy(objectAcl(bucket, record.attrs), granteeDirectory(ctx.services.accounts)), headers);
 }
 
-export async function handlePutObjectAcl(ctx: S3Context): Promise<void> {
+export async function handlePutObjectAcl(ctx: S3Context, params: VersionedParams): Promise<void> {
   const bucket = bucketOf(ctx);
-  const record = objectOf(ctx, bucket);
+  const record = objectOf(ctx, bucket, params.versionId);
   const update = await aclOfPut(ctx, objectOwner(bucket, record.attrs));
   checkSettableAcl(bucket, update.acl, update.grants);
   // the version named (or the latest read before the body) must be the one changed

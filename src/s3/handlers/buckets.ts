@@ -9,6 +9,8 @@ import { send, sendXml } from '../respond.js';
 import { doc, el, escapeXml, isoSeconds, ownerXml } from '../xml.js';
 import { readSmallBody } from '../request-body.js';
 import { checkMfa } from '../mfa-delete.js';
+import type { MfaParams } from '../routes/deletes.js';
+import type { ListBucketsParams } from '../routes/list-buckets.js';
 import type { S3Bucket } from '../object-attrs.js';
 
 function callerKey(ctx: S3Context) {
@@ -16,19 +18,10 @@ function callerKey(ctx: S3Context) {
   return ctx.principal.key;
 }
 
-export async function handleListBuckets(ctx: S3Context): Promise<void> {
+export async function handleListBuckets(ctx: S3Context, params: ListBucketsParams): Promise<void> {
   const key = callerKey(ctx);
-  const q = ctx.query;
-  const prefix = q.get('prefix') ?? '';
-  let max = 10000;
-  if (q.has('max-buckets')) {
-    const v = q.get('max-buckets')!;
-    max = /^\d+$/.test(v) ? Number(v) : NaN;
-    if (!(max >= 1 && max <= 10000)) throw new S3Error('InvalidArgument', { ArgumentName: 'max-buckets', ArgumentValue: v });
-  }
-  let after = '';
-  if (q.has('continuation-token')) after = Buffer.from(q.get('continuation-token')!, 'base64url').toString();
-  const regionFilter = q.get('bucket-region');
+  const { maxBuckets: max, startAfter: after, bucketRegion: regionFilter } = params;
+  const prefix = params.prefix ?? '';
   const region = ctx.services.config.region;
   // a value shaped like no region (ours, or AWS's `xx-name-N`) is refused, as S3 does
   if (regionFilter && regionFilter !== region && !/^[a-z]{2}(-[a-z]+)+-\d+$/.test(regionFilter)) {
@@ -47,7 +40,7 @@ export async function handleListBuckets(ctx: S3Context): Promise<void> {
   }
   body += '</Buckets>';
   if (all.length > page.length) body += el('ContinuationToken', Buffer.from(page.at(-1)!.name).toString('base64url'));
-  if (q.has('prefix')) body += el('Prefix', prefix);
+  if (params.prefix !== undefined) body += el('Prefix', prefix);
   sendXml(ctx, doc('ListAllMyBucketsResult', body));
 }
 
@@ -112,10 +105,10 @@ export async function handleCreateBucket(ctx: S3Context): Promise<void> {
   send(ctx, 200, [['Location', `/${name}`]]);
 }
 
-export async function handleDeleteBucket(ctx: S3Context): Promise<void> {
+export async function handleDeleteBucket(ctx: S3Context, params: MfaParams): Promise<void> {
   const bucket = bucketOf(ctx);
   // an x-amz-mfa header is validated but never required here (s3.md §2.14)
-  checkMfa(ctx, bucket, false);
+  checkMfa(ctx, bucket, params.mfa, false);
   const result = await ctx.services.store.deleteBucket(bucket.name);
   if (result === 'not-empty') throw new S3Error('BucketNotEmpty', { BucketName: bucket.name });
   if (result === 'missing') throw new S3Error('NoSuchBucket', { BucketName: bucket.name });

@@ -7,13 +7,13 @@ import { requireEtagReadable } from '../authz/request.js';
 import { normalizeEtag } from '../conditionals.js';
 import { bucketOf, type S3Context } from '../context.js';
 import { checkMfa, mfaDeleteEnabled, mfaMissing } from '../mfa-delete.js';
-import { BYPASS_GOVERNANCE_HEADER, governanceBypass, lockedError, removalGuard } from '../object-lock.js';
+import { governanceBypass, lockedError, removalGuard } from '../object-lock.js';
 import { S3Error } from '../errors/errors.js';
 import type { S3Bucket, S3ObjectAttrs } from '../object-attrs.js';
 import { send } from '../respond.js';
 import { isStoreError } from '../../store/errors.js';
 import { NULL_VERSION, type DeleteOutcome, type WriteCondition } from '../../store/types.js';
-import { requestedVersionId } from '../routes/version-id.js';
+import type { DeleteObjectParams, DeleteObjectsParams } from '../routes/deletes.js';
 
 /** What a delete request may do, decided once per request (DeleteObjects: for all its entries). */
 export interface DeleteAuthority {
@@ -27,9 +27,9 @@ export interface DeleteAuthority {
  * Checks `x-amz-mfa` once for the request: present and wrong → 403 for the whole request (§2.14).
  * `needsMfa`: the request certainly makes a permanent delete (DeleteObject with a version id).
  */
-export function deleteAuthority(ctx: S3Context, bucket: S3Bucket, needsMfa: boolean): DeleteAuthority {
-  const presented = checkMfa(ctx, bucket, needsMfa && mfaDeleteEnabled(bucket));
-  return { mfa: presented || !mfaDeleteEnabled(bucket), bypassGovernance: governanceBypass(ctx.headers, ctx.principal, bucket) };
+export function deleteAuthority(ctx: S3Context, bucket: S3Bucket, params: DeleteObjectsParams, needsMfa: boolean): DeleteAuthority {
+  const presented = checkMfa(ctx, bucket, params.mfa, needsMfa && mfaDeleteEnabled(bucket));
+  return { mfa: presented || !mfaDeleteEnabled(bucket), bypassGovernance: governanceBypass(params.bypassGovernance, ctx.principal, bucket) };
 }
 
 /**
@@ -58,14 +58,13 @@ export async function deleteVersion(
   }
 }
 
-export async function handleDeleteObject(ctx: S3Context): Promise<void> {
-  const versionId = requestedVersionId(ctx);
+export async function handleDeleteObject(ctx: S3Context, params: DeleteObjectParams): Promise<void> {
+  const { versionId, ifMatch } = params;
   const bucket = bucketOf(ctx);
-  if (ctx.headers[BYPASS_GOVERNANCE_HEADER] !== undefined && !bucket.objectLock) {
+  if (params.bypassGovernance !== undefined && !bucket.objectLock) {
     throw new S3Error('InvalidArgument', {}, { message: 'x-amz-bypass-governance-retention is only applicable to Object Lock enabled buckets.' });
   }
-  const authority = deleteAuthority(ctx, bucket, versionId !== undefined);
-  const ifMatch = ctx.headers['if-match'];
+  const authority = deleteAuthority(ctx, bucket, params, versionId !== undefined);
   requireEtagReadable(ctx, bucket, ctx.resource.key!, ifMatch);
   // an id that names no version is a 204 no-op, as a missing key is (s3.md §3.0.7)
   const outcome = await deleteVersion(

@@ -13,6 +13,7 @@ import { StoreError } from '../../store/errors.js';
 import { doc, el } from '../xml.js';
 import { childrenOf, parseExactXml, textOf } from '../xml-input.js';
 import { deleteAuthority, deleteVersion } from './delete-object.js';
+import type { DeleteObjectsParams } from '../routes/deletes.js';
 import { isVersionId } from '../routes/version-id.js';
 import type { DeleteOutcome, WriteCondition } from '../../store/types.js';
 
@@ -98,11 +99,11 @@ export function renderDeleteResult(entries: readonly DeleteResultEntry[], quiet:
   return doc('DeleteResult', xml);
 }
 
-export async function handleDeleteObjects(ctx: S3Context): Promise<void> {
+export async function handleDeleteObjects(ctx: S3Context, params: DeleteObjectsParams): Promise<void> {
   const bucket = bucketOf(ctx);
   const { quiet, entries } = parseDelete(await readIntegrityCheckedBody(ctx, MAX_DELETE_XML));
   // MFA is checked once for the request; a wrong code fails the whole request (s3.md §2.14)
-  const authority = deleteAuthority(ctx, bucket, false);
+  const authority = deleteAuthority(ctx, bucket, params, false);
   // the engine batches concurrent index writes into group commits
   const results = await Promise.all(
     entries.map(async (entry): Promise<DeleteResultEntry> => {

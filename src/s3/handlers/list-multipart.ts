@@ -9,6 +9,7 @@ import { doc, el, etagEl, isoSeconds, ownerXml, type OwnerXml } from '../xml.js'
 import { urlEncodeListing } from './list-objects.js';
 import { parseListParts, type ListMultipartUploadsParams } from '../routes/listings.js';
 import { partSize, uploadOf } from './multipart.js';
+import type { UploadIdParams } from '../routes/uploads.js';
 import type { ListUploadsResult, Part, Upload } from '../../store/types.js';
 
 /** An upload's `<Initiator>` and `<Owner>`: who began it and who will own the object (AWS *ListParts*). */
@@ -51,9 +52,9 @@ export function renderListPartsResult(p: ListPartsPage): string {
   return doc('ListPartsResult', xml);
 }
 
-export async function handleListParts(ctx: S3Context): Promise<void> {
+export async function handleListParts(ctx: S3Context, { uploadId }: UploadIdParams): Promise<void> {
   const bucket = bucketOf(ctx);
-  const upload = uploadOf(ctx, bucket);
+  const upload = uploadOf(ctx, bucket, uploadId);
   // parsed after the upload's lookup and access check, which S3 answers first
   const { partNumberMarker: marker, maxParts } = parseListParts(ctx);
   const { parts, isTruncated } = ctx.services.store.listParts(upload.uploadId, marker, maxParts);

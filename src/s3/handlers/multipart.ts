@@ -14,7 +14,7 @@ import { answerWithKeepAlive, type XmlAnswer } from '../long-running.js';
 import { objectChecksumOf, parseChecksumType, parseUploadChecksum } from '../multipart-checksums.js';
 import type { ObjectPart, S3Bucket, S3Object, S3ObjectAttrs, S3PartAttrs } from '../object-attrs.js';
 import { objectAttrsOf } from './object-input.js';
-import { writeCondition } from '../routes/object-writes.js';
+import type { CompleteMultipartUploadParams, UploadIdParams } from '../routes/uploads.js';
 import { checkCompleteKey, completedEncryption, encryptionForUpload, encryptionHeaders } from '../sse/sse.js';
 import { MAX_PART_NUMBER, parsePartNumber } from '../part-number.js';
 import { readSmallBody } from '../request-body.js';
@@ -34,13 +34,8 @@ const MAX_COMPLETE_XML = 4 * 1024 * 1024;
 /** Upload ids are the engine's ids (store/ids.ts); anything else names no upload and never reaches the index. */
 const UPLOAD_ID = /^[0-9A-Za-z]{32}$/;
 
-function requestedUploadId(ctx: S3Context): string {
-  return ctx.query.get('uploadId') ?? '';
-}
-
 /** The upload named by `?uploadId=` on this key, once the caller may act on it; NoSuchUpload when there is none. */
-export function uploadOf(ctx: S3Context, bucket: S3Bucket): Upload<S3ObjectAttrs> {
-  const uploadId = requestedUploadId(ctx);
+export function uploadOf(ctx: S3Context, bucket: S3Bucket, uploadId: string): Upload<S3ObjectAttrs> {
   const upload = UPLOAD_ID.test(uploadId) ? ctx.services.store.getUpload(bucket.name, ctx.resource.key!, uploadId) : undefined;
   requireUploadAccess(ctx, bucket, upload);
   if (!upload) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
@@ -71,11 +66,10 @@ export function renderInitiateMultipartUploadResult(bucket: string, key: string,
   return doc('InitiateMultipartUploadResult', el('Bucket', bucket) + el('Key', key) + el('UploadId', uploadId));
 }
 
-export async function handleAbortMultipartUpload(ctx: S3Context): Promise<void> {
+export async function handleAbortMultipartUpload(ctx: S3Context, { uploadId }: UploadIdParams): Promise<void> {
   const bucket = bucketOf(ctx);
   // not the owner: only the upload's initiator may end it
-  if (ctx.verdict === 'initiator') uploadOf(ctx, bucket);
-  const uploadId = requestedUploadId(ctx);
+  if (ctx.verdict === 'initiator') uploadOf(ctx, bucket, uploadId);
   const ended = UPLOAD_ID.test(uploadId) && (await ctx.services.store.abortUpload(bucket.name, ctx.resource.key!, uploadId));
   if (!ended) throw new S3Error('NoSuchUpload', { UploadId: uploadId });
   send(ctx, 204);
@@ -172,17 +166,16 @@ export function renderCompleteMultipartUploadResult(
   return doc('CompleteMultipartUploadResult', xml);
 }
 
-export async function handleCompleteMultipartUpload(ctx: S3Context): Promise<void> {
+export async function handleCompleteMultipartUpload(ctx: S3Context, params: CompleteMultipartUploadParams): Promise<void> {
   const h = ctx.headers;
-  const condition = writeCondition(h);
+  const { condition, uploadId: requestedId } = params;
   const bucket = bucketOf(ctx);
   const key = ctx.resource.key!;
-  const requestedId = requestedUploadId(ctx);
   if (UPLOAD_ID.test(requestedId) && !ctx.services.store.getUpload(bucket.name, key, requestedId)) {
     const retried = await retriedComplete(ctx, bucket.name, key, requestedId);
     if (retried) return sendXml(ctx, retried.xml, retried.headers);
   }
-  const upload = uploadOf(ctx, bucket);
+  const upload = uploadOf(ctx, bucket, requestedId);
   const uploadId = upload.uploadId;
   checkCompleteKey(ctx, upload.attrs.uploadEncryption);
   const chosen = parseCompleteBody(await readSmallBody(ctx, MAX_COMPLETE_XML));

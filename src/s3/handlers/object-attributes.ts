@@ -3,44 +3,17 @@
 // (the parts' count is the element PartsCount, as the SDK's model names it for TotalPartsCount).
 
 import { bucketOf, type S3Context } from '../context.js';
-import { S3Error } from '../errors/errors.js';
 import { objectDamaged } from '../store-errors.js';
 import type { S3Object } from '../object-attrs.js';
 import { sendXml } from '../respond.js';
 import { dataKeyForRead, objectSize } from '../sse/sse.js';
 import { doc, el, httpDate } from '../xml.js';
 import { readableVersion, versionHeader } from './object-version.js';
-
-const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
-type Attribute = (typeof ATTRIBUTES)[number];
-const MAX_PARTS = 1000;
-
-function requestedAttributes(ctx: S3Context): Set<Attribute> {
-  const raw = ctx.headers['x-amz-object-attributes'];
-  if (raw === undefined || raw.trim() === '') {
-    throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-object-attributes' }, {
-      message: 'Missing required header for this request: x-amz-object-attributes',
-    });
-  }
-  const out = new Set<Attribute>();
-  for (const name of raw.split(',').map((s) => s.trim())) {
-    const a = ATTRIBUTES.find((x) => x === name);
-    if (!a) throw new S3Error('InvalidArgument', { ArgumentName: 'x-amz-object-attributes', ArgumentValue: name }, { message: 'Invalid attribute name specified.' });
-    out.add(a);
-  }
-  return out;
-}
-
-function intHeader(ctx: S3Context, name: string, fallback: number): number {
-  const raw = ctx.headers[name];
-  if (raw === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(raw.trim())) throw new S3Error('InvalidArgument', { ArgumentName: name, ArgumentValue: raw });
-  return Number(raw.trim());
-}
+import type { GetObjectAttributesParams, ObjectAttribute } from '../routes/object-subresources.js';
 
 export function renderGetObjectAttributesResponse(
   version: S3Object,
-  want: ReadonlySet<Attribute>,
+  want: ReadonlySet<ObjectAttribute>,
   partNumberMarker: number,
   maxParts: number,
 ): string {
@@ -68,15 +41,12 @@ export function renderGetObjectAttributesResponse(
   return doc('GetObjectAttributesResponse', xml);
 }
 
-export async function handleGetObjectAttributes(ctx: S3Context): Promise<void> {
-  const want = requestedAttributes(ctx);
-  const maxParts = Math.min(intHeader(ctx, 'x-amz-max-parts', MAX_PARTS), MAX_PARTS);
-  const marker = intHeader(ctx, 'x-amz-part-number-marker', 0);
-  const version = readableVersion(ctx, bucketOf(ctx));
+export async function handleGetObjectAttributes(ctx: S3Context, params: GetObjectAttributesParams): Promise<void> {
+  const version = readableVersion(ctx, bucketOf(ctx), params.versionId);
   if (version.damaged) throw objectDamaged(version.key);
   // an SSE-C object's attributes need its key, as its body does
   await dataKeyForRead(ctx, version);
-  sendXml(ctx, renderGetObjectAttributesResponse(version, want, marker, maxParts), [
+  sendXml(ctx, renderGetObjectAttributesResponse(version, params.attributes, params.partNumberMarker, params.maxParts), [
     ['Last-Modified', httpDate(version.lastModified)],
     ...versionHeader(version),
   ]);

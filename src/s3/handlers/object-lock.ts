@@ -7,6 +7,7 @@ import { S3Error } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import {
   retentionChangeRefusal,
+  bypassRequested,
   governanceBypass,
   isRetentionMode,
   MISSING_LOCK_CONFIGURATION,
@@ -132,7 +133,7 @@ export async function handlePutObjectRetention(ctx: S3Context): Promise<void> {
   if ((mode === undefined) !== (until === undefined)) throw new S3Error('MalformedXML');
   if (mode !== undefined && !isRetentionMode(mode)) throw new S3Error('MalformedXML');
   const next = mode !== undefined ? { mode: mode as 'GOVERNANCE' | 'COMPLIANCE', until: parseRetainUntil(until!, 'RetainUntilDate') } : undefined;
-  const bypass = governanceBypass(ctx.headers, ctx.principal, bucket);
+  const bypass = governanceBypass(bypassRequested(ctx.headers), ctx.principal, bucket);
   await updateLock(ctx, bucket, (attrs) => {
     const refusal = retentionChangeRefusal(attrs.retention, next, Date.now(), bypass);
     if (refusal) return refusal;

@@ -8,17 +8,17 @@ import { send, sendXml } from '../respond.js';
 import { parseTaggingXml, renderTagging } from '../tagging.js';
 import { readableVersion, versionHeader } from './object-version.js';
 import { requestedVersionId } from '../routes/version-id.js';
+import type { VersionedParams } from '../routes/object-subresources.js';
 
 const MAX_TAGGING_XML = 1024 * 1024;
 
-export async function handleGetObjectTagging(ctx: S3Context): Promise<void> {
-  const version = readableVersion(ctx, bucketOf(ctx));
+export async function handleGetObjectTagging(ctx: S3Context, params: VersionedParams): Promise<void> {
+  const version = readableVersion(ctx, bucketOf(ctx), params.versionId);
   sendXml(ctx, renderTagging(version.attrs.tags ?? []), versionHeader(version));
 }
 
-async function updateTags(ctx: S3Context, tags: Array<[string, string]> | undefined, status: number): Promise<void> {
+async function updateTags(ctx: S3Context, versionId: string | undefined, tags: Array<[string, string]> | undefined, status: number): Promise<void> {
   const bucket = bucketOf(ctx);
-  const versionId = requestedVersionId(ctx);
   const version = await ctx.services.store.updateAttrs(bucket.name, ctx.resource.key!, versionId, (attrs) => {
     const next = { ...attrs };
     if (tags && tags.length > 0) next.tags = tags;
@@ -30,9 +30,10 @@ async function updateTags(ctx: S3Context, tags: Array<[string, string]> | undefi
 
 export async function handlePutObjectTagging(ctx: S3Context): Promise<void> {
   const tags = parseTaggingXml(await readSmallBody(ctx, MAX_TAGGING_XML));
-  await updateTags(ctx, tags, 200);
+  // read after the body: a malformed body is refused before a bad version id, so this stays untyped
+  await updateTags(ctx, requestedVersionId(ctx), tags, 200);
 }
 
-export async function handleDeleteObjectTagging(ctx: S3Context): Promise<void> {
-  await updateTags(ctx, undefined, 204);
+export async function handleDeleteObjectTagging(ctx: S3Context, params: VersionedParams): Promise<void> {
+  await updateTags(ctx, params.versionId, undefined, 204);
 }

@@ -6,10 +6,8 @@ import type { S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import type { BucketRecord } from '../../store/types.js';
-import { requestedVersionId } from '../routes/version-id.js';
 
-export function addressedVersion(ctx: S3Context, bucket: BucketRecord): { version: S3Object; versionId?: string } {
-  const versionId = requestedVersionId(ctx);
+export function addressedVersion(ctx: S3Context, bucket: BucketRecord, versionId: string | undefined): { version: S3Object; versionId?: string } {
   const key = ctx.resource.key!;
   const found = ctx.services.store.getObject(bucket.name, key, versionId);
   if (!found || found.deleteMarker) {
@@ -24,10 +22,10 @@ export function versionHeader(version: S3Object): Array<readonly [string, string
 }
 
 /** The addressed version for a read: without bucket READ a missing key is AccessDenied, so keys cannot be probed (s3.md §2.13). */
-export function readableVersion(ctx: S3Context, bucket: BucketRecord): S3Object {
+export function readableVersion(ctx: S3Context, bucket: BucketRecord, versionId: string | undefined): S3Object {
   let version: S3Object;
   try {
-    version = addressedVersion(ctx, bucket).version;
+    version = addressedVersion(ctx, bucket, versionId).version;
   } catch (e) {
     if (!canListBucket(ctx, bucket)) throw new S3Error('AccessDenied');
     throw e;

@@ -22,11 +22,11 @@ function partAlgorithm(upload: Upload<S3ObjectAttrs>): ChecksumAlgorithm {
   return upload.attrs.uploadChecksum?.algorithm ?? DEFAULT_CHECKSUM;
 }
 
-export async function handleUploadPart(ctx: S3Context, { partNumber }: UploadPartParams): Promise<void> {
+export async function handleUploadPart(ctx: S3Context, { partNumber, uploadId }: UploadPartParams): Promise<void> {
   const body = openRequestBody(ctx, MAX_PUT_BYTES);
   const plan = planChecksums(ctx.headers, body.trailer);
   const bucket = bucketOf(ctx);
-  const upload = uploadOf(ctx, bucket);
+  const upload = uploadOf(ctx, bucket, uploadId);
   const expected = upload.attrs.uploadChecksum?.algorithm;
   if (expected !== undefined && plan.algorithm !== undefined && plan.algorithm !== expected) {
     throw new S3Error('InvalidRequest', {}, {
@@ -78,9 +78,9 @@ export function renderCopyPartResult(lastModified: number, etag: string, checksu
   return doc('CopyPartResult', xml);
 }
 
-export async function handleUploadPartCopy(ctx: S3Context, { partNumber }: UploadPartParams): Promise<void> {
+export async function handleUploadPartCopy(ctx: S3Context, { partNumber, uploadId }: UploadPartParams): Promise<void> {
   const bucket = bucketOf(ctx);
-  const upload = uploadOf(ctx, bucket);
+  const upload = uploadOf(ctx, bucket, uploadId);
   const source = resolveCopySource(ctx);
   // ranges are of the source's plaintext; an encrypted source is read with its key, and the part is
   // sealed as an UploadPart into this upload is

@@ -3,6 +3,7 @@
 import { bucketOf, type S3Context } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import { checkMfa, mfaDeleteEnabled } from '../mfa-delete.js';
+import type { MfaParams } from '../routes/deletes.js';
 import { send, sendXml } from '../respond.js';
 import { doc, el } from '../xml.js';
 import { xmlTextOf } from '../xml-input.js';
@@ -12,7 +13,7 @@ function illegal(message?: string): S3Error {
   return new S3Error('IllegalVersioningConfigurationException', {}, message ? { message } : {});
 }
 
-export async function handlePutBucketVersioning(ctx: S3Context): Promise<void> {
+export async function handlePutBucketVersioning(ctx: S3Context, params: MfaParams): Promise<void> {
   const bucket = bucketOf(ctx);
   const config = await readXmlRequest(ctx, 'VersioningConfiguration');
   const status = xmlTextOf(config['Status']);
@@ -38,7 +39,7 @@ export async function handlePutBucketVersioning(ctx: S3Context): Promise<void> {
       message: 'MFA delete cannot be enabled: no MFA device is configured for the bucket owner',
     });
   }
-  checkMfa(ctx, bucket, changesMfa || (mfaDeleteEnabled(bucket) && (changesStatus || mfaDelete !== undefined)));
+  checkMfa(ctx, bucket, params.mfa, changesMfa || (mfaDeleteEnabled(bucket) && (changesStatus || mfaDelete !== undefined)));
   let refused = false;
   await ctx.services.store.updateBucket(bucket.name, (current) => {
     // checked again against the committed record: object lock may have come meanwhile

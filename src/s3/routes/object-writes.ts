@@ -25,6 +25,8 @@ export interface CopyObjectParams {
 
 export interface UploadPartParams {
   partNumber: number;
+  /** never refused here: see uploads.ts */
+  uploadId: string;
 }
 
 /** A copy (CopyObject, UploadPartCopy) takes its bytes from its source: a request body is refused, as S3 does. */
@@ -36,7 +38,7 @@ export function refuseCopyBody(headers: Headers): void {
 }
 
 export function parseUploadPart({ query }: RequestInput): UploadPartParams {
-  return { partNumber: parsePartNumber(query.get('partNumber') ?? '') };
+  return { partNumber: parsePartNumber(query.get('partNumber') ?? ''), uploadId: query.get('uploadId') ?? '' };
 }
 
 /** The body is refused before a bad part number. */

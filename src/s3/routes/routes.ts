@@ -17,6 +17,27 @@ import {
   type ListObjectVersionsParams,
 } from './listings.js';
 import { parseGetObject, type GetObjectParams } from './object-reads.js';
+import {
+  parseDeleteObject,
+  parseDeleteObjects,
+  parseMfa,
+  type DeleteObjectParams,
+  type DeleteObjectsParams,
+  type MfaParams,
+} from './deletes.js';
+import {
+  parseGetObjectAttributes,
+  parseVersioned,
+  type GetObjectAttributesParams,
+  type VersionedParams,
+} from './object-subresources.js';
+import {
+  parseCompleteMultipartUpload,
+  parseUploadId,
+  type CompleteMultipartUploadParams,
+  type UploadIdParams,
+} from './uploads.js';
+import { parseListBuckets, type ListBucketsParams } from './list-buckets.js';
 import { parseCopyObject, parseUploadPart, parseUploadPartCopy, type CopyObjectParams, type UploadPartParams } from './object-writes.js';
 
 /** The operations whose handlers receive typed parameters, and those parameters. */
@@ -30,6 +51,19 @@ export interface OperationParams {
   CopyObject: CopyObjectParams;
   UploadPart: UploadPartParams;
   UploadPartCopy: UploadPartParams;
+  DeleteObject: DeleteObjectParams;
+  DeleteObjects: DeleteObjectsParams;
+  DeleteBucket: MfaParams;
+  PutBucketVersioning: MfaParams;
+  GetObjectTagging: VersionedParams;
+  DeleteObjectTagging: VersionedParams;
+  GetObjectAcl: VersionedParams;
+  PutObjectAcl: VersionedParams;
+  GetObjectAttributes: GetObjectAttributesParams;
+  AbortMultipartUpload: UploadIdParams;
+  ListParts: UploadIdParams;
+  CompleteMultipartUpload: CompleteMultipartUploadParams;
+  ListBuckets: ListBucketsParams;
 }
 
 export type TypedOperation = keyof OperationParams;
@@ -50,6 +84,19 @@ const PARSERS: { [K in TypedOperation]: (input: RequestInput) => OperationParams
   CopyObject: parseCopyObject,
   UploadPart: parseUploadPart,
   UploadPartCopy: parseUploadPartCopy,
+  DeleteObject: parseDeleteObject,
+  DeleteObjects: parseDeleteObjects,
+  DeleteBucket: parseMfa,
+  PutBucketVersioning: parseMfa,
+  GetObjectTagging: parseVersioned,
+  DeleteObjectTagging: parseVersioned,
+  GetObjectAcl: parseVersioned,
+  PutObjectAcl: parseVersioned,
+  GetObjectAttributes: parseGetObjectAttributes,
+  AbortMultipartUpload: parseUploadId,
+  ListParts: parseUploadId,
+  CompleteMultipartUpload: parseCompleteMultipartUpload,
+  ListBuckets: parseListBuckets,
 };
 
 function isTyped(op: ImplementedOperation): op is TypedOperation {

@@ -5,9 +5,9 @@ import { errorOf, input } from './helpers.js';
 const BODY = 'The request included a body. Requests of this type must not include a non-empty body.';
 
 describe('UploadPart / UploadPartCopy parameters (s3.md §3.21–3.22)', () => {
-  it('reads partNumber 1…10000', () => {
-    expect(parseUploadPart(input({ partNumber: '1' }))).toEqual({ partNumber: 1 });
-    expect(parseUploadPartCopy(input({ partNumber: '10000' }, { 'content-length': '0' }))).toEqual({ partNumber: 10000 });
+  it('reads partNumber 1…10000 and the upload id (unchecked: a malformed one is the lookup\'s NoSuchUpload)', () => {
+    expect(parseUploadPart(input({ partNumber: '1' }))).toEqual({ partNumber: 1, uploadId: '' });
+    expect(parseUploadPartCopy(input({ partNumber: '10000', uploadId: 'u' }, { 'content-length': '0' }))).toEqual({ partNumber: 10000, uploadId: 'u' });
   });
 
   it('refuses a part number out of range or not a number', () => {
