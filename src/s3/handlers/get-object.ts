@@ -126,6 +126,15 @@ export async function handleGetObject(ctx: S3Context, p: GetObjectParams): Promi
       // a small body's one block is mostly read synchronously: no promise round trips
       const first = length === 0 ? Buffer.alloc(0) : reader.readNow?.(length);
       ctx.ex.send(status, headers, first?.length === length ? first : await readWhole(reader, length, first));
+    } else if (found.attrs.walrus) {
+      // the first blob read can fail (a lapsed blob, too few nodes): fail before the status line goes out
+      let held: Buffer | null | undefined = await reader.read(length);
+      await ctx.ex.stream(status, headers, length, (max) => {
+        if (!held) return reader.read(max);
+        const out = held.subarray(0, max);
+        held = out.length < held.length ? held.subarray(out.length) : undefined;
+        return Promise.resolve(out);
+      });
     } else {
       await ctx.ex.stream(status, headers, length, (max) => reader.read(max));
     }
