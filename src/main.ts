@@ -189,7 +189,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.sse = { masterKey: loadOrCreateMasterKey(config.dataDir), customerKeysOverHttp: config.sseCustomerKeysOverHttp, kms: kms.registry };
   const quotas = new BucketQuotas(config.dataDir, opened, quotaGeneration);
   services.quotas = quotas;
-  const lifecycle = startLifecycleWorker(opened, config.lifecycle, log, () => services.walrus);
+  const lifecycle = startLifecycleWorker(opened, config.lifecycle, log, () => services.walrus, () => services.accessLogging);
   const renewal = startWalrusRenewal(opened, config.walrusRenewal, log, () => services.walrus);
   renewalStats = renewal.stats;
   // delivers the notices recovery left in the store as well as new ones

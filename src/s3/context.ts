@@ -56,9 +56,22 @@ export interface S3RequestSummary {
   batchDeleted?: BatchDeleted[];
 }
 
+/** One thing lifecycle did to a logged bucket (its server access log record: logging/record.ts lifecycleRecord). */
+export interface LifecycleAction {
+  /** S3.EXPIRE.OBJECT, S3.CREATE.DELETEMARKER, S3.TRANSITION_WALRUS.OBJECT, S3.DELETE.UPLOAD */
+  operation: 'expire' | 'deleteMarker' | 'transition' | 'abortUpload';
+  key: string;
+  /** the version removed or transitioned, or the delete marker placed; absent for an upload or a null version */
+  versionId?: string;
+  /** the object's size (expirations, transitions) */
+  objectSize?: number;
+}
+
 /** Server access logging (src/s3/logging): the exchange a request to a logged bucket answers through, which journals its record first. */
 export interface S3AccessLogging {
   watch(ex: Exchange, bucket: S3Bucket, key: string | undefined, summary: S3RequestSummary, hostId: string): Exchange;
+  /** Journals what lifecycle did to a bucket (nothing when the bucket is not logged). */
+  lifecycle(bucket: S3Bucket, action: LifecycleAction): void;
 }
 
 export interface S3RequestObserver {

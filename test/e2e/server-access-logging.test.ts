@@ -141,6 +141,38 @@ describe('server access logging: ACL required', () => {
   });
 });
 
+describe('server access logging of lifecycle actions', () => {
+  let server: TuskServer;
+  afterAll(() => server?.dispose());
+
+  // AWS user guide *How S3 Lifecycle interacts with other bucket configurations*: an expiration is
+  // logged as S3.EXPIRE.OBJECT, with S3 itself as the requester and no request behind it
+  it('delivers an S3.EXPIRE.OBJECT record for an object lifecycle expired', async () => {
+    server = await startTusk({ extraArgs: ['--lifecycle-day', '1s', '--lifecycle-interval', '300ms', '--server-access-log-interval', '300ms'] });
+    const [src, logs] = [bucketName('lcsrc'), bucketName('lclogs')];
+    for (const b of [src, logs]) expect((await s3Request(server, { method: 'PUT', bucket: b })).status).toBe(200);
+    expect((await s3Request(server, { method: 'PUT', bucket: logs, headers: { 'x-amz-acl': 'log-delivery-write' } })).status).toBe(200);
+    const rules = '<LifecycleConfiguration><Rule><ID>tmp</ID><Filter><Prefix>tmp/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>';
+    const put = await s3Request(server, { method: 'PUT', bucket: src, query: 'lifecycle', body: rules, headers: { 'content-md5': createHash('md5').update(rules).digest('base64') } });
+    expect(put.status, put.text()).toBe(200);
+    expect((await putLogging(server, src, `<BucketLoggingStatus><LoggingEnabled><TargetBucket>${logs}</TargetBucket><TargetPrefix>l/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`)).status).toBe(200);
+    expect((await s3Request(server, { method: 'PUT', bucket: src, key: 'tmp/a b', body: 'gone soon' })).status).toBe(200);
+    expect((await s3Request(server, { method: 'PUT', bucket: src, key: 'kept', body: 'x' })).status).toBe(200);
+
+    let expired: RegExpExecArray[] = [];
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline && expired.length === 0; await new Promise((r) => setTimeout(r, 300))) {
+      const lines = await logLines(server, logs, 'l/');
+      for (const line of lines) expect(AWS_LOG_RECORD.test(line), line).toBe(true);
+      expired = lines.map((l) => AWS_LOG_RECORD.exec(l)!).filter((m) => m[7]!.startsWith('S3.'));
+    }
+    // bucket, remote IP, requester, operation, key, request line, status, bytes sent, object size, version id
+    expect(expired.map((m) => [m[2], m[4], m[5], m[7], m[8], m[9], m[10], m[12], m[13], m[18]])).toEqual([
+      [src, '-', 'AmazonS3', 'S3.EXPIRE.OBJECT', 'tmp/a%20b', '-', '-', '-', '9', '-'],
+    ]);
+    expect((await s3Request(server, { method: 'HEAD', bucket: src, key: 'tmp/a b' })).status).toBe(404);
+  });
+});
+
 describe('server access logging across kill -9', () => {
   const dir = makeTempDirFixture();
   afterAll(() => dir.remove());

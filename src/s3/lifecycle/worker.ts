@@ -5,6 +5,8 @@
 // are aborted, and versions whose Transition (or NoncurrentVersionTransition) is due move to
 // storage class WALRUS (transition.ts), expiration first. Object lock wins: a locked version is
 // skipped (the engine's mayRemove guard); a locked version may still transition (its bytes stay).
+// Each action on a bucket with server access logging is journaled once the engine committed it,
+// as AWS logs them (S3.EXPIRE.OBJECT, S3.CREATE.DELETEMARKER, …: logging/record.ts).
 
 import type { LogLine } from '../../log/log-line.js';
 import { isStoreError } from '../../store/errors.js';
@@ -12,7 +14,8 @@ import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object, S3Store } from '../object-attrs.js';
 import { removalGuard } from '../object-lock.js';
 import { noticeField, noticeOf } from '../notification.js';
-import type { Notice } from '../../store/types.js';
+import { NULL_VERSION, type Notice } from '../../store/types.js';
+import type { LifecycleAction, S3AccessLogging } from '../context.js';
 import type { WalrusBlobs } from '../../base/walrus-blobs.js';
 import { periodicPass } from '../../base/periodic-pass.js';
 import { expiresAt, lifecycleRulesOf, ruleMatches, type LifecycleRule } from './rules.js';
@@ -39,6 +42,8 @@ interface PassContext {
   store: S3Store;
   walrus: () => WalrusBlobs | undefined;
   log: Log;
+  /** server access logging, once it is up (main.ts starts it after the worker) */
+  accessLog: () => S3AccessLogging | undefined;
   now: number;
   dayMs: number;
   stats: LifecycleStats;
@@ -60,6 +65,7 @@ export function startLifecycleWorker(
   log: Log,
   /** the publisher's network, once it is up (main.ts starts it after the worker) */
   walrus: () => WalrusBlobs | undefined = () => undefined,
+  accessLog: () => S3AccessLogging | undefined = () => undefined,
 ): LifecycleWorker {
   const stats: LifecycleStats = { passes: 0, expired: 0, noncurrentRemoved: 0, markersRemoved: 0, uploadsAborted: 0, lockedSkipped: 0, transitioned: 0, transitionsFailed: 0 };
   const pass = async (now = Date.now()): Promise<void> => {
@@ -67,7 +73,7 @@ export function startLifecycleWorker(
       for (const bucket of store.listBuckets()) {
         if (periodic.stopped) break;
         const rules = lifecycleRulesOf(bucket)?.filter((r) => r.enabled);
-        if (rules?.length) await applyRules({ store, walrus, log, now, dayMs: options.dayMs, stats }, bucket, rules);
+        if (rules?.length) await applyRules({ store, walrus, log, accessLog, now, dayMs: options.dayMs, stats }, bucket, rules);
       }
       stats.passes++;
     } catch (e) {
@@ -83,14 +89,23 @@ function expiryNotice(bucket: S3Bucket, key: string): { notice?: Notice } {
   return noticeField(noticeOf(bucket, 'LifecycleExpiration:*', key));
 }
 
+/** The server access log record of an action the engine committed (a bucket without logging: none). */
+function logged(pc: PassContext, bucket: S3Bucket, operation: LifecycleAction['operation'], v: { key: string; versionId?: string; size?: number }): void {
+  if (!bucket.logging) return;
+  const versionId = v.versionId === NULL_VERSION ? undefined : v.versionId;
+  pc.accessLog()?.lifecycle(bucket, { operation, key: v.key, versionId, objectSize: v.size });
+}
+
 /** Removes one version unless it is locked or already gone; true when removed. */
-async function removeVersion(store: S3Store, bucket: S3Bucket, v: S3Object, stats: LifecycleStats): Promise<boolean> {
+async function removeVersion(pc: PassContext, bucket: S3Bucket, v: S3Object): Promise<boolean> {
   try {
-    const out = await store.deleteObject(bucket.name, v.key, { versionId: v.versionId, mayRemove: removalGuard(false), ...expiryNotice(bucket, v.key) });
-    return out.kind === 'removed';
+    const out = await pc.store.deleteObject(bucket.name, v.key, { versionId: v.versionId, mayRemove: removalGuard(false), ...expiryNotice(bucket, v.key) });
+    if (out.kind !== 'removed') return false;
+    logged(pc, bucket, 'expire', v);
+    return true;
   } catch (e) {
     if (isStoreError(e, 'condition-failed')) {
-      stats.lockedSkipped++;
+      pc.stats.lockedSkipped++;
       return false;
     }
     if (isStoreError(e, 'namespace-missing')) return false;
@@ -110,7 +125,10 @@ async function applyToKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRul
   if (currentDue(rules, latest!, pc.now, pc.dayMs)) due.unshift(latest!);
   for (const v of due) {
     try {
-      if (await transitionVersion(pc.store, network, bucket, v)) pc.stats.transitioned++;
+      if (await transitionVersion(pc.store, network, bucket, v)) {
+        pc.stats.transitioned++;
+        logged(pc, bucket, 'transition', v);
+      }
     } catch (e) {
       // the version stays on local bytes: the next pass tries again
       pc.stats.transitionsFailed++;
@@ -138,7 +156,7 @@ async function expireKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRule
         continue;
       }
       const supersededAt = (i === 0 ? latest : noncurrent[i - 1]!).lastModified;
-      if (now >= supersededAt + nc.days * dayMs && (await removeVersion(store, bucket, v, stats))) {
+      if (now >= supersededAt + nc.days * dayMs && (await removeVersion(pc, bucket, v))) {
         removed.add(v);
         stats.noncurrentRemoved++;
       }
@@ -150,7 +168,10 @@ async function expireKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRule
     const markerRule = rules.some((r) => r.expiration?.expiredObjectDeleteMarker && latest.key.startsWith(r.filter.prefix));
     if (markerRule && remaining.length === 0) {
       const out = await store.deleteObject(bucket.name, latest.key, { versionId: latest.versionId, ...expiryNotice(bucket, latest.key) });
-      if (out.kind === 'removed') stats.markersRemoved++;
+      if (out.kind === 'removed') {
+        stats.markersRemoved++;
+        logged(pc, bucket, 'expire', { key: latest.key, versionId: latest.versionId });
+      }
     }
     return [latest, ...remaining];
   }
@@ -165,6 +186,9 @@ async function expireKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRule
         ...expiryNotice(bucket, latest.key),
       });
       if (out.kind !== 'missing') stats.expired++;
+      // a versioned bucket keeps the version behind a new delete marker; an unversioned one loses it
+      if (out.kind === 'marker') logged(pc, bucket, 'deleteMarker', { key: latest.key, versionId: out.marker.versionId });
+      else if (out.kind === 'removed') logged(pc, bucket, 'expire', latest);
     } catch (e) {
       if (isStoreError(e, 'condition-failed') && e.detail.condition === 'guard') stats.lockedSkipped++;
       else if (!isStoreError(e, 'condition-failed') && !isStoreError(e, 'not-found')) throw e;
@@ -209,7 +233,10 @@ async function applyRules(pc: PassContext, bucket: S3Bucket, rules: LifecycleRul
       if (item.kind !== 'upload') continue;
       const u = item.upload;
       const due = abortRules.some((r) => u.key.startsWith(r.filter.prefix) && now >= u.initiated + r.abortIncompleteDays! * dayMs);
-      if (due && (await store.abortUpload(bucket.name, u.key, u.uploadId))) stats.uploadsAborted++;
+      if (due && (await store.abortUpload(bucket.name, u.key, u.uploadId))) {
+        stats.uploadsAborted++;
+        logged(pc, bucket, 'abortUpload', { key: u.key });
+      }
       keyMarker = u.key;
       uploadIdMarker = u.uploadId;
     }

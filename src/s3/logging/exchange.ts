@@ -6,11 +6,12 @@
 
 import type { ChunkedWriter, Exchange, ResponseHeaders } from '../../http/exchange.js';
 import type { LogLine } from '../../log/log-line.js';
-import type { S3AccessLogging, S3RequestSummary } from '../context.js';
+import type { LifecycleAction, S3AccessLogging, S3RequestSummary } from '../context.js';
 import type { S3Bucket } from '../object-attrs.js';
 import type { Accounts } from '../../identity/accounts.js';
 import { AccessLogJournal } from './journal.js';
-import { batchDeleteRecords, formatLogRecord, LOG_OPERATION_NAMES, unclassifiedOperationName, type LogRecordFields } from './record.js';
+import { batchDeleteRecords, formatLogRecord, lifecycleRecord, LOG_OPERATION_NAMES, unclassifiedOperationName, type LogRecordFields } from './record.js';
+import { newRequestIds } from '../respond.js';
 import type { S3Operation } from '../operations.js';
 
 /** Presigned URLs carry their signature in the query: a log reader must not be able to replay them. */
@@ -60,7 +61,6 @@ export class ServerAccessLogging implements S3AccessLogging {
   /** Journals the record of `w`'s answer; a journal that cannot be written is logged, and the answer goes out. */
   record(ex: Exchange, w: Watched, status: number, headers: ResponseHeaders, bytesSent: number): void {
     const { summary, bucket } = w;
-    const logging = bucket.logging!;
     const h = ex.head.headers;
     const query = ex.head.rawQuery.replace(SIGNATURE_PARAM, '$1$2=-');
     const uploadOrPut = ex.head.method === 'PUT' || ex.head.method === 'POST';
@@ -90,7 +90,19 @@ export class ServerAccessLogging implements S3AccessLogging {
       tlsVersion: undefined,
       aclRequired: summary.aclRequired,
     };
-    const lines = [formatLogRecord(fields), ...batchDeleteRecords(fields, summary.batchDeleted ?? [])];
+    this.append(bucket, w.time, [formatLogRecord(fields), ...batchDeleteRecords(fields, summary.batchDeleted ?? [])]);
+  }
+
+  /** Journals the record of what lifecycle did to a logged bucket, once the engine committed it (record.ts lifecycleRecord). */
+  lifecycle(bucket: S3Bucket, action: LifecycleAction): void {
+    if (!bucket.logging) return;
+    const time = Date.now();
+    this.append(bucket, time, [lifecycleRecord(bucket, action, time, newRequestIds())]);
+  }
+
+  /** A journal that cannot be written is logged (once per thousand failures), and the caller goes on. */
+  private append(bucket: S3Bucket, time: number, lines: string[]): void {
+    const logging = bucket.logging!;
     try {
       for (const line of lines) {
         this.journal.append({
@@ -99,7 +111,7 @@ export class ServerAccessLogging implements S3AccessLogging {
           ...(logging.partitioned ? { d: logging.partitioned.dateSource } : {}),
           s: bucket.name,
           o: bucket.owner,
-          e: w.time,
+          e: time,
           l: line,
         });
       }

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { S3Operation } from '../operations.js';
-import type { BatchDeleted } from '../context.js';
+import type { BatchDeleted, LifecycleAction } from '../context.js';
 
 /** The facts of one request a record is made of. */
 export interface LogRecordFields {
@@ -21,7 +21,8 @@ export interface LogRecordFields {
   key?: string;
   /** method, raw target and protocol: `GET /bucket/key?x HTTP/1.1` */
   requestUri?: string;
-  status: number;
+  /** absent for S3's own actions (lifecycle), which answer no request */
+  status?: number;
   errorCode?: string;
   bytesSent: number;
   objectSize?: number;
@@ -85,7 +86,7 @@ export function formatLogRecord(r: LogRecordFields): string {
     bare(r.operation),
     encodedKey(r.key),
     quoted(r.requestUri),
-    String(r.status),
+    r.status === undefined ? '-' : String(r.status),
     bare(r.errorCode),
     // "or - if zero"
     r.bytesSent > 0 ? String(r.bytesSent) : '-',
@@ -216,6 +217,49 @@ export function batchDeleteRecords(request: LogRecordFields, deleted: readonly B
       versionId: d.versionId,
     }),
   );
+}
+
+/**
+ * The operations S3 logs for what lifecycle does by itself (AWS user guide *How S3 Lifecycle
+ * interacts with other bucket configurations*, "S3 Lifecycle and logging"): S3.EXPIRE.OBJECT for a
+ * permanent deletion (an unversioned object, a noncurrent version, an expired delete marker),
+ * S3.CREATE.DELETEMARKER for a current version logically deleted in a versioned bucket,
+ * S3.DELETE.UPLOAD for an incomplete multipart upload aborted, and S3.TRANSITION_<class>.OBJECT per
+ * target storage class (SIA, ZIA, INT, GIR, GDA; plain S3.TRANSITION.OBJECT for Glacier Flexible
+ * Retrieval). Tusk's one transition target, WALRUS, takes the same pattern.
+ */
+export const LIFECYCLE_OPERATION_NAMES: Record<LifecycleAction['operation'], string> = {
+  expire: 'S3.EXPIRE.OBJECT',
+  deleteMarker: 'S3.CREATE.DELETEMARKER',
+  transition: 'S3.TRANSITION_WALRUS.OBJECT',
+  abortUpload: 'S3.DELETE.UPLOAD',
+};
+
+/**
+ * The requester of lifecycle records: AWS documents none for them; the service's own name, as
+ * Wasabi's lifecycle records name `WasabiS3` (Wasabi docs *Reviewing lifecycle actions*), with no
+ * remote IP.
+ */
+export const LIFECYCLE_REQUESTER = 'AmazonS3';
+
+/**
+ * A lifecycle record: no request line, status, byte count, times, referer or user agent (the
+ * action answers no request; AWS delivers these as `-`), a request id and host id of its own.
+ */
+export function lifecycleRecord(bucket: { name: string; owner: string }, a: LifecycleAction, time: number, ids: { requestId: string; hostId: string }): string {
+  return formatLogRecord({
+    bucketOwner: bucket.owner,
+    bucket: bucket.name,
+    time,
+    requester: LIFECYCLE_REQUESTER,
+    requestId: ids.requestId,
+    operation: LIFECYCLE_OPERATION_NAMES[a.operation],
+    key: a.key,
+    bytesSent: 0,
+    objectSize: a.objectSize,
+    versionId: a.versionId,
+    hostId: ids.hostId,
+  });
 }
 
 /** The operation field of a request that failed before it was classified. */

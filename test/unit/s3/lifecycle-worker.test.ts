@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startLifecycleWorker, type LifecycleWorker } from '../../../src/s3/lifecycle/worker.js';
 import type { LifecycleRule } from '../../../src/s3/lifecycle/rules.js';
 import type { S3ObjectAttrs, S3Store } from '../../../src/s3/object-attrs.js';
+import type { LifecycleAction, S3AccessLogging } from '../../../src/s3/context.js';
 import type { SegmentStore } from '../../../src/store/index.js';
 import { bucket, open, tempDir } from '../store/helpers.js';
 
@@ -79,6 +80,49 @@ describe('lifecycle worker', () => {
     expect(store.getObject('off', 'k')).toBeDefined();
     expect(store.getObject('held', 'k')).toBeDefined();
     expect(worker.stats.lockedSkipped).toBe(1);
+  });
+});
+
+describe('lifecycle worker: server access log records of what it did', () => {
+  it('journals each committed action of a logged bucket (expiry, delete marker, noncurrent removal, upload abort), none of an unlogged one', async () => {
+    const dir = tempDir();
+    const engine = await open(dir);
+    const store = engine as unknown as S3Store;
+    const seen: Array<[string, LifecycleAction]> = [];
+    const accessLog = { watch: () => { throw new Error('no requests here'); }, lifecycle: (b, a) => void seen.push([b.name, a]) } as S3AccessLogging;
+    const worker = startLifecycleWorker(store, { intervalMs: 3_600_000, dayMs: DAY }, () => undefined, () => undefined, () => accessLog);
+    const logging = { targetBucket: 'logs', targetPrefix: '' };
+    const rules = (extra: Partial<LifecycleRule> = {}) => ({ lifecycle: [{ id: 'x', enabled: true, filter: { prefix: '', tags: [], form: 'prefix' }, expiration: { days: 1 }, ...extra }] });
+    const put = async (b: string, key: string, lastModified: number) => {
+      const w = store.beginWrite(3);
+      await w.write(Buffer.from('abc'));
+      return w.commit(b, key, { etag: `e${lastModified}`, lastModified, attrs: attrs() });
+    };
+    try {
+      await store.createBucket({ ...bucket('plain'), logging, versionControl: rules({ abortIncompleteDays: 1 }) } as never);
+      await store.createBucket({ ...bucket('versioned'), versioning: 'Enabled', logging, versionControl: rules({ noncurrentExpiration: { days: 1 } }) } as never);
+      await store.createBucket({ ...bucket('quiet'), versionControl: rules() });
+      await put('plain', 'old', NOW - 3 * DAY);
+      await put('plain', 'young', NOW);
+      await store.createUpload('plain', 'up', attrs(), NOW - 3 * DAY);
+      const first = await put('versioned', 'v', NOW - 9 * DAY);
+      await put('versioned', 'v', NOW - 3 * DAY);
+      await put('quiet', 'q', NOW - 3 * DAY);
+      await worker.runOnce(NOW);
+      const marker = store.getObject('versioned', 'v');
+      expect(marker?.deleteMarker).toBe(true);
+      expect(seen).toEqual([
+        ['plain', { operation: 'expire', key: 'old', versionId: undefined, objectSize: 3 }],
+        ['plain', { operation: 'abortUpload', key: 'up', versionId: undefined, objectSize: undefined }],
+        ['versioned', { operation: 'expire', key: 'v', versionId: first.versionId, objectSize: 3 }],
+        ['versioned', { operation: 'deleteMarker', key: 'v', versionId: marker!.versionId, objectSize: undefined }],
+      ]);
+      expect(store.getObject('quiet', 'q')).toBeUndefined();
+    } finally {
+      await worker.stop();
+      await engine.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

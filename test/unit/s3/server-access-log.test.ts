@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors/errors.js';
 import { logDeliveryAllowed, parseBucketLoggingStatus } from '../../../src/s3/logging/config.js';
-import { batchDeleteRecords, encodedKey, formatLogRecord, logObjectKey, logTime, quoted, type LogRecordFields } from '../../../src/s3/logging/record.js';
+import { batchDeleteRecords, encodedKey, formatLogRecord, lifecycleRecord, logObjectKey, logTime, quoted, type LogRecordFields } from '../../../src/s3/logging/record.js';
 import type { S3Bucket } from '../../../src/s3/object-attrs.js';
 import { AWS_LOG_RECORD } from '../../e2e/helpers/access-log-record.js';
 
@@ -103,6 +103,31 @@ describe('DeleteObjects: one BATCH.DELETE.OBJECT record per object deleted', () 
 
   it('none when nothing was deleted', () => {
     expect(batchDeleteRecords(post, [])).toEqual([]);
+  });
+});
+
+describe('lifecycle actions (AWS *How S3 Lifecycle interacts with other bucket configurations*)', () => {
+  const source = { name: 'amzn-s3-demo-bucket1', owner: full.bucketOwner };
+  const ids = { requestId: '3E57427F3EXAMPLE', hostId: 'aG9zdA==' };
+
+  it('S3.EXPIRE.OBJECT: requester AmazonS3, no IP, request line, status, bytes or times; the size and version removed', () => {
+    const line = lifecycleRecord(source, { operation: 'expire', key: 'logs/a b.txt', versionId: 'V1', objectSize: 48393 }, T, ids);
+    expect(line).toBe(
+      '79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be amzn-s3-demo-bucket1 [06/Feb/2019:00:00:38 +0000] - AmazonS3 ' +
+        '3E57427F3EXAMPLE S3.EXPIRE.OBJECT logs/a%20b.txt "-" - - - 48393 - - "-" "-" V1 aG9zdA== - - - - - - -',
+    );
+    expect(AWS_LOG_RECORD.test(line)).toBe(true);
+  });
+
+  it('S3.CREATE.DELETEMARKER, S3.TRANSITION_WALRUS.OBJECT and S3.DELETE.UPLOAD name their operation, key, size and version', () => {
+    const fields = (a: Parameters<typeof lifecycleRecord>[1]) => {
+      const m = AWS_LOG_RECORD.exec(lifecycleRecord(source, a, T, ids))!;
+      // requester, operation, key, status, object size, version id
+      return [m[5], m[7], m[8], m[10], m[13], m[18]];
+    };
+    expect(fields({ operation: 'deleteMarker', key: 'k', versionId: 'M1' })).toEqual(['AmazonS3', 'S3.CREATE.DELETEMARKER', 'k', '-', '-', 'M1']);
+    expect(fields({ operation: 'transition', key: 'k', versionId: 'V2', objectSize: 7 })).toEqual(['AmazonS3', 'S3.TRANSITION_WALRUS.OBJECT', 'k', '-', '7', 'V2']);
+    expect(fields({ operation: 'abortUpload', key: 'up/big' })).toEqual(['AmazonS3', 'S3.DELETE.UPLOAD', 'up/big', '-', '-', '-']);
   });
 });
 
