@@ -2,7 +2,7 @@
 // embedded network, with a 1 s lifecycle day: current and noncurrent versions move to blobs in the
 // background and read back byte-identical with the class and blob ids, a version overwritten
 // meanwhile is not clobbered, compaction then gives the local space back, and `kill -9` at random
-// moments of the transition loses and corrupts nothing.
+// moments of the transition loses and corrupts nothing; a logged bucket's transition is logged as AWS logs one.
 
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,7 +76,11 @@ describe('lifecycle Transition to WALRUS', () => {
   beforeAll(async () => {
     const dir = makeTempDirFixture();
     dirs.push(dir);
-    server = await startTusk({ dataDir: dir.path, publisherListen: '127.0.0.1:0', extraArgs: [...ARGS, '--compaction-interval', '500ms', '--compaction-dead', '0.3'] });
+    server = await startTusk({
+      dataDir: dir.path,
+      publisherListen: '127.0.0.1:0',
+      extraArgs: [...ARGS, '--compaction-interval', '500ms', '--compaction-dead', '0.3', '--server-access-log-interval', '300ms'],
+    });
   }, 60_000);
   afterAll(() => server?.dispose());
 
@@ -141,6 +145,29 @@ describe('lifecycle Transition to WALRUS', () => {
       await expectBody(server, bucket, 'big', current, currentId);
     }
   }, 90_000);
+
+  // AWS logs a transition as S3.TRANSITION_<class>.OBJECT (user guide *How S3 Lifecycle interacts
+  // with other bucket configurations*); WALRUS takes that pattern
+  it('logs a transition of a logged bucket as S3.TRANSITION_WALRUS.OBJECT', async () => {
+    const [bucket, logs] = ['tlogged', 'tlogs'];
+    for (const b of [bucket, logs]) expect((await s3Request(server, { method: 'PUT', bucket: b })).status).toBe(200);
+    expect((await s3Request(server, { method: 'PUT', bucket: logs, headers: { 'x-amz-acl': 'log-delivery-write' } })).status).toBe(200);
+    const logging = `<BucketLoggingStatus><LoggingEnabled><TargetBucket>${logs}</TargetBucket><TargetPrefix>l/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`;
+    expect((await s3Request(server, { method: 'PUT', bucket, query: { logging: '' }, body: logging, headers: { 'content-md5': md5Base64(Buffer.from(logging)) } })).status).toBe(200);
+    await put(server, bucket, 'moved', randomBody(20_000));
+    expect((await configure(server, bucket, TO_WALRUS)).status).toBe(200);
+    let records: string[] = [];
+    await until('the transition record', server, async () => {
+      const list = (await s3Request(server, { method: 'GET', bucket: logs, query: { 'list-type': '2' } })).body.toString();
+      const keys = [...list.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!);
+      const bodies = await Promise.all(keys.map(async (key) => (await s3Request(server, { method: 'GET', bucket: logs, key })).body.toString()));
+      records = bodies.flatMap((b) => b.split('\n')).filter((l) => l.includes(' S3.'));
+      return records.length > 0;
+    });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatch(new RegExp(`^\\S+ ${bucket} \\[[^\\]]+\\] - AmazonS3 \\S+ S3\\.TRANSITION_WALRUS\\.OBJECT moved "-" - - - 20000 - - "-" "-" - `));
+    expect((await classOf(server, bucket, 'moved')).cls).toBe('WALRUS');
+  }, 60_000);
 
   // The transition runs on the writer thread alone (front-end threads take no part in it), so the
   // threads-4 project does not repeat this crash test: it would add two minutes of CI for nothing new.
