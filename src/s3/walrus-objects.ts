@@ -118,12 +118,12 @@ export class WalrusBlobSink {
   }
 
   /**
-   * With a label, a small object becomes a patch tagged with it, and each blob of a larger one
-   * carries it as blob attributes, with the object's size and the blob's index and offset, set
+   * With a label, a small object becomes a patch tagged with it (unless `asPatch` is false), and
+   * each blob of a larger one carries it as blob attributes, with the object's size and the blob's index and offset, set
    * before this resolves (so before the PUT is answered), where the network lets them be set.
    */
-  async finish(label?: WalrusPatchLabel): Promise<WalrusLocation> {
-    if (label && this.offset === 0 && this.buffered > 0 && this.buffered <= this.network.patchMaxSize) {
+  async finish(label?: WalrusPatchLabel, asPatch = true): Promise<WalrusLocation> {
+    if (label && asPatch && this.offset === 0 && this.buffered > 0 && this.buffered <= this.network.patchMaxSize) {
       const data = Buffer.concat(this.chunks, this.buffered);
       const patch = await this.network.storePatch(label.identifier, data, label.tags);
       return { size: data.length, blobs: [{ blobId: patch.quiltId, offset: 0, length: data.length, patchId: patch.patchId }] };

@@ -98,10 +98,15 @@ describe('WalrusBlobSink', () => {
     const label = { identifier: 'bkt/k', tags: { 'tusk-key': 'k' } };
     await sinkOf(network, body, 300, label);
     expect(set).toEqual([0, 1, 2].map((i) => [`b${i}`, { 'tusk-key': 'k', 'tusk-size': '2500', 'tusk-blob-index': String(i), 'tusk-blob-offset': String(i * 1000) }]));
-    // unlabelled (a lifecycle transition) and patches: none
+    // unlabelled and patches: none
     await sinkOf(network, body, 300);
     await sinkOf(network, body.subarray(0, 50), 300, label);
     expect(set).toHaveLength(3);
+    // a lifecycle transition's small body: a blob (not a patch) with attributes
+    const sink = new WalrusBlobSink(network);
+    await sink.write(body.subarray(0, 50));
+    expect((await sink.finish(label, false)).blobs).toEqual([{ blobId: 'b6', offset: 0, length: 50 }]);
+    expect(set[3]).toEqual(['b6', { 'tusk-key': 'k', 'tusk-size': '50', 'tusk-blob-index': '0', 'tusk-blob-offset': '0' }]);
   });
 
   it('labels a patch with the object facts known before its commit', () => {
