@@ -38,6 +38,13 @@ export interface WalrusBlobs extends WalrusBlobReads {
    */
   ownedPatches?(): AsyncIterable<WalrusStoredPatch>;
   /**
+   * Inserts or updates attributes (Walrus's blob `metadata` pairs) on the wallet's Blob object of
+   * `blobId` (the longest-lived certified one); absent where they cannot be set from here.
+   */
+  setAttributes?(blobId: string, attributes: Record<string, string>): Promise<void>;
+  /** The wallet's live blobs with their attributes (`tusk admin buckets walrus-import`); absent where they cannot be listed from here. */
+  ownedBlobs?(): Iterable<WalrusOwnedBlob>;
+  /**
    * The network's epochs: the current one and the longest storage it sells (the renewal worker,
    * s3/walrus-renewal.ts); absent, with `endEpoch` and `extend`, where blobs cannot be extended from here.
    */
@@ -58,6 +65,12 @@ export interface WalrusBlobTerm {
 export interface WalrusStoredPatch extends WalrusPatchRef {
   tags: Record<string, string>;
   size: number;
+}
+
+export interface WalrusOwnedBlob {
+  blobId: string;
+  size: number;
+  attributes: Record<string, string>;
 }
 
 /** A read's failure: the network has no such blob (it lapsed at its end epoch, or was deleted). */

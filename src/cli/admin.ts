@@ -24,7 +24,7 @@ Commands:
   buckets list
   buckets usage BUCKET            objects and bytes of current versions; all versions and delete markers; incomplete uploads
   buckets quota BUCKET            show; with --max-bytes SIZE and/or --max-objects N: set; with --clear: remove
-  buckets walrus-import BUCKET    rebuild BUCKET's small WALRUS objects from the wallet's quilts on the network
+  buckets walrus-import BUCKET    rebuild BUCKET's WALRUS objects from the wallet's quilts and blob attributes on the network
   notify status                   each bucket notification target: pending, delivered, failed, dropped, up
   kms list [--account NAME]       SSE-KMS keys (of one account)
   kms create [--id ID] [--account NAME] [--description TEXT]

@@ -1,52 +1,126 @@
 // `tusk admin buckets walrus-import BUCKET` (issue #34 item 5, README "S3 objects on Walrus"): rebuilds a
-// bucket's index entries from the wallet's quilts on the Walrus network, each patch's tags naming
-// its bucket, key, content type, ETag, checksum and time (walrusPatchLabel), so that a fresh Tusk
-// given the network (on the embedded one: the data directory's ledger/ and nodes/) serves again
-// every small object stored there. Objects of their own blobs carry no such names yet.
+// bucket's index entries from the wallet's blobs on the Walrus network, so that a fresh Tusk given the
+// network (on the embedded one: the data directory's ledger/ and nodes/) serves again every object
+// stored there: a small object from its quilt patch's tags (walrusPatchLabel), a larger one from its
+// blobs' attributes (walrusBlobAttributes), which name the same facts plus each blob's place.
 
-import type { WalrusStoredPatch } from '../base/walrus-blobs.js';
+import type { WalrusOwnedBlob, WalrusStoredPatch } from '../base/walrus-blobs.js';
 import type { S3Services } from './context.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from './object-attrs.js';
-import { WALRUS_STORAGE_CLASS, WALRUS_TAG } from './walrus-objects.js';
+import { WALRUS_STORAGE_CLASS, WALRUS_TAG, type WalrusLocation } from './walrus-objects.js';
 
 export interface WalrusImportResult {
   /** index entries written */
   imported: number;
-  /** patches of the bucket already the current version of their key (an import run again) */
+  /** objects of the bucket already the current version of their key (an import run again) */
   present: number;
+  /** objects whose blobs do not add up (some missing, or sizes that disagree): not imported */
+  incomplete: Array<{ key: string; etag: string; reason: string }>;
+}
+
+/** One object the network describes: its facts (tags or attributes) and where its bytes are. */
+export interface ImportedObject {
+  key: string;
+  etag: string;
+  tags: Record<string, string>;
+  location: WalrusLocation;
 }
 
 /**
- * Commits one version per patch tagged with `bucket`, oldest first (so each key's latest write is
- * its current version); the bucket must exist. Patches of objects deleted since come back too:
- * nothing on the network records a delete.
+ * The objects of `bucket` among the wallet's blobs carrying attributes: blobs grouped by key and
+ * ETag, ordered by their index; a group whose indices are not 0..n-1, whose offsets do not follow
+ * one another or whose sizes do not add up to the object's size is reported, not imported.
+ */
+export function assembleBlobObjects(blobs: Iterable<WalrusOwnedBlob>, bucket: string): { objects: ImportedObject[]; incomplete: WalrusImportResult['incomplete'] } {
+  const groups = new Map<string, Map<number, WalrusOwnedBlob>>();
+  for (const b of blobs) {
+    const a = b.attributes;
+    const key = a[WALRUS_TAG.key];
+    const etag = a[WALRUS_TAG.etag];
+    if (a[WALRUS_TAG.bucket] !== bucket || key === undefined || etag === undefined) continue;
+    const id = JSON.stringify([key, etag]);
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = new Map()));
+    // one blob id may have several Blob objects (stored again): the same attributes, kept once
+    group.set(Number(a[WALRUS_TAG.blobIndex]), b);
+  }
+  const objects: ImportedObject[] = [];
+  const incomplete: WalrusImportResult['incomplete'] = [];
+  for (const [id, group] of groups) {
+    const [key, etag] = JSON.parse(id) as [string, string];
+    const ordered = [...group.entries()].sort((x, y) => x[0] - y[0]).map(([, b]) => b);
+    const tags = ordered[0]!.attributes;
+    const size = Number(tags[WALRUS_TAG.size]);
+    let offset = 0;
+    let reason: string | undefined;
+    ordered.forEach((b, i) => {
+      const a = b.attributes;
+      if (reason) return;
+      if (Number(a[WALRUS_TAG.blobIndex]) !== i) reason = `blob ${i} of the object is missing`;
+      else if (Number(a[WALRUS_TAG.blobOffset]) !== offset || Number(a[WALRUS_TAG.size]) !== size) reason = `blob ${i} (${b.blobId}) does not follow blob ${i - 1}`;
+      offset += b.size;
+    });
+    if (!reason && offset !== size) reason = `its blobs hold ${offset} of its ${size} bytes`;
+    if (reason) {
+      incomplete.push({ key, etag, reason });
+      continue;
+    }
+    let at = 0;
+    const refs = ordered.map((b) => ({ blobId: b.blobId, offset: (at += b.size) - b.size, length: b.size }));
+    objects.push({ key, etag, tags, location: { size, blobs: refs } });
+  }
+  return { objects, incomplete };
+}
+
+/** The objects of a quilt's patches tagged with `bucket`. */
+function patchObjects(patches: WalrusStoredPatch[], bucket: string): ImportedObject[] {
+  return patches
+    .filter((p) => p.tags[WALRUS_TAG.bucket] === bucket && p.tags[WALRUS_TAG.key] !== undefined && p.tags[WALRUS_TAG.etag] !== undefined)
+    .map((p) => ({
+      key: p.tags[WALRUS_TAG.key]!,
+      etag: p.tags[WALRUS_TAG.etag]!,
+      tags: p.tags,
+      location: { size: p.size, blobs: [{ blobId: p.quiltId, offset: 0, length: p.size, patchId: p.patchId }] },
+    }));
+}
+
+/** Where an object's bytes are, as one string: equal for the same blobs (or patch) in the same order. */
+function placeOf(location: WalrusLocation | undefined): string {
+  return location ? location.blobs.map((b) => b.patchId ?? b.blobId).join(',') : '';
+}
+
+/**
+ * Commits one version per object tagged with `bucket`, oldest first (so each key's latest write is
+ * its current version); the bucket must exist. Objects deleted since come back too: nothing on the
+ * network records a delete.
  */
 export async function importWalrusBucket(services: S3Services, bucket: string): Promise<WalrusImportResult> {
+  const walrus = services.walrus!;
   const patches: WalrusStoredPatch[] = [];
-  for await (const p of services.walrus!.ownedPatches!()) {
-    if (p.tags[WALRUS_TAG.bucket] === bucket && p.tags[WALRUS_TAG.key] !== undefined && p.tags[WALRUS_TAG.etag] !== undefined) patches.push(p);
-  }
-  patches.sort((a, b) => Number(a.tags[WALRUS_TAG.lastModified] ?? 0) - Number(b.tags[WALRUS_TAG.lastModified] ?? 0));
-  const result: WalrusImportResult = { imported: 0, present: 0 };
-  for (const p of patches) {
-    const key = p.tags[WALRUS_TAG.key]!;
-    if (services.store.getObject(bucket, key)?.attrs.walrus?.blobs[0]?.patchId === p.patchId) {
+  for await (const p of walrus.ownedPatches!()) patches.push(p);
+  const fromBlobs = assembleBlobObjects(walrus.ownedBlobs?.() ?? [], bucket);
+  const objects = [...patchObjects(patches, bucket), ...fromBlobs.objects];
+  const lastModified = (o: ImportedObject): number => Number(o.tags[WALRUS_TAG.lastModified] ?? 0);
+  objects.sort((a, b) => lastModified(a) - lastModified(b));
+  const result: WalrusImportResult = { imported: 0, present: 0, incomplete: fromBlobs.incomplete };
+  for (const o of objects) {
+    if (placeOf(services.store.getObject(bucket, o.key)?.attrs.walrus) === placeOf(o.location)) {
       result.present++;
       continue;
     }
-    const checksum = checksumOf(p.tags[WALRUS_TAG.checksum]);
+    const checksum = checksumOf(o.tags[WALRUS_TAG.checksum]);
     const attrs: S3ObjectAttrs = {
-      contentType: p.tags[WALRUS_TAG.contentType] ?? 'binary/octet-stream',
+      contentType: o.tags[WALRUS_TAG.contentType] ?? 'binary/octet-stream',
       storageClass: WALRUS_STORAGE_CLASS,
       acl: 'private',
       headers: {},
       meta: {},
       ...(checksum ? { checksum } : {}),
-      walrus: { size: p.size, blobs: [{ blobId: p.quiltId, offset: 0, length: p.size, patchId: p.patchId }] },
+      walrus: o.location,
     };
     const writer = services.store.beginWrite(0);
     try {
-      await writer.commit(bucket, key, { etag: p.tags[WALRUS_TAG.etag]!, lastModified: Number(p.tags[WALRUS_TAG.lastModified] ?? Date.now()), attrs });
+      await writer.commit(bucket, o.key, { etag: o.etag, lastModified: Number(o.tags[WALRUS_TAG.lastModified] ?? Date.now()), attrs });
     } catch (e) {
       await writer.abort();
       throw e;

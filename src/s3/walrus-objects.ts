@@ -15,7 +15,11 @@ export const WALRUS_STORAGE_CLASS = 'WALRUS';
 export const WALRUS_BLOB_ID_HEADER = 'x-tusk-walrus-blob-id';
 /** Names the quilt patch holding a small WALRUS object (its blob id is then the quilt's). */
 export const WALRUS_PATCH_ID_HEADER = 'x-tusk-walrus-patch-id';
-/** The Walrus tags of an object's patch: what `tusk admin buckets walrus-import` rebuilds the index entry from (s3/walrus-import.ts). */
+/**
+ * The Walrus tags of an object's patch, and the attributes of each blob of a larger object: what
+ * `tusk admin buckets walrus-import` rebuilds the index entry from (s3/walrus-import.ts). The last
+ * three are a blob's only: the object's size, and the blob's place among its blobs.
+ */
 export const WALRUS_TAG = {
   bucket: 'tusk-bucket',
   key: 'tusk-key',
@@ -23,6 +27,9 @@ export const WALRUS_TAG = {
   etag: 'tusk-etag',
   checksum: 'tusk-checksum',
   lastModified: 'tusk-last-modified',
+  size: 'tusk-size',
+  blobIndex: 'tusk-blob-index',
+  blobOffset: 'tusk-blob-offset',
 } as const;
 /** Bytes fetched from a blob per read: a range reads only the slivers it covers, a few MiB at a time. */
 const READ_PIECE = 4 * 1024 * 1024;
@@ -72,6 +79,11 @@ export function walrusPatchLabel(bucket: string, key: string, attrs: S3ObjectAtt
   return { identifier: `${bucket}/${key}`, tags };
 }
 
+/** The attributes of blob `index` (at byte `offset`) of an object of `size` bytes labelled `label`. */
+export function walrusBlobAttributes(label: WalrusPatchLabel, size: number, index: number, offset: number): Record<string, string> {
+  return { ...label.tags, [WALRUS_TAG.size]: String(size), [WALRUS_TAG.blobIndex]: String(index), [WALRUS_TAG.blobOffset]: String(offset) };
+}
+
 /**
  * A body sink (receiveBody's writer) that cuts the bytes into blobs of `maxBlobSize` and stores
  * each once it is full, one at a time; `finish` stores the last and answers where everything is.
@@ -105,15 +117,25 @@ export class WalrusBlobSink {
     return this.stored;
   }
 
-  async finish(label?: WalrusPatchLabel): Promise<WalrusLocation> {
-    if (label && this.offset === 0 && this.buffered > 0 && this.buffered <= this.network.patchMaxSize) {
+  /**
+   * With a label, a small object becomes a patch tagged with it (unless `asPatch` is false), and
+   * each blob of a larger one carries it as blob attributes, with the object's size and the blob's index and offset, set
+   * before this resolves (so before the PUT is answered), where the network lets them be set.
+   */
+  async finish(label?: WalrusPatchLabel, asPatch = true): Promise<WalrusLocation> {
+    if (label && asPatch && this.offset === 0 && this.buffered > 0 && this.buffered <= this.network.patchMaxSize) {
       const data = Buffer.concat(this.chunks, this.buffered);
       const patch = await this.network.storePatch(label.identifier, data, label.tags);
       return { size: data.length, blobs: [{ blobId: patch.quiltId, offset: 0, length: data.length, patchId: patch.patchId }] };
     }
     if (this.buffered > 0) this.flush();
     await this.stored;
-    return { size: this.offset, blobs: this.blobs };
+    const location = { size: this.offset, blobs: this.blobs };
+    const network = this.network;
+    if (label && network.setAttributes) {
+      for (const [i, b] of location.blobs.entries()) await network.setAttributes(b.blobId, walrusBlobAttributes(label, location.size, i, b.offset));
+    }
+    return location;
   }
 
   private flush(): void {

@@ -23,8 +23,11 @@ let s3: S3Client;
 let publisherUrl: string;
 const bucket = bucketName('quilts');
 
+/** 1 MiB blobs, so that a 2.5 MB object spans three (and 'big' two) while 1 MiB objects stay patches */
+const SERVER_ARGS = ['--n-shards', '100', '--max-blob-size', String(1024 * 1024)];
+
 beforeAll(async () => {
-  ({ server, s3, publisherUrl } = await startWalrusTusk(bucket, ['--n-shards', '100']));
+  ({ server, s3, publisherUrl } = await startWalrusTusk(bucket, SERVER_ARGS));
 }, 60_000);
 
 afterAll(async () => {
@@ -40,6 +43,10 @@ async function getBytes(key: string, range?: string): Promise<Buffer> {
 function rawHead(key: string): Promise<Record<string, string>> {
   return rawHeadOf(server, bucket, key);
 }
+
+const LARGE_KEY = 'large/2.5 MB +%';
+const large = randomBody(2_500_000);
+const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
 
 describe('small WALRUS objects in quilts', () => {
   const bodies = new Map(Array.from({ length: COUNT }, (_, i) => [`small/${String(i).padStart(4, '0')} +%`, randomBody(SMALL)] as const));
@@ -78,7 +85,7 @@ describe('small WALRUS objects in quilts', () => {
       'tusk-bucket': bucket,
       'tusk-key': key,
       'content-type': 'text/x-small',
-      'tusk-etag': createHash('md5').update(body).digest('hex'),
+      'tusk-etag': md5(body),
     });
     expect(mine.tags['tusk-checksum']).toMatch(/^[A-Z0-9]+:FULL_OBJECT:/);
   }, 60_000);
@@ -96,33 +103,59 @@ describe('small WALRUS objects in quilts', () => {
     const head = await rawHead('big');
     expect(head['x-tusk-walrus-patch-id']).toBeUndefined();
     expect((await getBytes('big', 'bytes=1048570-')).equals(big.subarray(1048570))).toBe(true);
+
+    // a larger object's blobs carry its facts as blob attributes on their Blob objects, set before the PUT is answered
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: LARGE_KEY, Body: large, StorageClass: WALRUS, ContentType: 'video/x-large' }));
+    const ids = (await rawHead(LARGE_KEY))['x-tusk-walrus-blob-id']!.split(',');
+    expect(ids).toHaveLength(3);
+    const views = await Promise.all(ids.map(async (id) => ((await (await fetch(`${publisherUrl}/v1/ledger/blobs/${id}`)).json()) as { objects: Array<{ object: { attributes?: Record<string, string> } }> }).objects[0]!));
+    expect(views.map((v) => v.object.attributes)).toEqual(
+      [0, 1, 2].map((i) =>
+        expect.objectContaining({
+          'tusk-bucket': bucket,
+          'tusk-key': LARGE_KEY,
+          'content-type': 'video/x-large',
+          'tusk-etag': md5(large),
+          'tusk-size': String(large.length),
+          'tusk-blob-index': String(i),
+          'tusk-blob-offset': String(i * 1024 * 1024),
+        }),
+      ),
+    );
   }, 30_000);
 
-  it('tusk admin buckets walrus-import rebuilds the small objects on a fresh Tusk given only the network', async () => {
+  it('tusk admin buckets walrus-import rebuilds the objects on a fresh Tusk given only the network', async () => {
     // the embedded network is the data directory's ledger/ (the wallet's Blob objects) and nodes/
     // (the slivers): copied without the S3 engine's index and segments
     await server.stop();
     const fresh = makeTempDir();
     for (const part of ['ledger', 'nodes']) cpSync(join(server.dataDir, part), join(fresh, part), { recursive: true });
-    const second = await startWalrusTusk(bucket, ['--n-shards', '100'], fresh);
+    const second = await startWalrusTusk(bucket, SERVER_ARGS, fresh);
     try {
       expect((await second.s3.send(new ListObjectsV2Command({ Bucket: bucket }))).KeyCount).toBe(0);
       const run = await admin(second.server, ['buckets', 'walrus-import', bucket]);
       expect(run.stderr).toBe('');
-      // the 100 objects and 'lone'; 'big' is a blob of its own, which names no object yet
-      expect(run.json).toEqual({ bucket, imported: COUNT + 1, present: 0 });
+      // the 100 objects and 'lone' from their patches, 'big' and the large one from their blobs' attributes
+      expect(run.json).toEqual({ bucket, imported: COUNT + 3, present: 0, incomplete: [] });
       const listed = await second.s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-      expect(listed.Contents?.map((o) => o.Key).sort()).toEqual([...bodies.keys(), 'lone'].sort());
+      expect(listed.Contents?.map((o) => o.Key).sort()).toEqual([...bodies.keys(), 'lone', 'big', LARGE_KEY].sort());
+      expect(listed.Contents?.find((o) => o.Key === LARGE_KEY)?.Size).toBe(large.length);
+      const got = await second.s3.send(new GetObjectCommand({ Bucket: bucket, Key: LARGE_KEY }));
+      expect([got.StorageClass, got.ContentType, got.ETag]).toEqual(['WALRUS', 'video/x-large', `"${md5(large)}"`]);
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(large)).toBe(true);
+      // a range across the first blob boundary
+      const ranged = await second.s3.send(new GetObjectCommand({ Bucket: bucket, Key: LARGE_KEY, Range: 'bytes=1048000-1049999' }));
+      expect(Buffer.from(await ranged.Body!.transformToByteArray()).equals(large.subarray(1048000, 1050000))).toBe(true);
       // every tenth object read back (each read decodes its whole quilt)
       for (const [key, body] of [...bodies].filter((_, i) => i % 10 === 0)) {
         const got = await second.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         expect(got.StorageClass).toBe('WALRUS');
         expect(got.ContentType).toBe('text/x-small');
-        expect(got.ETag).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
+        expect(got.ETag).toBe(`"${md5(body)}"`);
         expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body), key).toBe(true);
       }
       // run again: nothing new
-      expect((await admin(second.server, ['buckets', 'walrus-import', bucket])).json).toEqual({ bucket, imported: 0, present: COUNT + 1 });
+      expect((await admin(second.server, ['buckets', 'walrus-import', bucket])).json).toEqual({ bucket, imported: 0, present: COUNT + 3, incomplete: [] });
     } finally {
       second.s3.destroy();
       await second.server.dispose();

@@ -124,7 +124,14 @@ describe('lifecycle Transition to WALRUS', () => {
       await until('every version on WALRUS', server, async () =>
         (await Promise.all([classOf(server, bucket, 'big'), classOf(server, bucket, 'big', oldId), classOf(server, bucket, 'dir/small file+%')])).every((c) => c.cls === 'WALRUS'));
       // the 5 MB version spans four blobs
-      expect((await classOf(server, bucket, 'big', oldId)).blobs?.split(',')).toHaveLength(4);
+      const oldBlobs = (await classOf(server, bucket, 'big', oldId)).blobs!.split(',');
+      expect(oldBlobs).toHaveLength(4);
+      // each blob carries attributes naming the version and its place in it, for walrus-import
+      const publisherUrl = /publisher listening on (http:\/\/[^\s"]+)/.exec(server.output())![1]!;
+      for (const [i, id] of oldBlobs.entries()) {
+        const view = (await (await fetch(`${publisherUrl}/v1/ledger/blobs/${id}`)).json()) as { objects: Array<{ object: { attributes?: Record<string, string> } }> };
+        expect(view.objects[0]!.object.attributes).toMatchObject({ 'tusk-bucket': bucket, 'tusk-key': 'big', 'tusk-etag': md5(old), 'tusk-size': '5000000', 'tusk-blob-index': String(i), 'tusk-blob-offset': String(i * MAX_BLOB) });
+      }
       await expectBody(server, bucket, 'big', current);
       await expectBody(server, bucket, 'big', old, oldId);
       await expectBody(server, bucket, 'dir/small file+%', small);

@@ -448,7 +448,7 @@ function existingBlob(db: LedgerDb, id: string): { blob: StoredBlob; storage: St
   return found;
 }
 
-function liveBlob(db: LedgerDb, id: string): { blob: StoredBlob; storage: StoredStorage } {
+export function liveBlob(db: LedgerDb, id: string): { blob: StoredBlob; storage: StoredStorage } {
   const found = existingBlob(db, id);
   if (found.blob.deleted) throw new LedgerError('BlobDeleted', { blobObjectId: id });
   if (found.blob.reclaimedEpoch !== null) throw new LedgerError('BlobExpired', { blobObjectId: id, endEpoch: found.storage.endEpoch });

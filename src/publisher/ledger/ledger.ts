@@ -20,6 +20,7 @@ import {
   type RegisterBlobInput,
   type RegisterBlobResult,
 } from './blob-plans.js';
+import { planSetBlobAttributes, type SetBlobAttributesResult } from './attribute-plans.js';
 import { DEFAULT_STORAGE_PRICE_PER_UNIT, DEFAULT_WRITE_PRICE_PER_UNIT, FROST_PER_WAL, registrationCost, type Prices } from './costs.js';
 import { assertEpochLength, epochAt, epochStartMs, genesisClock } from './epoch-clock.js';
 import { LedgerError } from './errors.js';
@@ -178,6 +179,11 @@ export class Ledger {
   /** Sends a Blob object the publisher owns to another address. */
   transferBlob(blobObjectId: string, to: string): Promise<TransferBlobResult> {
     return this.append((ctx) => planTransferBlob(blobObjectId, to, ctx));
+  }
+
+  /** Inserts or updates attributes (Walrus's blob `metadata` pairs) on a live Blob object the publisher owns. */
+  setBlobAttributes(blobObjectId: string, pairs: Record<string, string>): Promise<SetBlobAttributesResult> {
+    return this.append((ctx) => planSetBlobAttributes(blobObjectId, pairs, ctx));
   }
 
   /** Wraps a certified Blob object into a new SharedBlob object (`share=true`). */

@@ -22,6 +22,12 @@ export interface BlobObject {
   deletable: boolean;
   /** the address that owns the object (`send_object_to`, else the publisher) */
   owner: string;
+  /**
+   * The blob's attributes: Walrus's `metadata` dynamic field of a Blob object (walrus contracts
+   * `blob::add_or_replace_metadata` / `insert_or_update_metadata_pair`, the CLI's
+   * `set-blob-attribute`), string keys to string values; absent until one is set.
+   */
+  attributes?: Record<string, string>;
 }
 
 /** `eventSeq` is the event's index in its transaction as a decimal string (walrus.md §9.4). */
@@ -78,7 +84,7 @@ export interface SharedBlobObjectView {
 
 export type LedgerObjectView = BlobObjectView | StorageObjectView | SharedBlobObjectView;
 
-export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'ExtendBlob' | 'TransferBlob' | 'ShareBlob' | 'DeleteBlob' | 'ReclaimBlobs';
+export type TransactionKind = 'Genesis' | 'Configure' | 'Fund' | 'RegisterBlob' | 'CertifyBlob' | 'ExtendBlob' | 'TransferBlob' | 'SetBlobAttributes' | 'ShareBlob' | 'DeleteBlob' | 'ReclaimBlobs';
 
 export type LedgerEventBody =
   | { type: 'LedgerCreated'; data: JsonObject }

@@ -18,6 +18,8 @@ export function blobObjectOf(blob: StoredBlob, storage: StoredStorage): BlobObje
     storage: storageObjectOf(storage),
     deletable: blob.deletable,
     owner: blob.owner,
+    // older ledgers have no attributes on their Blob records (docs/FORMAT.md)
+    ...(blob.attributes ? { attributes: blob.attributes } : {}),
   };
 }
 

@@ -38,20 +38,40 @@ export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): Walrus
       return blobIdOf(await storeBlob(ctx, data, query));
     },
     storePatch: (identifier, contents, tags) => quilts.add({ identifier, contents, tags }),
-    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!), ...renewal(ctx.backend.ledger) } : {}),
+    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!), ...renewal(ctx.backend.ledger), ...attributes(ctx.backend.ledger) } : {}),
   };
 }
 
-/** Extending blobs on the embedded ledger: the longest-lived certified permanent Blob object of a blob id the publisher owns. */
-function renewal(ledger: Ledger): Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'> {
-  const owned = (blobId: string): BlobObject | undefined => {
-    let best: BlobObject | undefined;
-    for (const view of ledger.blobsById(blobId)) {
-      const o = view.object;
-      if (view.state === 'certified' && !o.deletable && o.owner === ledger.publisherAddress && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
-    }
-    return best;
+/** The longest-lived certified permanent Blob object of a blob id the publisher owns on the embedded ledger. */
+function ownedBlobObject(ledger: Ledger, blobId: string): BlobObject | undefined {
+  let best: BlobObject | undefined;
+  for (const view of ledger.blobsById(blobId)) {
+    const o = view.object;
+    if (view.state === 'certified' && !o.deletable && o.owner === ledger.publisherAddress && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
+  }
+  return best;
+}
+
+/** Blob attributes on the embedded ledger: set on the Blob object renewal extends, listed for the import. */
+function attributes(ledger: Ledger): Pick<WalrusBlobs, 'setAttributes' | 'ownedBlobs'> {
+  return {
+    async setAttributes(blobId, pairs) {
+      const o = ownedBlobObject(ledger, blobId);
+      if (!o) throw new WalrusBlobGone(blobId);
+      await ledger.setBlobAttributes(o.id, pairs);
+    },
+    *ownedBlobs() {
+      for (const view of ledger.ownedLiveBlobs()) {
+        const o = view.object;
+        if (o.attributes) yield { blobId: o.blobId, size: o.size, attributes: o.attributes };
+      }
+    },
   };
+}
+
+/** Extending blobs on the embedded ledger: the Blob object ownedBlobObject names. */
+function renewal(ledger: Ledger): Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'> {
+  const owned = (blobId: string): BlobObject | undefined => ownedBlobObject(ledger, blobId);
   // an extension pays the storage price only (planExtendBlob)
   const costPerEpoch = (o: BlobObject): bigint => registrationCost(o.storage.storageSize, 1, { ...ledger.prices(), writePricePerUnit: 0n });
   return {

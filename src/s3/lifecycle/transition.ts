@@ -7,7 +7,7 @@
 
 import type { WalrusBlobs } from '../../base/walrus-blobs.js';
 import type { S3Bucket, S3Object, S3Store } from '../object-attrs.js';
-import { WalrusBlobSink, WALRUS_STORAGE_CLASS } from '../walrus-objects.js';
+import { WalrusBlobSink, WALRUS_STORAGE_CLASS, walrusPatchLabel } from '../walrus-objects.js';
 import { ruleMatches, transitionsAt, type LifecycleRule } from './rules.js';
 
 /** Bytes read from the engine per step while a version becomes blobs. */
@@ -59,7 +59,8 @@ export async function transitionVersion(store: S3Store, walrus: WalrusBlobs, buc
   } finally {
     reader.close();
   }
-  const walrusAt = await sink.finish();
+  // blobs, never a patch (the version's bytes stay where the swap below points), with attributes naming the version for walrus-import
+  const walrusAt = await sink.finish(walrusPatchLabel(bucket.name, v.key, v.attrs, v.etag, v.lastModified), false);
   if (walrusAt.size !== v.size) throw new Error(`${bucket.name}/${v.key}: read ${walrusAt.size} of ${v.size} bytes`);
   // attrs as they are at the swap (tags or ACL changed meanwhile stay), with the new class and place
   return store.dropBody(bucket.name, v.key, v, (attrs) => ({ ...attrs, storageClass: WALRUS_STORAGE_CLASS, walrus: walrusAt }));

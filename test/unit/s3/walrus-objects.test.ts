@@ -89,6 +89,26 @@ describe('WalrusBlobSink', () => {
     expect(patches).toHaveLength(1);
   });
 
+  it('sets the label, the object size, and each blob index and offset as attributes of the blobs of a labelled body before finishing', async () => {
+    const { network } = memoryNetwork(1000);
+    const set: Array<[string, Record<string, string>]> = [];
+    network.setAttributes = async (blobId, attributes) => {
+      set.push([blobId, attributes]);
+    };
+    const label = { identifier: 'bkt/k', tags: { 'tusk-key': 'k' } };
+    await sinkOf(network, body, 300, label);
+    expect(set).toEqual([0, 1, 2].map((i) => [`b${i}`, { 'tusk-key': 'k', 'tusk-size': '2500', 'tusk-blob-index': String(i), 'tusk-blob-offset': String(i * 1000) }]));
+    // unlabelled and patches: none
+    await sinkOf(network, body, 300);
+    await sinkOf(network, body.subarray(0, 50), 300, label);
+    expect(set).toHaveLength(3);
+    // a lifecycle transition's small body: a blob (not a patch) with attributes
+    const sink = new WalrusBlobSink(network);
+    await sink.write(body.subarray(0, 50));
+    expect((await sink.finish(label, false)).blobs).toEqual([{ blobId: 'b6', offset: 0, length: 50 }]);
+    expect(set[3]).toEqual(['b6', { 'tusk-key': 'k', 'tusk-size': '50', 'tusk-blob-index': '0', 'tusk-blob-offset': '0' }]);
+  });
+
   it('labels a patch with the object facts known before its commit', () => {
     const attrs = { contentType: 'text/plain', checksum: { algorithm: 'CRC32' as const, value: 'AAAAAA==', type: 'FULL_OBJECT' as const } };
     expect(walrusPatchLabel('bkt', 'a/b c', attrs as S3ObjectAttrs, 'e7', 1700000000000)).toEqual({

@@ -277,6 +277,44 @@ describe('extendBlob and transferBlob', () => {
   });
 });
 
+describe('setBlobAttributes', () => {
+  it('inserts or updates pairs on a Blob object the publisher owns, in one logged transaction kept across a reopen', async () => {
+    const r = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 2, deletable: false });
+    await fx.ledger.certifyBlob(r.blobObject.id, QUORUM_1000);
+    expect(r.blobObject.attributes).toBeUndefined();
+    const balance = fx.ledger.balance();
+    const first = await fx.ledger.setBlobAttributes(r.blobObject.id, { 'tusk-key': 'a', 'tusk-size': '3' });
+    const second = await fx.ledger.setBlobAttributes(r.blobObject.id, { 'tusk-key': 'b' });
+    expect(second.blobObject.attributes).toEqual({ 'tusk-key': 'b', 'tusk-size': '3' });
+    expect(fx.ledger.balance()).toBe(balance);
+    expect(fx.ledger.getTransaction(first.txDigest)).toMatchObject({ kind: 'SetBlobAttributes', inputs: { blobObjectId: r.blobObject.id, attributes: { 'tusk-key': 'a', 'tusk-size': '3' } }, effects: { mutated: [r.blobObject.id], balanceChange: '0', events: [] } });
+    // the views show them, and extending the blob keeps them
+    await fx.ledger.extendBlob(r.blobObject.id, 1);
+    expect((fx.ledger.getObject(r.blobObject.id) as BlobObjectView).object.attributes).toEqual({ 'tusk-key': 'b', 'tusk-size': '3' });
+    expect(fx.ledger.ownedLiveBlobs().map((v) => v.object.attributes)).toEqual([{ 'tusk-key': 'b', 'tusk-size': '3' }]);
+    await fx.ledger.close();
+    fx.ledger = await fx.open();
+    expect(fx.ledger.blobsById(BLOB_A)[0]!.object.attributes).toEqual({ 'tusk-key': 'b', 'tusk-size': '3' });
+    expect(await fx.ledger.verifyChain()).toMatchObject({ ok: true });
+  });
+
+  it('refuses no pairs, an empty key, too many bytes, a blob sent away and a deleted blob, leaving no trace', async () => {
+    const r = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 2, deletable: true });
+    await fx.ledger.certifyBlob(r.blobObject.id, QUORUM_1000);
+    const transactions = fx.ledger.status().transactions;
+    await rejectsWith(fx.ledger.setBlobAttributes(r.blobObject.id, {}), 'InvalidArgument');
+    await rejectsWith(fx.ledger.setBlobAttributes(r.blobObject.id, { '': 'x' }), 'InvalidArgument');
+    await rejectsWith(fx.ledger.setBlobAttributes(r.blobObject.id, { k: 'x'.repeat(64 * 1024) }), 'InvalidArgument');
+    expect(fx.ledger.status().transactions).toBe(transactions);
+    const other = await fx.ledger.registerBlob({ blobId: BLOB_B, ...SMALL, epochs: 2, deletable: true });
+    await fx.ledger.transferBlob(other.blobObject.id, `0x${'cd'.repeat(32)}`);
+    await rejectsWith(fx.ledger.setBlobAttributes(other.blobObject.id, { k: 'v' }), 'InvalidArgument');
+    await fx.ledger.deleteBlob(r.blobObject.id);
+    await rejectsWith(fx.ledger.setBlobAttributes(r.blobObject.id, { k: 'v' }), 'BlobDeleted');
+    expect((fx.ledger.getObject(r.blobObject.id) as BlobObjectView).object.attributes).toBeUndefined();
+  });
+});
+
 describe('deletion, expiry and reclaiming', () => {
   it('lists blobs past their end epoch and records their reclaiming', async () => {
     const a = await fx.ledger.registerBlob({ blobId: BLOB_A, ...SMALL, epochs: 1, deletable: false });

@@ -1,0 +1,64 @@
+// walrus-import's grouping of blobs that carry attributes (src/s3/walrus-import.ts): a large
+// object's blobs, found in any order among the wallet's, back in byte order; sets that do not add up
+// are reported, not imported.
+
+import { describe, expect, it } from 'vitest';
+import type { WalrusOwnedBlob } from '../../../src/base/walrus-blobs.js';
+import { assembleBlobObjects } from '../../../src/s3/walrus-import.js';
+import { walrusBlobAttributes, walrusPatchLabel } from '../../../src/s3/walrus-objects.js';
+import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
+
+const attrs: S3ObjectAttrs = { contentType: 'video/x-big', storageClass: 'WALRUS', acl: 'private', headers: {}, meta: {} };
+
+/** The blobs of an object of `sizes` bytes each, as the sink labels them. */
+function blobsOf(bucket: string, key: string, etag: string, sizes: number[]): WalrusOwnedBlob[] {
+  const label = walrusPatchLabel(bucket, key, attrs, etag, 1000);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  let offset = 0;
+  return sizes.map((size, i) => {
+    const blob = { blobId: `${key}-${etag}-${i}`, size, attributes: walrusBlobAttributes(label, total, i, offset) };
+    offset += size;
+    return blob;
+  });
+}
+
+describe('assembleBlobObjects', () => {
+  it('groups by key and ETag, orders by index, and keeps only the bucket asked for', () => {
+    const big = blobsOf('b', 'big +%', 'e1', [10, 10, 5]);
+    const older = blobsOf('b', 'big +%', 'e0', [10, 2]);
+    const elsewhere = blobsOf('other', 'x', 'e1', [3]);
+    const { objects, incomplete } = assembleBlobObjects([big[2]!, older[1]!, big[0]!, elsewhere[0]!, big[1]!, older[0]!], 'b');
+    expect(incomplete).toEqual([]);
+    const byEtag = new Map(objects.map((o) => [o.etag, o]));
+    expect([...byEtag.keys()].sort()).toEqual(['e0', 'e1']);
+    expect(byEtag.get('e1')).toMatchObject({
+      key: 'big +%',
+      tags: { 'content-type': 'video/x-big', 'tusk-last-modified': '1000' },
+      location: {
+        size: 25,
+        blobs: [
+          { blobId: 'big +%-e1-0', offset: 0, length: 10 },
+          { blobId: 'big +%-e1-1', offset: 10, length: 10 },
+          { blobId: 'big +%-e1-2', offset: 20, length: 5 },
+        ],
+      },
+    });
+    expect(byEtag.get('e0')!.location.size).toBe(12);
+  });
+
+  it('reports a set with a blob missing, one that does not add up, and one whose blobs disagree; a duplicate blob counts once', () => {
+    const missing = blobsOf('b', 'missing', 'e', [10, 10, 5]);
+    const short = blobsOf('b', 'short', 'e', [10, 10]);
+    short[1] = { ...short[1]!, size: 9 };
+    const disagree = blobsOf('b', 'disagree', 'e', [10, 10]);
+    disagree[1] = { ...disagree[1]!, attributes: { ...disagree[1]!.attributes, 'tusk-size': '21' } };
+    const twice = blobsOf('b', 'twice', 'e', [4, 4]);
+    const { objects, incomplete } = assembleBlobObjects([missing[0]!, missing[2]!, ...short, ...disagree, ...twice, twice[0]!], 'b');
+    expect(objects.map((o) => o.key)).toEqual(['twice']);
+    expect(incomplete).toEqual([
+      { key: 'missing', etag: 'e', reason: 'blob 1 of the object is missing' },
+      { key: 'short', etag: 'e', reason: 'its blobs hold 19 of its 20 bytes' },
+      { key: 'disagree', etag: 'e', reason: 'blob 1 (disagree-e-1) does not follow blob 0' },
+    ]);
+  });
+});
