@@ -5,11 +5,11 @@
 // storage the network sells, within the operator's per-pass budget. A blob no version names any
 // more (its objects deleted, or removed by lifecycle) is not extended: it lapses at its end epoch.
 
-import { setImmediate } from 'node:timers/promises';
 import { periodicPass } from '../base/periodic-pass.js';
 import type { WalrusBlobs } from '../base/walrus-blobs.js';
 import type { LogLine } from '../log/log-line.js';
 import type { S3Store } from './object-attrs.js';
+import { eachVersionPage } from './version-pages.js';
 
 const PAGE = 1000;
 
@@ -66,20 +66,19 @@ type Renewable = Required<Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'>>;
 export async function referencedBlobs(store: S3Store, stopped: () => boolean): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const bucket of store.listBuckets()) {
-    let keyMarker = '';
-    let versionIdMarker = '';
-    for (;;) {
-      if (stopped()) return ids;
-      const page = store.listVersions(bucket.name, { prefix: '', delimiter: '', keyMarker, versionIdMarker, maxKeys: PAGE });
-      for (const item of page.items) {
-        if (item.kind !== 'version') continue;
-        for (const b of item.version.attrs.walrus?.blobs ?? []) ids.add(b.blobId);
-      }
-      if (!page.isTruncated) break;
-      keyMarker = page.nextKeyMarker ?? '';
-      versionIdMarker = page.nextVersionIdMarker ?? '';
-      await setImmediate();
-    }
+    if (stopped()) break;
+    await eachVersionPage(
+      store,
+      bucket.name,
+      PAGE,
+      (items) => {
+        for (const item of items) {
+          if (item.kind !== 'version') continue;
+          for (const b of item.version.attrs.walrus?.blobs ?? []) ids.add(b.blobId);
+        }
+      },
+      stopped,
+    );
   }
   return ids;
 }

@@ -10,6 +10,7 @@ import type { WriteQuota } from '../context.js';
 import { S3Error } from '../errors/errors.js';
 import { objectSize } from '../sse/sse.js';
 import type { S3Store } from '../object-attrs.js';
+import { eachVersionPage } from '../version-pages.js';
 
 export const QUOTAS_FILE = 'bucket-quotas.json';
 const USAGE_TTL_MS = 10_000;
@@ -56,11 +57,8 @@ export async function bucketUsage(store: S3Store, bucket: string): Promise<Bucke
 /** Every entry ListObjectVersions would list (versions and delete markers), a page at a time. */
 export async function versionCount(store: S3Store, bucket: string): Promise<number> {
   let n = 0;
-  await eachPage({ keyMarker: '', versionIdMarker: '' }, (markers) => {
-    const page = store.listVersions(bucket, { prefix: '', delimiter: '', ...markers, maxKeys: LIST_PAGE });
-    n += page.items.length;
-    if (!page.isTruncated || page.items.length === 0) return undefined;
-    return { keyMarker: page.nextKeyMarker ?? '', versionIdMarker: page.nextVersionIdMarker ?? '' };
+  await eachVersionPage(store, bucket, LIST_PAGE, (items) => {
+    n += items.length;
   });
   return n;
 }
