@@ -14,6 +14,7 @@ import type { S3Bucket } from '../object-attrs.js';
 import type { S3Object, S3Store } from '../object-attrs.js';
 import { removalGuard } from '../object-lock.js';
 import { noticeField, noticeOf } from '../notification.js';
+import { eachVersionPage } from '../version-pages.js';
 import { NULL_VERSION, type Notice } from '../../store/types.js';
 import type { LifecycleAction, S3AccessLogging } from '../context.js';
 import type { WalrusBlobs } from '../../base/walrus-blobs.js';
@@ -202,13 +203,10 @@ async function applyRules(pc: PassContext, bucket: S3Bucket, rules: LifecycleRul
   const { store, now, dayMs, stats } = pc;
   const versionRules = rules.filter((r) => r.expiration || r.noncurrentExpiration || r.transition || r.noncurrentTransition);
   if (versionRules.length) {
-    let keyMarker = '';
-    let versionIdMarker = '';
     let key: string | undefined;
     let versions: S3Object[] = [];
-    for (;;) {
-      const page = store.listVersions(bucket.name, { prefix: '', delimiter: '', keyMarker, versionIdMarker, maxKeys: PAGE });
-      for (const item of page.items) {
+    await eachVersionPage(store, bucket.name, PAGE, async (items) => {
+      for (const item of items) {
         if (item.kind !== 'version') continue;
         if (item.version.key !== key) {
           await applyToKey(pc, bucket, versionRules, versions);
@@ -217,10 +215,7 @@ async function applyRules(pc: PassContext, bucket: S3Bucket, rules: LifecycleRul
         }
         versions.push(item.version);
       }
-      if (!page.isTruncated) break;
-      keyMarker = page.nextKeyMarker ?? '';
-      versionIdMarker = page.nextVersionIdMarker ?? '';
-    }
+    });
     await applyToKey(pc, bucket, versionRules, versions);
   }
   const abortRules = rules.filter((r) => r.abortIncompleteDays !== undefined);
