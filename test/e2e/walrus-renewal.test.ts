@@ -12,8 +12,10 @@ import type { TuskServer } from './helpers/server.js';
 import { rawHead, startWalrusTusk, type WalrusTusk } from './helpers/walrus.js';
 
 const WALRUS = 'WALRUS' as StorageClass;
-const EPOCH_MS = 2000;
+const EPOCH_MS = Number(process.env['TUSK_RENEWAL_EPOCH_MS'] ?? 2000);
 const AHEAD = 3;
+/** epochs past the first purchase the objects are read through (at least AHEAD + 2: each live blob renewed once) */
+const SPAN = Math.max(AHEAD + 2, Number(process.env['TUSK_RENEWAL_EPOCHS'] ?? 0));
 const args = (extra: string[]): string[] => [
   '--n-shards', '100', '--epoch-length', `${EPOCH_MS / 1000}s`, '--max-epochs-ahead', String(AHEAD),
   '--walrus-renew-interval', '300ms', '--walrus-renew-ahead', '1', ...extra,
@@ -109,9 +111,15 @@ describe('renewal of WALRUS blobs', () => {
     const loneEnd = (await ledgerBlob(budgeted.publisherUrl, loneId)).object.storage.endEpoch;
     await renewing.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'gone' }));
 
-    // two epochs past the latest first end: every live blob needed (at least) one renewal
+    // SPAN epochs past the first purchase, and two past the latest first end: every live blob
+    // needed (at least) one renewal; each epoch on the way, every live object reads back whole
+    const start = await epoch(renewing.publisherUrl);
     const last = Math.max(...firstEnd.values(), loneEnd);
-    await waitForEpoch(renewing.publisherUrl, last + 2);
+    for (let e = start + 1; e <= Math.max(start + SPAN, last + 2); e++) {
+      await waitForEpoch(renewing.publisherUrl, e);
+      expect((await getBytes(renewing.s3, 'small/0')).equals(small[0]!), `epoch ${e}`).toBe(true);
+      expect((await getBytes(renewing.s3, 'large')).equals(large), `epoch ${e}`).toBe(true);
+    }
     await waitForEpoch(budgeted.publisherUrl, loneEnd + 1);
 
     for (const id of ids) {
@@ -156,5 +164,5 @@ describe('renewal of WALRUS blobs', () => {
       if (status === 200) await new Promise((r) => setTimeout(r, 200));
     }
     expect(status).toBe(500);
-  }, 40_000);
+  }, 30_000 + (SPAN + 3) * EPOCH_MS);
 });
