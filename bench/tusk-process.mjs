@@ -1,7 +1,7 @@
 // A Tusk server for a benchmark script: a fresh data directory, root credentials of the script's
-// choosing, the publisher off, and its access log drained rather than kept (keeping and searching
-// it slows the generator that shares the machine). TUSK_BENCH_NODE_ARGS adds Node flags to the server,
-// e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+// choosing, the publisher off (unless `args` name --publisher-listen), and its access log drained
+// rather than kept (keeping and searching it slows the generator that shares the machine).
+// TUSK_BENCH_NODE_ARGS adds Node flags to the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -35,10 +35,11 @@ export function roundOrder(targets, round) {
  */
 export async function startTusk({ accessKeyId, secretAccessKey, args = [], label = 'tusk-bench' }) {
   if (!args.includes('--threads')) args = [...args, '--threads', process.env.TUSK_BENCH_THREADS ?? '1'];
+  if (!args.includes('--publisher-listen')) args = [...args, '--publisher-listen', 'off'];
   const dataDir = await mkdtemp(join(tmpdir(), `${label}-`));
   const child = spawn(
     process.execPath,
-    [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--publisher-listen', 'off', '--console-listen', 'off', ...args],
+    [...(process.env.TUSK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(repo, 'bin', 'tusk.js'), 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--console-listen', 'off', ...args],
     { env: { ...process.env, TUSK_ACCESS_KEY_ID: accessKeyId, TUSK_SECRET_ACCESS_KEY: secretAccessKey }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';

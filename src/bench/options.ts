@@ -38,6 +38,8 @@ export interface BenchOptions {
   label?: string;
   /** server-side encryption asked for on PUTs (x-amz-server-side-encryption) */
   sse?: 'AES256';
+  /** storage class asked for on PUTs (x-amz-storage-class), e.g. WALRUS (README "S3 objects on Walrus") */
+  storageClass?: string;
   /** For a server on this machine: reads its CPU time (ms, all threads); the result then reports it for the measured phase. */
   serverCpuMs?: () => number;
 }
@@ -77,6 +79,7 @@ export const RUN_USAGE = `usage: tusk bench [run] --endpoint URL [options]
   --list-max-keys N       keys per LIST page (default 1000)
   --payload unsigned|sha256   x-amz-content-sha256 of PUT bodies (default unsigned)
   --sse AES256            ask for SSE-S3 on every PUT (x-amz-server-side-encryption), to measure encryption
+  --storage-class C       ask for storage class C on every PUT (x-amz-storage-class), e.g. WALRUS
   --server-pid PID        a server on this machine: report its CPU time per operation (Linux /proc)
   --seed N                content and random-choice seed (default 1)
   --timeout T             per request (default 60s)
@@ -134,7 +137,7 @@ function positiveInt(flag: string, text: string): number {
 const VALUE_FLAGS = new Set([
   'endpoint', 'access-key', 'secret-key', 'region', 'addressing', 'bucket', 'op', 'mix', 'size', 'concurrency',
   'duration', 'count', 'warmup', 'rate', 'objects', 'part-size', 'list-max-keys', 'payload', 'seed', 'timeout',
-  'label', 'json', 'client', 'sse', 'server-pid',
+  'label', 'json', 'client', 'sse', 'storage-class', 'server-pid',
 ]);
 const BOOLEAN_FLAGS = new Set(['keep', 'quiet']);
 
@@ -206,6 +209,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     keep: flags.has('keep'),
     label: values.get('label'),
     sse: parseSse(values.get('sse')),
+    storageClass: values.get('storage-class'),
   };
   const serverPid = values.get('server-pid');
   if (serverPid !== undefined) {

@@ -44,6 +44,8 @@ export interface BenchResult {
     payload: string;
     /** absent in files from before --sse existed */
     sse?: string | null;
+    /** absent in files from before --storage-class existed */
+    storageClass?: string | null;
     addressing: string;
     seed: number;
   };

@@ -24,6 +24,14 @@ export type Progress = (line: string | null) => void;
 
 const PROGRESS_MS = 1000;
 
+/** Headers every PUT and CreateMultipartUpload carries: the encryption and storage class asked for. */
+export function writeHeaders(options: Pick<BenchOptions, 'sse' | 'storageClass'>): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  if (options.sse) headers['x-amz-server-side-encryption'] = options.sse;
+  if (options.storageClass) headers['x-amz-storage-class'] = options.storageClass;
+  return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
 /**
  * One benchmark run: set up (own bucket or prefix) → preflight (one PUT/GET/DELETE end to end) → prepare the
  * population → warm-up + measured phase → cleanup (delete everything written, the bucket if created).
@@ -43,7 +51,7 @@ export async function runBench(options: BenchOptions, log: Log = () => {}, progr
   content.ensure(maxSize(options.sizes));
   const ctx: OpContext = {
     client, content, bucket: options.bucket ?? `tusk-bench-${runId}`, payload: options.payload,
-    writeHeaders: options.sse ? { 'x-amz-server-side-encryption': options.sse } : undefined,
+    writeHeaders: writeHeaders(options),
   };
   const run = new Run(options, ctx, `tusk-bench-${runId}/`, log, progress);
   try {
@@ -125,6 +133,7 @@ class Run {
         objects,
         payload: o.payload,
         sse: o.sse ?? null,
+        storageClass: o.storageClass ?? null,
         addressing: o.addressing,
         seed: o.seed,
       },

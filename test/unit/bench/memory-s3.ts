@@ -10,6 +10,8 @@ export interface MemoryS3 {
   objects: Map<string, Buffer>;
   buckets: Set<string>;
   requests: Map<string, number>;
+  /** the x-amz-storage-class each stored object was PUT with, by `bucket/key` */
+  storageClasses: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -17,6 +19,7 @@ export async function startMemoryS3(options: { corruptGets?: boolean; truncateGe
   const objects = new Map<string, Buffer>();
   const buckets = new Set<string>();
   const requests = new Map<string, number>();
+  const storageClasses = new Map<string, string>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     const [, bucket = '', ...rest] = url.pathname.split('/');
@@ -38,9 +41,12 @@ export async function startMemoryS3(options: { corruptGets?: boolean; truncateGe
         res.writeHead(501).end('<Error><Code>NotImplemented</Code></Error>');
       } else if (req.method === 'PUT') {
         objects.set(id, Buffer.concat(chunks));
+        const storageClass = req.headers['x-amz-storage-class'];
+        if (typeof storageClass === 'string') storageClasses.set(id, storageClass);
         res.writeHead(200, { etag: '"x"' }).end();
       } else if (req.method === 'DELETE') {
         objects.delete(id);
+        storageClasses.delete(id);
         res.writeHead(204).end();
       } else if (!objects.has(id)) {
         res.writeHead(404).end(req.method === 'HEAD' ? undefined : '<Error><Code>NoSuchKey</Code></Error>');
@@ -61,6 +67,7 @@ export async function startMemoryS3(options: { corruptGets?: boolean; truncateGe
     objects,
     buckets,
     requests,
+    storageClasses,
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
