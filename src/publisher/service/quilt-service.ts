@@ -2,6 +2,7 @@
 // a multipart form becomes a quilt blob stored like any other, and patches are read back out of
 // the rebuilt quilt blob by patch id or by identifier.
 
+import { LRUCache } from 'lru-cache';
 import type { ConsistencyCheck } from '../rs2/rs2-native.js';
 import { openBlob } from './aggregator.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
@@ -148,8 +149,37 @@ export function patchHeaders(patch: PatchRead): { contentType?: string; headers:
   return { contentType, headers };
 }
 
+/**
+ * Quilts rebuilt lately, by id, per storage network. A patch read rebuilds its whole quilt (n_primary
+ * slivers and a decode, about a second at 1 000 shards), and a quilt's patches are read together
+ * (an S3 bucket's small objects written at once share one): one rebuild serves the reads of its
+ * patches that arrive meanwhile and for QUILT_CACHE_TTL_MS after. A blob id names its bytes, so an
+ * entry is never wrong; the TTL only bounds how long a lapsed quilt still reads.
+ */
+const QUILT_CACHE_BYTES = 64 * 1024 * 1024;
+const QUILT_CACHE_MAX_QUILT = 16 * 1024 * 1024;
+const QUILT_CACHE_TTL_MS = 30_000;
+const rebuiltQuilts = new WeakMap<object, LRUCache<string, Buffer, BlobReadContext>>();
+
+function quiltCache(ctx: BlobReadContext): LRUCache<string, Buffer, BlobReadContext> {
+  let cache = rebuiltQuilts.get(ctx.backend.slivers);
+  if (!cache) {
+    cache = new LRUCache<string, Buffer, BlobReadContext>({
+      maxSize: QUILT_CACHE_BYTES,
+      maxEntrySize: QUILT_CACHE_MAX_QUILT,
+      sizeCalculation: (b) => Math.max(1, b.length),
+      ttl: QUILT_CACHE_TTL_MS,
+      fetchMethod: async (quiltId, _stale, { context }) => (await openBlob(context, quiltId)).whole(),
+    });
+    rebuiltQuilts.set(ctx.backend.slivers, cache);
+  }
+  return cache;
+}
+
+/** The quilt blob; a read asking for a consistency check other than the default's rebuilds it afresh. */
 async function readQuilt(ctx: BlobReadContext, quiltId: string, check?: ConsistencyCheck): Promise<Buffer> {
-  return (await openBlob(ctx, quiltId)).whole(check);
+  if (check !== undefined && check !== 'default') return (await openBlob(ctx, quiltId)).whole(check);
+  return (await quiltCache(ctx).fetch(quiltId, { context: ctx }))!;
 }
 
 /** A blob that is not a quilt, or columns where no patch starts, hold no such patch. */

@@ -60,6 +60,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest();
 
 export interface FakeCodec extends BlobCodec {
   encodeCalls: number;
+  decodeCalls: number;
   /** resolves encode() only when released: lets a test hold a store in flight */
   gate?: Promise<void>;
 }
@@ -67,6 +68,7 @@ export interface FakeCodec extends BlobCodec {
 export function fakeCodec(): FakeCodec {
   const codec: FakeCodec = {
     encodeCalls: 0,
+    decodeCalls: 0,
     async encode(data, nShards) {
       codec.encodeCalls++;
       if (codec.gate) await codec.gate;
@@ -76,6 +78,7 @@ export function fakeCodec(): FakeCodec {
       return encodeNow(data, nShards);
     },
     async decode(metadataBcs, primarySlivers, nShards) {
+      codec.decodeCalls++;
       const metadata = parseBlobMetadata(metadataBcs);
       const { nPrimary } = encodingParams(nShards);
       const chosen = [...primarySlivers].slice(0, nPrimary);
