@@ -9,19 +9,27 @@
 // walrus-local-network.test.ts is (which checks the refusal there).
 
 import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { SuiGrpcClient } from '@mysten/sui/grpc';
+import { WalrusClient } from '@mysten/walrus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client, type StorageClass } from '@aws-sdk/client-s3';
+import { LOCAL_NETWORK_DIR, type LocalClientConfig } from '../../src/publisher/local-network/serve.js';
+import { parseBlobObject } from '../../src/publisher/walrus/move-objects.js';
+import { deriveSubWallet } from '../../src/publisher/walrus/wallet-pool.js';
+import { loadWallet } from '../../src/publisher/walrus/wallet.js';
 import { NEEDS_NODE_22 } from '../double/walrus/node-version.js';
 import { s3Request } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
-import type { TuskServer } from './helpers/server.js';
+import { waitForOutput, type TuskServer } from './helpers/server.js';
 import { md5Base64 } from './helpers/sigv4.js';
 import { blobRead, objectBytes, patchRead, rawHead, startWalrusTusk } from './helpers/walrus.js';
 
 const SKIP_REASON = NEEDS_NODE_22 ? '@mysten/sui 2.x needs Node 22' : '';
 const WALRUS = 'WALRUS' as StorageClass;
 const MAX_BLOB = 256 * 1024;
-const BIG = 3 * MAX_BLOB + 12_345;
+const BIG = 2 * MAX_BLOB + 12_345;
+const SUB_WALLETS = 2;
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 
 let server: TuskServer;
@@ -31,7 +39,7 @@ const bucket = bucketName('walrus-net');
 
 beforeAll(async () => {
   if (SKIP_REASON) return;
-  ({ server, s3, publisherUrl } = await startWalrusTusk(bucket, ['--network', 'local', '--max-blob-size', `${MAX_BLOB}`, '--lifecycle-day', '1s', '--lifecycle-interval', '300ms'], undefined, 90_000));
+  ({ server, s3, publisherUrl } = await startWalrusTusk(bucket, ['--network', 'local', '--sub-wallets', `${SUB_WALLETS}`, '--max-blob-size', `${MAX_BLOB}`, '--lifecycle-day', '1s', '--lifecycle-interval', '300ms'], undefined, 90_000));
 }, 120_000);
 
 afterAll(async () => {
@@ -45,6 +53,27 @@ function getBytes(key: string, range?: string): Promise<Buffer> {
 
 function aggregatorRead(blobId: string): Promise<Buffer> {
   return blobRead(publisherUrl, blobId);
+}
+
+/** The attributes of the Blob objects of `blobIds` the publisher's wallet and sub-wallets own on the network's ledger, by blob id. */
+async function blobAttributes(blobIds: string[]): Promise<Map<string, Record<string, string> | null>> {
+  const [, json] = await waitForOutput(() => server.output(), /local Walrus network, client config: (\{.*?\})"/);
+  const printed = JSON.parse(JSON.parse(`"${json!}"`)) as LocalClientConfig;
+  const sui = new SuiGrpcClient({ network: 'local', baseUrl: printed.suiGrpcUrl });
+  const walrus = new WalrusClient({ packageConfig: printed.packageConfig, suiClient: sui });
+  const main = loadWallet(path.join(server.dataDir, LOCAL_NETWORK_DIR, 'sui.keystore'));
+  const owners = [main, ...Array.from({ length: SUB_WALLETS }, (_, i) => deriveSubWallet(main, i))].map((k) => k.toSuiAddress());
+  const type = await walrus.getBlobType();
+  const out = new Map<string, Record<string, string> | null>();
+  for (const owner of owners) {
+    const { objects } = await sui.core.listOwnedObjects({ owner, type, limit: 50, include: { content: true } });
+    for (const o of objects) {
+      const { blobId } = parseBlobObject(o.content, owner);
+      // the SDK's readBlobAttributes throws for a Blob object without attributes (the quilts here)
+      if (blobIds.includes(blobId)) out.set(blobId, await walrus.readBlobAttributes({ blobObjectId: o.objectId }));
+    }
+  }
+  return out;
 }
 
 describe.skipIf(SKIP_REASON !== '')(`storage class WALRUS on --network local${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`, () => {
@@ -68,16 +97,22 @@ describe.skipIf(SKIP_REASON !== '')(`storage class WALRUS on --network local${SK
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'big' }));
     expect([head.StorageClass, head.ContentLength]).toEqual(['WALRUS', BIG]);
     const ids = (await rawHead(server, bucket, 'big'))['x-tusk-walrus-blob-id']!.split(',');
-    expect(ids).toHaveLength(4);
+    expect(ids).toHaveLength(3);
     expect((await getBytes('big')).equals(body)).toBe(true);
     for (const [start, end] of [
       [MAX_BLOB - 10, MAX_BLOB + 9],
-      [MAX_BLOB - 1, 3 * MAX_BLOB],
+      [MAX_BLOB - 1, 2 * MAX_BLOB],
       [BIG - 5, BIG - 1],
     ] as const) {
       expect((await getBytes('big', `bytes=${start}-${end}`)).equals(body.subarray(start, end + 1)), `${start}-${end}`).toBe(true);
     }
-    expect((await aggregatorRead(ids[3]!)).equals(body.subarray(3 * MAX_BLOB))).toBe(true);
+    expect((await aggregatorRead(ids[2]!)).equals(body.subarray(2 * MAX_BLOB))).toBe(true);
+
+    // each blob's Blob object on the ledger carries attributes naming the object and its place in it
+    const attributes = await blobAttributes(ids);
+    for (const [i, id] of ids.entries()) {
+      expect(attributes.get(id), id).toMatchObject({ 'tusk-bucket': bucket, 'tusk-key': 'big', 'tusk-etag': md5(body), 'tusk-size': String(BIG), 'tusk-blob-index': String(i), 'tusk-blob-offset': String(i * MAX_BLOB) });
+    }
   }, 30_000);
 
   it('a lifecycle Transition moves a STANDARD object to WALRUS', async () => {
@@ -96,7 +131,9 @@ describe.skipIf(SKIP_REASON !== '')(`storage class WALRUS on --network local${SK
       if (Date.now() > end) throw new Error(`no transition; server said: ${server.output().slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(head['x-tusk-walrus-blob-id']!.split(',')).toHaveLength(2);
+    const ids = head['x-tusk-walrus-blob-id']!.split(',');
+    expect(ids).toHaveLength(2);
+    expect((await blobAttributes(ids)).get(ids[1]!)).toMatchObject({ 'tusk-bucket': tb, 'tusk-key': 'moved', 'tusk-blob-index': '1', 'tusk-blob-offset': String(MAX_BLOB) });
     const got = await s3.send(new GetObjectCommand({ Bucket: tb, Key: 'moved', Range: `bytes=${MAX_BLOB - 3}-${MAX_BLOB + 3}` }));
     expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body.subarray(MAX_BLOB - 3, MAX_BLOB + 4))).toBe(true);
   }, 30_000);
