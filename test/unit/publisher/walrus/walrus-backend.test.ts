@@ -1,6 +1,6 @@
 // WalrusBackend in process against the gRPC double (Node 22+): what the chain says of the network
 // (shards, epochs ahead), the relay's BLS certificate (the SDK certifies with it on chain) also with
-// f shards' nodes down, and the failures a publisher must turn into clear errors: a chain that does
+// f shards' nodes down, blob attributes set on chain, and the failures a publisher must turn into clear errors: a chain that does
 // not answer at start-up, and one that stops answering.
 
 import fs from 'node:fs';
