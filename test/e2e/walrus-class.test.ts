@@ -23,7 +23,7 @@ import {
 import { runBoto3 } from './helpers/boto3.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
 import type { TuskServer } from './helpers/server.js';
-import { patchRead as patchReadOf, rawHead as rawHeadOf, startWalrusTusk } from './helpers/walrus.js';
+import { blobRead, objectBytes, patchRead as patchReadOf, rawHead as rawHeadOf, startWalrusTusk } from './helpers/walrus.js';
 
 const WALRUS = 'WALRUS' as StorageClass;
 // below the largest blob 10 shards can encode (about 1.75 MiB), which would cut first
@@ -48,15 +48,12 @@ async function patchRead(patchId: string): Promise<Buffer> {
   return Buffer.from(await (await patchReadOf(publisherUrl, patchId)).arrayBuffer());
 }
 
-async function getBytes(key: string, range?: string): Promise<Buffer> {
-  const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
-  return Buffer.from(await res.Body!.transformToByteArray());
+function getBytes(key: string, range?: string): Promise<Buffer> {
+  return objectBytes(s3, bucket, key, range);
 }
 
-async function aggregatorRead(blobId: string): Promise<Buffer> {
-  const res = await fetch(`${publisherUrl}/v1/blobs/${blobId}`);
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
+function aggregatorRead(blobId: string): Promise<Buffer> {
+  return blobRead(publisherUrl, blobId);
 }
 
 describe('storage class WALRUS', () => {

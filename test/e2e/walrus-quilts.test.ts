@@ -12,7 +12,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client
 import { admin } from './helpers/admin-cli.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
 import { makeTempDir, type TuskServer } from './helpers/server.js';
-import { patchRead, rawHead as rawHeadOf, startWalrusTusk } from './helpers/walrus.js';
+import { objectBytes, patchRead, rawHead as rawHeadOf, startWalrusTusk } from './helpers/walrus.js';
 
 const WALRUS = 'WALRUS' as StorageClass;
 const COUNT = 100;
@@ -35,9 +35,8 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-async function getBytes(key: string, range?: string): Promise<Buffer> {
-  const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
-  return Buffer.from(await res.Body!.transformToByteArray());
+function getBytes(key: string, range?: string): Promise<Buffer> {
+  return objectBytes(s3, bucket, key, range);
 }
 
 function rawHead(key: string): Promise<Record<string, string>> {

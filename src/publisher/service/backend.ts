@@ -35,5 +35,11 @@ export interface BlobBackend {
   relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate>;
   /** The blob id of a live Blob or SharedBlob object (`/v1/blobs/by-object-id/{id}`). */
   blobIdOfObject(objectId: string): Promise<string>;
+  /**
+   * Walrus blob attributes (the Blob object's `metadata` pairs) on the wallet's certified
+   * permanent Blob object of `blobId`, on a Walrus network (the embedded ledger sets them itself);
+   * throws WalrusBlobGone when the wallet owns none.
+   */
+  setBlobAttributes?(blobId: string, attributes: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }

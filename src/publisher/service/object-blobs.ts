@@ -39,6 +39,7 @@ export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): Walrus
     },
     storePatch: (identifier, contents, tags) => quilts.add({ identifier, contents, tags }),
     ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!), ...renewal(ctx.backend.ledger), ...attributes(ctx.backend.ledger) } : {}),
+    ...(ctx.backend.setBlobAttributes ? { setAttributes: ctx.backend.setBlobAttributes.bind(ctx.backend) } : {}),
   };
 }
 

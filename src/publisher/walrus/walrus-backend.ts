@@ -21,6 +21,7 @@ import {
 } from '@mysten/walrus';
 import type { EncodedBlob } from '../rs2/codec-types.js';
 import { unshared } from '../../base/cross-thread-bytes.js';
+import { WalrusBlobGone } from '../../base/walrus-blobs.js';
 import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, reuseOperation, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
@@ -234,6 +235,37 @@ export class WalrusBackend implements BlobBackend {
 
   /** With `reuse_resources=true`: a Blob object of the wallet or its sub-wallets to store with (owned-blob.ts), from the chain. */
   private async ownedRegistration(blobId: string, query: StoreQuery, epoch: number): Promise<BlobObject | undefined> {
+    return ownedBlobToReuse(await this.ownedBlobObjects(), blobId, query, epoch);
+  }
+
+  /**
+   * Inserts or updates `attributes` on the longest-lived certified permanent Blob object of
+   * `blobId` the wallet or its sub-wallets own (one transaction, signed by its owner), as the
+   * Walrus CLI's `set-blob-attribute` does: blob.move `insert_or_update_metadata_pair` per pair.
+   */
+  async setBlobAttributes(blobId: string, attributes: Record<string, string>): Promise<void> {
+    await this.onChain(async () => {
+      await this.refresh();
+      let best: BlobObject | undefined;
+      for (const o of await this.ownedBlobObjects()) {
+        if (o.blobId === blobId && o.certifiedEpoch != null && !o.deletable && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
+      }
+      if (!best) throw new WalrusBlobGone(blobId);
+      const objectId = best.id;
+      const set = async (signer: Signer) => {
+        const tx = new Transaction();
+        for (const [key, value] of Object.entries(attributes)) {
+          tx.moveCall({ target: `${this.state.walrusPackageId}::blob::insert_or_update_metadata_pair`, arguments: [tx.object(objectId), tx.pure.string(key), tx.pure.string(value)] });
+        }
+        await this.execute(signer, tx, `set the attributes of ${objectId}`);
+      };
+      if (best.owner === this.address) await this.pool.withMain(set);
+      else await this.pool.withWallet(best.owner, { wal: 0n, sui: GAS_PER_TRANSACTION_MIST }, set);
+    });
+  }
+
+  /** Every Blob object the wallet and its sub-wallets own, from the chain. */
+  private async ownedBlobObjects(): Promise<BlobObject[]> {
     const mine: BlobObject[] = [];
     for (const owner of [this.address, ...this.pool.addresses]) {
       let cursor: string | null = null;
@@ -249,7 +281,7 @@ export class WalrusBackend implements BlobBackend {
         cursor = page.hasNextPage ? page.cursor : null;
       } while (cursor);
     }
-    return ownedBlobToReuse(mine, blobId, query, epoch);
+    return mine;
   }
 
   async relay(encoded: EncodedBlob, deletableBlobObject: string | undefined): Promise<RelayCertificate> {

@@ -2,7 +2,7 @@
 // on Walrus"): the server, an SDK client with one bucket made, and the publisher's URL.
 
 import { expect } from 'vitest';
-import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, s3Request } from './clients.js';
 import { startTusk, waitForOutput, type TuskServer } from './server.js';
 
@@ -12,8 +12,8 @@ export interface WalrusTusk {
   publisherUrl: string;
 }
 
-export async function startWalrusTusk(bucket: string, extraArgs: string[], dataDir?: string): Promise<WalrusTusk> {
-  const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs, ...(dataDir ? { dataDir } : {}) });
+export async function startWalrusTusk(bucket: string, extraArgs: string[], dataDir?: string, startTimeoutMs?: number): Promise<WalrusTusk> {
+  const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs, ...(dataDir ? { dataDir } : {}), ...(startTimeoutMs ? { startTimeoutMs } : {}) });
   const publisherUrl = (await waitForOutput(() => server.startOutput, /publisher listening on (http:\/\/[^\s"]+)/))[1]!;
   const s3 = s3Client(server);
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
@@ -32,4 +32,17 @@ export async function patchRead(publisherUrl: string, patchId: string): Promise<
   const res = await fetch(`${publisherUrl}/v1/blobs/by-quilt-patch-id/${patchId}`);
   expect(res.status).toBe(200);
   return res;
+}
+
+/** An object's bytes (or a range of them) through the SDK. */
+export async function objectBytes(s3: S3Client, bucket: string, key: string, range?: string): Promise<Buffer> {
+  const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+/** A blob's bytes from the publisher's aggregator, by its blob id. */
+export async function blobRead(publisherUrl: string, blobId: string): Promise<Buffer> {
+  const res = await fetch(`${publisherUrl}/v1/blobs/${blobId}`);
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
 }

@@ -1,6 +1,6 @@
 // WalrusBackend in process against the gRPC double (Node 22+): what the chain says of the network
 // (shards, epochs ahead), the relay's BLS certificate (the SDK certifies with it on chain) also with
-// f shards' nodes down, and the failures a publisher must turn into clear errors: a chain that does
+// f shards' nodes down, blob attributes set on chain, and the failures a publisher must turn into clear errors: a chain that does
 // not answer at start-up, and one that stops answering.
 
 import fs from 'node:fs';
@@ -11,6 +11,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { WalrusClient } from '@mysten/walrus';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WalrusBlobGone } from '../../../../src/base/walrus-blobs.js';
 import { openBlobCodec } from '../../../../src/publisher/rs2/codec.js';
 import type { BlobCodec } from '../../../../src/publisher/rs2/codec-types.js';
 import { PublisherError } from '../../../../src/publisher/service/errors.js';
@@ -117,6 +118,17 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
         cost: Number(storageCost),
       },
     });
+  });
+
+  it("sets blob attributes on the sub-wallet's certified Blob object (insert or update), and answers WalrusBlobGone for a blob the wallet lacks", async () => {
+    const encoded = await codec.encode(randomBytes(310, 12_000), double.nShards);
+    const stored = await backend.publish(encoded, { epochs: 2, deletable: false, force: false, share: false, reuseResources: false });
+    const objectId = (stored as { newlyCreated: { blobObject: { id: string } } }).newlyCreated.blobObject.id;
+    await backend.setBlobAttributes(encoded.blobIdText, { 'tusk-key': 'a', 'tusk-size': '12000' });
+    await backend.setBlobAttributes(encoded.blobIdText, { 'tusk-key': 'b' });
+    expect(await walrusClient().readBlobAttributes({ blobObjectId: objectId })).toEqual({ 'tusk-key': 'b', 'tusk-size': '12000' });
+    const absent = await codec.encode(randomBytes(311, 1_000), double.nShards);
+    await expect(backend.setBlobAttributes(absent.blobIdText, { 'tusk-key': 'c' })).rejects.toBeInstanceOf(WalrusBlobGone);
   });
 
   it('16 stores sent at once from one wallet all answer newlyCreated, each paid once, on sub-wallets funded from it; no transaction fails', async () => {
