@@ -12,6 +12,9 @@ const ctx = useTusk();
 const dir = makeTempDirFixture();
 const bucket = bucketName('cli');
 // each aws-cli start costs seconds on 2 cores: few invocations, each covering several nasty-key traits
+// every test starts aws-cli several times (the first one seventeen): past 60 s when CI's other
+// files load both cores (it failed so once)
+const AWS_CLI_TIMEOUT = { timeout: 180_000 };
 const KEYS = ['dir/with space+plus%.txt', 'dir/sub//double', '/leading/\u{1F418}\u{10348}' + 'k'.repeat(1007)];
 
 async function aws(args: string[], input?: Buffer) {
@@ -30,7 +33,7 @@ beforeAll(() => {
 }, 300_000);
 afterAll(() => dir.remove());
 
-describe('aws s3 (high-level commands)', () => {
+describe('aws s3 (high-level commands)', AWS_CLI_TIMEOUT, () => {
   it('mb, cp up, ls, cp down, rm, rb', async () => {
     expect((await ok(['s3', 'mb', `s3://${bucket}`])).stdout.toString()).toContain(`make_bucket: ${bucket}`);
     const files: Record<string, Buffer> = {};
@@ -65,11 +68,10 @@ describe('aws s3 (high-level commands)', () => {
     expect((await ok(['s3', 'ls', '--recursive', `s3://${bucket}/`])).stdout.toString()).toBe('');
     await ok(['s3', 'rb', `s3://${bucket}`]);
     expect((await s3Request(ctx.server, { method: 'HEAD', bucket })).status).toBe(404);
-    // seventeen aws-cli starts: past 60 s when CI's other files load both cores (it failed so once)
-  }, 180_000);
+  });
 });
 
-describe('aws s3api', () => {
+describe('aws s3api', AWS_CLI_TIMEOUT, () => {
   const b = bucketName('api');
   const body = randomBody(5000);
   const bodyPath = () => join(dir.path, 'api-body');
