@@ -6,7 +6,8 @@ import type { StoredNotice } from '../store/redo-ops.js';
 /** What a stored S3 notice carries (src/s3/notification.ts S3Notice), as the notifier reads it. */
 export interface NoticeData {
   name: string;
-  rules: Array<{ id: string; arn: string; events: string[] }>;
+  /** `events` only when the name ends in `:*` (older versions stored them always) */
+  rules: Array<{ id: string; arn: string; events?: string[] }>;
   user: string;
   ip: string;
   rid: string;

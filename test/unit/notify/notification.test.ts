@@ -3,7 +3,7 @@
 // structure*), the key encoding, the sequencer, and the targets' flags.
 
 import { describe, expect, it } from 'vitest';
-import { parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
+import { noticeOf, parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
 import { S3Error } from '../../../src/s3/errors/errors.js';
 import { encodeEventKey, eventMatches, eventMessage, eventNameOf, eventRecord, queuedEvent, sequencerOf, type QueuedEvent } from '../../../src/notify/records.js';
 import { BATCH_MAX_BYTES, takeBatch } from '../../../src/notify/notifier.js';
@@ -90,6 +90,20 @@ describe('NotificationConfiguration', () => {
     expect(eventMatches('s3:ObjectCreated:*', 'ObjectCreated:Copy')).toBe(true);
     expect(eventMatches('s3:ObjectCreated:Put', 'ObjectCreated:Post')).toBe(false);
     expect(eventMatches('s3:ObjectRemoved:*', 'ObjectCreated:Put')).toBe(false);
+  });
+
+  it('a notice carries the rules that take its event, with event types only when the outcome decides the name', () => {
+    const bucket = {
+      owner: 'o',
+      notification: parse(queue(['s3:ObjectCreated:Copy'], '', ARN, 'copies') + queue(['s3:ObjectCreated:Put', 's3:ObjectRemoved:*'], rule('prefix', 'in/'), ARN, 'puts')),
+    };
+    expect(noticeOf(bucket, 'ObjectCreated:Put', 'in/a')?.rules).toEqual([{ id: 'puts', arn: ARN }]);
+    expect(noticeOf(bucket, 'ObjectCreated:Copy', 'in/a')?.rules).toEqual([{ id: 'copies', arn: ARN }]);
+    // no rule takes it: nothing to store, unless a live stream listens
+    expect(noticeOf(bucket, 'ObjectCreated:Put', 'out/a')).toBeUndefined();
+    expect(noticeOf(bucket, 'ObjectCreated:Post', 'in/a')).toBeUndefined();
+    expect(noticeOf(bucket, 'ObjectCreated:Post', 'in/a', undefined, true)).toMatchObject({ rules: [], live: true });
+    expect(noticeOf(bucket, 'ObjectRemoved:*', 'in/a')?.rules).toEqual([{ id: 'puts', arn: ARN, events: ['s3:ObjectCreated:Put', 's3:ObjectRemoved:*'] }]);
   });
 });
 
