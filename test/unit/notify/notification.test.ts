@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { noticeOf, parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
 import { S3Error } from '../../../src/s3/errors/errors.js';
-import { encodeEventKey, eventMatches, eventMessage, eventNameOf, eventRecord, queuedEvent, sequencerOf, type QueuedEvent } from '../../../src/notify/records.js';
+import { encodeEventKey, eventMatches, eventMessage, eventNameOf, eventRecordJson, queuedEvent, sequencerOf, type QueuedEvent } from '../../../src/notify/records.js';
 import { BATCH_MAX_BYTES, takeBatch } from '../../../src/notify/notifier.js';
 import { WEBHOOK_BATCH } from '../../../src/notify/webhook.js';
 import { parseNotifyTargets, targetOfArn, type TargetConfig } from '../../../src/notify/config.js';
@@ -107,6 +107,8 @@ describe('NotificationConfiguration', () => {
   });
 });
 
+const eventRecord = (n: StoredNotice, configurationId: string, region: string) => JSON.parse(eventRecordJson(n, configurationId, region)) as Record<string, unknown>;
+
 describe('event records', () => {
   const notice = (over: Partial<StoredNotice> = {}): StoredNotice => ({
     seq: 0x1234,
@@ -122,6 +124,18 @@ describe('event records', () => {
   });
 
   it('is S3 event version 2.1 with the key form-encoded (golden)', () => {
+    // AWS's key order, written as a template
+    expect(eventRecordJson(notice(), 'cfg', 'us-east-1')).toBe(
+      '{"eventVersion":"2.1","eventSource":"aws:s3","awsRegion":"us-east-1","eventTime":"2026-01-02T03:04:05.006Z","eventName":"ObjectCreated:Put",' +
+        '"userIdentity":{"principalId":"owner-id"},"requestParameters":{"sourceIPAddress":"127.0.0.1"},"responseElements":{"x-amz-request-id":"RID","x-amz-id-2":"RID"},' +
+        '"s3":{"s3SchemaVersion":"1.0","configurationId":"cfg","bucket":{"name":"bkt","ownerIdentity":{"principalId":"bucket-owner"},"arn":"arn:aws:s3:::bkt"},' +
+        '"object":{"key":"dir%2Fred+flower%2B%7E*.jpg","size":3,"eTag":"abc","sequencer":"0000000000001234"}}}',
+    );
+    // strings are JSON-escaped
+    expect(eventRecord(notice({ etag: '"q\\"', ev: { ...notice().ev, user: 'a"b\u{1F600}' } }), 'c"', 'r')).toMatchObject({
+      userIdentity: { principalId: 'a"b\u{1F600}' },
+      s3: { configurationId: 'c"', object: { eTag: '"q\\"' } },
+    });
     expect(eventRecord(notice(), 'cfg', 'us-east-1')).toEqual({
       eventVersion: '2.1',
       eventSource: 'aws:s3',
