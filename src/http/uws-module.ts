@@ -22,7 +22,7 @@ export type UwsResponse = {
   write(chunk: Uint8Array | string): boolean;
   close(): UwsResponse;
   getWriteOffset(): number;
-  getRemoteAddressAsText(): ArrayBuffer;
+  getRemoteAddress(): ArrayBuffer;
   onWritable(handler: (offset: number) => boolean): UwsResponse;
   onAborted(handler: () => void): UwsResponse;
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsResponse;

@@ -393,6 +393,19 @@ export function tlsFilesLoad(files: TlsFiles): boolean {
 }
 
 /**
+ * uWS's getRemoteAddressAsText, in JS from getRemoteAddress's bytes (uWS AsyncSocket::addressAsText:
+ * 4 bytes dotted, 16 bytes as eight uncompressed groups of 4 hex digits): the text call costs a
+ * second copy and a decode for the same getpeername.
+ */
+export function addressText(b: Uint8Array): string {
+  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  if (b.length !== 16) return '';
+  let text = '';
+  for (let i = 0; i < 16; i += 2) text += `${i ? ':' : ''}${b[i]!.toString(16).padStart(2, '0')}${b[i + 1]!.toString(16).padStart(2, '0')}`;
+  return text;
+}
+
+/**
  * Starts a uWS listener, over TLS when `tls` is given. `handler` is called synchronously for each
  * request with its Exchange; the promise it returns settles when the request is done, so that
  * close() can wait for it. uWS closes the connection on what its parser refuses, without an
@@ -420,8 +433,8 @@ export function listen(
       rawQuery: req.getQuery() ?? '',
       headerList,
       headers: joinHeaders(headerList),
-      // read only when a policy asks (aws:SourceIp): the binding's call is costly on every request
-      remoteAddress: () => (ex.aborted || ex.responded ? '' : Buffer.from(res.getRemoteAddressAsText()).toString()),
+      // read only when asked (aws:SourceIp, a notification's sourceIPAddress): each call is a getpeername
+      remoteAddress: () => (ex.aborted || ex.responded ? '' : addressText(new Uint8Array(res.getRemoteAddress()))),
       secure,
     };
     ex = new UwsExchange(res, head);

@@ -13,7 +13,7 @@
 import type { Exchange } from '../http/exchange.js';
 import type { LogLine } from '../log/log-line.js';
 import type { StoredNotice } from '../store/redo-ops.js';
-import { eventMatches, eventNameOf, eventRecord, type NoticeData } from './records.js';
+import { eventMatches, eventNameOf, eventRecordJson, type NoticeData } from './records.js';
 
 export const KEEP_ALIVE_MS = 500;
 /** bytes a listener may have written while its socket is backed up before it is dropped */
@@ -70,9 +70,7 @@ export function matchesFilter(f: ListenFilter, n: StoredNotice, name: string): b
 
 /** An event's line: MinIO's listen records name the event with its `s3:` prefix (s3:ObjectCreated:Put). */
 function listenLine(n: StoredNotice, name: string, region: string): string {
-  const record = eventRecord(n, LISTEN_CONFIGURATION_ID, region);
-  record.eventName = `s3:${name}`;
-  return `${JSON.stringify({ Records: [record] })}\n`;
+  return `{"Records":[${eventRecordJson(n, LISTEN_CONFIGURATION_ID, region, `s3:${name}`)}]}\n`;
 }
 
 /**

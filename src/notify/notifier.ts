@@ -159,6 +159,7 @@ export class Notifier {
   private settleTimer: NodeJS.Timeout | undefined;
   private settling: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly targets = new Map<string, TargetConfig | undefined>();
 
   private constructor(
     private readonly store: NoticeStore,
@@ -214,8 +215,8 @@ export class Notifier {
     const done = [...(n.done ?? [])];
     const left = new Set<string>();
     for (const rule of ev.rules) {
-      if (!rule.events.some((p) => eventMatches(p, name))) continue;
-      const target = targetOfArn(rule.arn, this.config.targets, this.region);
+      if (rule.events && !rule.events.some((p) => eventMatches(p, name))) continue;
+      const target = this.targetOf(rule.arn);
       if (!target) {
         this.log(`notify: ${rule.arn} is no longer a declared target; event ${name} of ${n.b}/${n.k} is not sent there`, 'warn');
         continue;
@@ -235,6 +236,12 @@ export class Notifier {
     }
     if (left.size === 0) this.settle(n.seq, null);
     else this.open.set(n.seq, { left, done });
+  }
+
+  /** The declared target of an ARN (the targets are fixed while the notifier runs). */
+  private targetOf(arn: string): TargetConfig | undefined {
+    if (!this.targets.has(arn)) this.targets.set(arn, targetOfArn(arn, this.config.targets, this.region));
+    return this.targets.get(arn);
   }
 
   private delivered(seq: number, id: string): void {

@@ -6,6 +6,7 @@ import { S3Error } from './errors/errors.js';
 import { doc, el } from './xml.js';
 import { parseXmlBody, xmlChildren, xmlTextOf, type XmlNode, type XmlValue } from './xml-input.js';
 import { targetOfArn, type TargetConfig } from '../notify/config.js';
+import { eventMatches } from '../notify/records.js';
 
 export const MAX_NOTIFICATION_BODY = 64 * 1024;
 
@@ -172,8 +173,11 @@ export interface S3Notice {
   [field: string]: unknown;
   /** the event name without `s3:`; `…:*` when the engine's outcome decides (Delete or DeleteMarkerCreated) */
   name: string;
-  /** the rules the key passed (prefix/suffix) for this family of events */
-  rules: Array<Pick<NotificationRule, 'id' | 'arn' | 'events'>>;
+  /**
+   * the rules the key passed (prefix/suffix) and, for a final event name, whose event types take
+   * it; a rule carries its event types only when the engine's outcome decides the name (`…:*`)
+   */
+  rules: Array<Pick<NotificationRule, 'id' | 'arn'> & { events?: string[] }>;
   /** principal id of the requester, its IP address and the request's id (event record fields) */
   user: string;
   ip: string;
@@ -198,11 +202,16 @@ export function noticeOf(
   request: { user: string; ip: string; rid: string } = { user: 'AmazonS3', ip: '', rid: '' },
   listening = false,
 ): S3Notice | undefined {
+  const decided = !name.endsWith(':*');
   const rules = bucket.notification ? rulesFor(bucket.notification, name.slice(0, name.indexOf(':')), key) : [];
-  if (rules.length === 0 && !listening) return undefined;
-  const notice: S3Notice = { name, rules: rules.map(({ id, arn, events }) => ({ id, arn, events })), ...request, time: Date.now(), owner: bucket.owner };
+  // the fewer rules and fields a notice carries, the less each notified write packs and stores
+  const taken = decided
+    ? rules.filter((r) => r.events.some((e) => eventMatches(e, name))).map(({ id, arn }) => ({ id, arn }))
+    : rules.map(({ id, arn, events }) => ({ id, arn, events }));
+  if (taken.length === 0 && !listening) return undefined;
+  const notice: S3Notice = { name, rules: taken, ...request, time: Date.now(), owner: bucket.owner };
   // no target takes it: only the live streams get it (not stored for delivery)
-  if (rules.length === 0) notice.live = true;
+  if (taken.length === 0) notice.live = true;
   return notice;
 }
 

@@ -53,17 +53,21 @@ export interface StoredNotice {
   done?: string[];
 }
 
-/** The announcement of an operation that carries a notice (undefined for an operation that announces nothing). */
+/**
+ * The announcement of an operation that carries a notice (undefined for an operation that announces
+ * nothing). Built field by field, not by spreads: it runs twice for every notified change (applyOp, announce).
+ */
 export function storedNoticeOf(op: RedoOp & { ev: Notice }): StoredNotice | undefined {
-  const base = { seq: op.seq, b: op.b, k: op.k, ev: op.ev };
   switch (op.t) {
     case 'put':
-    case 'complete':
-      return { ...base, t: op.t, versionId: op.v.versionId, size: op.v.size, etag: op.v.etag, deleteMarker: op.v.deleteMarker };
+    case 'complete': {
+      const notice: StoredNotice = { seq: op.seq, t: op.t, b: op.b, k: op.k, versionId: op.v.versionId, size: op.v.size, etag: op.v.etag, ev: op.ev };
+      if (op.v.deleteMarker) notice.deleteMarker = true;
+      return notice;
+    }
     case 'remove':
-      return { ...base, t: op.t, versionId: op.versionId };
     case 'attrs':
-      return { ...base, t: op.t, versionId: op.versionId };
+      return { seq: op.seq, t: op.t, b: op.b, k: op.k, versionId: op.versionId, ev: op.ev };
     default:
       return undefined;
   }

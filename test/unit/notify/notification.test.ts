@@ -3,9 +3,9 @@
 // structure*), the key encoding, the sequencer, and the targets' flags.
 
 import { describe, expect, it } from 'vitest';
-import { parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
+import { noticeOf, parseNotificationConfiguration, renderNotificationConfiguration, rulesFor } from '../../../src/s3/notification.js';
 import { S3Error } from '../../../src/s3/errors/errors.js';
-import { encodeEventKey, eventMatches, eventMessage, eventNameOf, eventRecord, queuedEvent, sequencerOf, type QueuedEvent } from '../../../src/notify/records.js';
+import { encodeEventKey, eventMatches, eventMessage, eventNameOf, eventRecordJson, queuedEvent, sequencerOf, type QueuedEvent } from '../../../src/notify/records.js';
 import { BATCH_MAX_BYTES, takeBatch } from '../../../src/notify/notifier.js';
 import { WEBHOOK_BATCH } from '../../../src/notify/webhook.js';
 import { parseNotifyTargets, targetOfArn, type TargetConfig } from '../../../src/notify/config.js';
@@ -91,7 +91,23 @@ describe('NotificationConfiguration', () => {
     expect(eventMatches('s3:ObjectCreated:Put', 'ObjectCreated:Post')).toBe(false);
     expect(eventMatches('s3:ObjectRemoved:*', 'ObjectCreated:Put')).toBe(false);
   });
+
+  it('a notice carries the rules that take its event, with event types only when the outcome decides the name', () => {
+    const bucket = {
+      owner: 'o',
+      notification: parse(queue(['s3:ObjectCreated:Copy'], '', ARN, 'copies') + queue(['s3:ObjectCreated:Put', 's3:ObjectRemoved:*'], rule('prefix', 'in/'), ARN, 'puts')),
+    };
+    expect(noticeOf(bucket, 'ObjectCreated:Put', 'in/a')?.rules).toEqual([{ id: 'puts', arn: ARN }]);
+    expect(noticeOf(bucket, 'ObjectCreated:Copy', 'in/a')?.rules).toEqual([{ id: 'copies', arn: ARN }]);
+    // no rule takes it: nothing to store, unless a live stream listens
+    expect(noticeOf(bucket, 'ObjectCreated:Put', 'out/a')).toBeUndefined();
+    expect(noticeOf(bucket, 'ObjectCreated:Post', 'in/a')).toBeUndefined();
+    expect(noticeOf(bucket, 'ObjectCreated:Post', 'in/a', undefined, true)).toMatchObject({ rules: [], live: true });
+    expect(noticeOf(bucket, 'ObjectRemoved:*', 'in/a')?.rules).toEqual([{ id: 'puts', arn: ARN, events: ['s3:ObjectCreated:Put', 's3:ObjectRemoved:*'] }]);
+  });
 });
+
+const eventRecord = (n: StoredNotice, configurationId: string, region: string) => JSON.parse(eventRecordJson(n, configurationId, region)) as Record<string, unknown>;
 
 describe('event records', () => {
   const notice = (over: Partial<StoredNotice> = {}): StoredNotice => ({
@@ -108,6 +124,18 @@ describe('event records', () => {
   });
 
   it('is S3 event version 2.1 with the key form-encoded (golden)', () => {
+    // AWS's key order, written as a template
+    expect(eventRecordJson(notice(), 'cfg', 'us-east-1')).toBe(
+      '{"eventVersion":"2.1","eventSource":"aws:s3","awsRegion":"us-east-1","eventTime":"2026-01-02T03:04:05.006Z","eventName":"ObjectCreated:Put",' +
+        '"userIdentity":{"principalId":"owner-id"},"requestParameters":{"sourceIPAddress":"127.0.0.1"},"responseElements":{"x-amz-request-id":"RID","x-amz-id-2":"RID"},' +
+        '"s3":{"s3SchemaVersion":"1.0","configurationId":"cfg","bucket":{"name":"bkt","ownerIdentity":{"principalId":"bucket-owner"},"arn":"arn:aws:s3:::bkt"},' +
+        '"object":{"key":"dir%2Fred+flower%2B%7E*.jpg","size":3,"eTag":"abc","sequencer":"0000000000001234"}}}',
+    );
+    // strings are JSON-escaped
+    expect(eventRecord(notice({ etag: '"q\\"', ev: { ...notice().ev, user: 'a"b\u{1F600}' } }), 'c"', 'r')).toMatchObject({
+      userIdentity: { principalId: 'a"b\u{1F600}' },
+      s3: { configurationId: 'c"', object: { eTag: '"q\\"' } },
+    });
     expect(eventRecord(notice(), 'cfg', 'us-east-1')).toEqual({
       eventVersion: '2.1',
       eventSource: 'aws:s3',
