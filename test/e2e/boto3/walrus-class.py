@@ -10,7 +10,7 @@ from botocore.config import Config
 
 s3 = boto3.client(
     's3', endpoint_url=os.environ['TUSK_ENDPOINT'], region_name=os.environ['TUSK_REGION'],
-    config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}, max_pool_connections=8),
+    config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}, max_pool_connections=int(os.environ.get('THREADS', '8'))),
 )
 bucket = os.environ['BUCKET']
 count = int(os.environ['COUNT'])
@@ -30,7 +30,7 @@ def check(key):
     return headers['x-tusk-walrus-blob-id'], headers.get('x-tusk-walrus-patch-id')
 
 
-with ThreadPoolExecutor(8) as pool:
+with ThreadPoolExecutor(int(os.environ.get('THREADS', '8'))) as pool:
     list(pool.map(put, bodies))
     ids = list(pool.map(check, bodies))
 
