@@ -105,8 +105,14 @@ export interface S3Services {
   /** bucket notification delivery (src/notify); only in the writer thread, which answers configuration changes */
   /** stores the blobs of storage class WALRUS (walrus-objects.ts); none = the class is refused here */
   walrus?: WalrusBlobs;
-  /** reads them (every thread with the network's read path); none = such an object answers 503 here */
+  /** reads them (every thread with the network's read path); none = such an object answers 503 here, unless it can be forwarded */
   walrusReads?: WalrusBlobReads;
+  /**
+   * A front-end thread's hand-over of a request to the writer thread (threads/front-worker.ts):
+   * a read of a WALRUS object on a thread without the network's read path (a Walrus network's
+   * client lives on the first thread only) is served there instead.
+   */
+  forwardToWriter?: (ex: Exchange) => Promise<void>;
   notifier?: { test(bucket: string, rules: ReadonlyArray<{ arn: string }>, requestId: string, hostId: string): void };
   /** this thread's ListenBucketNotification streams, and whether any thread has one (src/notify/listen.ts) */
   live?: LiveListeners;

@@ -118,6 +118,8 @@ async function start(): Promise<void> {
     publisher = await startFrontPublisher(data.publisher, host, { tls: data.tls, log, record, slot: data.index });
     services.walrusReads = publisher.blobReads;
   }
+  // no read path of its own here (a Walrus network's client is the first thread's): WALRUS reads go there
+  if (!services.walrusReads) services.forwardToWriter = (ex) => bridge.forward(ex);
   port.on('message', (m: ToFront) => {
     switch (m.t) {
       case 'segment-removed':

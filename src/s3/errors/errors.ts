@@ -121,6 +121,13 @@ export interface S3ErrorOptions {
   close?: boolean;
 }
 
+/** Thrown before any answer by a handler whose request only the writer thread can serve (S3Services.forwardToWriter). */
+export class ServedByWriter extends Error {
+  constructor() {
+    super('served by the writer thread');
+  }
+}
+
 export class S3Error extends Error {
   readonly code: S3ErrorCode;
   readonly status: number;

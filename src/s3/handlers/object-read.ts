@@ -2,7 +2,7 @@
 // (SSE) or a plain body in the engine.
 
 import type { S3Services } from '../context.js';
-import { S3Error } from '../errors/errors.js';
+import { S3Error, ServedByWriter } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import { openUnsealedRead } from '../sse/sse.js';
 import { openWalrusRead } from '../walrus-objects.js';
@@ -12,7 +12,9 @@ import type { BodyReader } from '../../store/types.js';
 export function openObjectRead(services: S3Services, record: S3Object, dataKey: Buffer | undefined, start: number, end: number): BodyReader {
   const walrus = record.attrs.walrus;
   if (walrus) {
-    // a front-end thread without the network's read path (Walrus on Sui) cannot serve it
+    // a front-end thread without the network's read path (Walrus on Sui) cannot serve it: the
+    // writer thread can, when there is one
+    if (!services.walrusReads && services.forwardToWriter) throw new ServedByWriter();
     if (!services.walrusReads) throw new S3Error('ServiceUnavailable', {}, { message: 'The Walrus network of this object is not reachable from here' });
     return openWalrusRead(services.walrusReads, record.key, walrus, start, end);
   }

@@ -16,7 +16,7 @@ import { createBodyDigester } from '../body-digests.js';
 import { authContextOf, type S3Context, type S3RequestSummary, type S3Services } from '../context.js';
 import { consoleCorsHeaders, corsForRequest } from '../cors.js';
 import { dispatch } from './dispatch.js';
-import { S3Error } from '../errors/errors.js';
+import { S3Error, ServedByWriter } from '../errors/errors.js';
 import { checkRequestFraming, refusalError } from '../request-framing.js';
 import { errorAnswer, newRequestIds, sendError } from '../respond.js';
 import { classify, normalizeDomains, resolveResource, type Resource } from '../router.js';
@@ -63,6 +63,7 @@ async function handleClassified(
   summary: S3RequestSummary,
 ): Promise<void> {
   let resource: Resource = { style: 'path' };
+  const received = ex;
   try {
     const head = ex.head;
     checkRequestFraming(head);
@@ -103,6 +104,8 @@ async function handleClassified(
     await dispatch(ctx);
   } catch (e) {
     if (e instanceof AbortedError || ex.aborted) return;
+    // nothing answered yet: the writer thread serves the whole request (and logs it)
+    if (e instanceof ServedByWriter && services.forwardToWriter && !ex.responded) return services.forwardToWriter(received);
     if (ex.responded) {
       // a streamed answer failed midway: the only honest thing left is to drop the connection
       log(`${ids.requestId} failed after the response started: ${(e as Error).stack ?? e}`, 'error');
