@@ -121,13 +121,6 @@ export interface S3ErrorOptions {
   close?: boolean;
 }
 
-/** Thrown before any answer by a handler whose request only the writer thread can serve (S3Services.forwardToWriter). */
-export class ServedByWriter extends Error {
-  constructor() {
-    super('served by the writer thread');
-  }
-}
-
 export class S3Error extends Error {
   readonly code: S3ErrorCode;
   readonly status: number;
@@ -149,4 +142,15 @@ export class S3Error extends Error {
 
 export function isS3Error(e: unknown): e is S3Error {
   return e instanceof S3Error;
+}
+
+/**
+ * Thrown before any answer by a handler whose request only the writer thread can serve: the S3
+ * pipeline hands the request there (S3Services.forwardToWriter); anywhere else (the website
+ * endpoint) it answers as what it is, a 503.
+ */
+export class ServedByWriter extends S3Error {
+  constructor(message: string) {
+    super('ServiceUnavailable', {}, { message });
+  }
 }

@@ -14,8 +14,10 @@ export function openObjectRead(services: S3Services, record: S3Object, dataKey: 
   if (walrus) {
     // a front-end thread without the network's read path (Walrus on Sui) cannot serve it: the
     // writer thread can, when there is one
-    if (!services.walrusReads && services.forwardToWriter) throw new ServedByWriter();
-    if (!services.walrusReads) throw new S3Error('ServiceUnavailable', {}, { message: 'The Walrus network of this object is not reachable from here' });
+    if (!services.walrusReads) {
+      const message = 'The Walrus network of this object is not reachable from here';
+      throw services.forwardToWriter ? new ServedByWriter(message) : new S3Error('ServiceUnavailable', {}, { message });
+    }
     return openWalrusRead(services.walrusReads, record.key, walrus, start, end);
   }
   return dataKey ? openUnsealedRead(services.store, record, dataKey, start, end) : services.store.openRead(record, start, end);
