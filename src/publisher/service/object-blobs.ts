@@ -9,6 +9,7 @@ import { encodeQuiltPatchId } from '../quilt/patch-id.js';
 import { QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltPatch } from '../quilt/quilt-format.js';
 import { maxBlobSize, registrationCost, type BlobObject } from '../ledger/index.js';
 import { openBlob } from './aggregator.js';
+import { longestLivedPermanent } from './owned-blob.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
 import { PublisherError } from './errors.js';
 import { encodingParams } from '../nodes/encoding-params.js';
@@ -45,12 +46,8 @@ export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): Walrus
 
 /** The longest-lived certified permanent Blob object of a blob id the publisher owns on the embedded ledger. */
 function ownedBlobObject(ledger: Ledger, blobId: string): BlobObject | undefined {
-  let best: BlobObject | undefined;
-  for (const view of ledger.blobsById(blobId)) {
-    const o = view.object;
-    if (view.state === 'certified' && !o.deletable && o.owner === ledger.publisherAddress && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
-  }
-  return best;
+  const certified = [...ledger.blobsById(blobId)].filter((v) => v.state === 'certified' && v.object.owner === ledger.publisherAddress).map((v) => v.object);
+  return longestLivedPermanent(certified, blobId);
 }
 
 /** Blob attributes on the embedded ledger: set on the Blob object renewal extends, listed for the import. */

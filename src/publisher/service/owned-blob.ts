@@ -20,6 +20,18 @@ export function ownedBlobToReuse(owned: readonly BlobObject[], blobId: string, q
     .sort((a, b) => rank(a) - rank(b))[0];
 }
 
+/**
+ * Of `certified` (Blob objects the publisher owns whose blob is certified), the permanent one of blob
+ * `blobId` that lasts longest: the one renewal extends and blob attributes go on, on both backends.
+ */
+export function longestLivedPermanent(certified: Iterable<BlobObject>, blobId: string): BlobObject | undefined {
+  let best: BlobObject | undefined;
+  for (const o of certified) {
+    if (o.blobId === blobId && !o.deletable && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
+  }
+  return best;
+}
+
 /** Epochs `owned` must be extended by to last the epochs the query asks for (0: long enough). */
 export function epochsToExtend(owned: BlobObject, query: StoreQuery, currentEpoch: number): number {
   return Math.max(0, currentEpoch + query.epochs - owned.storage.endEpoch);

@@ -27,7 +27,7 @@ import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
 import type { Logger } from '../service/context.js';
 import { PublisherError } from '../service/errors.js';
-import { epochsToExtend, ownedBlobToReuse } from '../service/owned-blob.js';
+import { epochsToExtend, longestLivedPermanent, ownedBlobToReuse } from '../service/owned-blob.js';
 import type { StoreQuery } from '../service/store-query.js';
 import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
@@ -246,10 +246,7 @@ export class WalrusBackend implements BlobBackend {
   async setBlobAttributes(blobId: string, attributes: Record<string, string>): Promise<void> {
     await this.onChain(async () => {
       await this.refresh();
-      let best: BlobObject | undefined;
-      for (const o of await this.ownedBlobObjects()) {
-        if (o.blobId === blobId && o.certifiedEpoch != null && !o.deletable && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
-      }
+      const best = longestLivedPermanent((await this.ownedBlobObjects()).filter((o) => o.certifiedEpoch != null), blobId);
       if (!best) throw new WalrusBlobGone(blobId);
       const objectId = best.id;
       const set = async (signer: Signer) => {
