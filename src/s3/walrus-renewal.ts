@@ -66,7 +66,6 @@ type Renewable = Required<Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'>>;
 export async function referencedBlobs(store: S3Store, stopped: () => boolean): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const bucket of store.listBuckets()) {
-    if (stopped()) break;
     await eachVersionPage(
       store,
       bucket.name,

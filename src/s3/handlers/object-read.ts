@@ -2,7 +2,7 @@
 // (SSE) or a plain body in the engine.
 
 import type { S3Services } from '../context.js';
-import { S3Error, ServedByWriter } from '../errors/errors.js';
+import { ServedByWriter } from '../errors/errors.js';
 import type { S3Object } from '../object-attrs.js';
 import { openUnsealedRead } from '../sse/sse.js';
 import { openWalrusRead } from '../walrus-objects.js';
@@ -13,11 +13,8 @@ export function openObjectRead(services: S3Services, record: S3Object, dataKey: 
   const walrus = record.attrs.walrus;
   if (walrus) {
     // a front-end thread without the network's read path (Walrus on Sui) cannot serve it: the
-    // writer thread can, when there is one
-    if (!services.walrusReads) {
-      const message = 'The Walrus network of this object is not reachable from here';
-      throw services.forwardToWriter ? new ServedByWriter(message) : new S3Error('ServiceUnavailable', {}, { message });
-    }
+    // pipeline hands it to the writer thread; where there is none to hand it to, it is this 503
+    if (!services.walrusReads) throw new ServedByWriter('The Walrus network of this object is not reachable from here');
     return openWalrusRead(services.walrusReads, record.key, walrus, start, end);
   }
   return dataKey ? openUnsealedRead(services.store, record, dataKey, start, end) : services.store.openRead(record, start, end);
