@@ -3,7 +3,11 @@
 // certificate), so patches arriving within a short window share one quilt and one certification.
 // Rule: a batch is stored when its window ends, when it holds as many patches as a quilt has
 // columns for, or when it would exceed its byte budget or repeat an identifier; every patch's
-// promise settles exactly once, with its quilt's outcome.
+// promise settles exactly once, with its quilt's outcome. A window that ends while a quilt is being
+// stored waits for it, and then for a window more (group commit): the writers of that quilt send
+// their next objects as soon as it is certified, and they join the late ones of the last round
+// instead of each group making a small quilt of its own (1 000 PUTs from 64 boto3 threads made
+// 22 to 36 quilts, a quilt per window's stragglers, before this rule).
 
 import type { WalrusPatchRef } from '../../base/walrus-blobs.js';
 import { QuiltFormatError, type QuiltFile } from '../quilt/quilt-format.js';
@@ -29,6 +33,10 @@ export class QuiltBatcher {
   private bytes = 0;
   private readonly identifiers = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /** quilts being stored */
+  private storing = 0;
+  /** the gathering batch's window ended while a quilt was being stored */
+  private due = false;
 
   constructor(
     private readonly storeFiles: StoreQuiltFiles,
@@ -45,18 +53,34 @@ export class QuiltBatcher {
       this.identifiers.add(file.identifier);
       this.bytes += file.contents.length;
       if (this.batch.length >= this.maxPatches) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+      else if (!this.due) this.timer ??= setTimeout(() => this.windowEnded(), this.windowMs);
     });
+  }
+
+  private windowEnded(): void {
+    this.timer = undefined;
+    if (this.storing > 0) this.due = true;
+    else this.flush();
+  }
+
+  /** The last quilt being stored settled: a batch whose window ended meanwhile gets a window more. */
+  private stored(): void {
+    if (--this.storing > 0 || !this.due) return;
+    this.due = false;
+    if (this.batch.length > 0) this.timer ??= setTimeout(() => this.windowEnded(), this.windowMs);
   }
 
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.due = false;
     const batch = this.batch;
     this.batch = [];
     this.bytes = 0;
     this.identifiers.clear();
-    if (batch.length > 0) void this.store(batch);
+    if (batch.length === 0) return;
+    this.storing++;
+    void this.store(batch).finally(() => this.stored());
   }
 
   private async store(batch: Waiting[]): Promise<void> {

@@ -18,6 +18,7 @@ function recorder(fits = Infinity) {
   return { quilts, store };
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const file = (identifier: string, size = 1): QuiltFile => ({ identifier, contents: Buffer.alloc(size) });
 
 describe('QuiltBatcher', () => {
@@ -52,6 +53,39 @@ describe('QuiltBatcher', () => {
     expect(quilts.at(-1)).toEqual(['y']);
     await last; // its window ends
     expect(quilts.at(-1)).toEqual(['z']);
+  });
+
+  it('holds a batch whose window ends while a quilt is stored until that quilt settles and a window more', async () => {
+    const quilts: string[][] = [];
+    const settle: Array<() => void> = [];
+    const store: StoreQuiltFiles = (files) =>
+      new Promise((resolve) => {
+        quilts.push(files.map((f) => f.identifier));
+        const quiltId = `q${quilts.length - 1}`;
+        settle.push(() => resolve({ quiltId, patchIds: new Map(files.map((f) => [f.identifier, `${quiltId}/${f.identifier}`])) }));
+      });
+    const batcher = new QuiltBatcher(store, 10, 20);
+    const first = Promise.all([batcher.add(file('a')), batcher.add(file('b'))]);
+    await sleep(40);
+    expect(quilts).toEqual([['a', 'b']]);
+    // a late writer: its window ends while q0 is being stored
+    const late = batcher.add(file('late'));
+    await sleep(40);
+    expect(quilts).toHaveLength(1);
+    settle[0]!();
+    await first;
+    // q0's writers send their next objects at once: they join the late one
+    const next = Promise.all([late, batcher.add(file('c')), batcher.add(file('d'))]);
+    await sleep(40);
+    expect(quilts).toEqual([['a', 'b'], ['late', 'c', 'd']]);
+    settle[1]!();
+    expect((await next).map((r) => r.quiltId)).toEqual(['q1', 'q1', 'q1']);
+    // with nothing being stored, a window ends as before
+    const alone = batcher.add(file('e'));
+    await sleep(40);
+    expect(quilts.at(-1)).toEqual(['e']);
+    settle[2]!();
+    await alone;
   });
 
   it('splits patches that do not fit one quilt; fails a lone patch that does not', async () => {
