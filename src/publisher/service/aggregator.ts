@@ -1,8 +1,8 @@
 // The aggregator's read path (walrus.md §11 "Reading = decoding"): metadata from the first node
 // whose copy verifies, n_primary primary slivers (systematic ones first), RS2 decode, and the
 // codec's check of the rebuilt blob against its blob id (each sliver verified when that fails). A
-// byte range reads only the systematic slivers (rows) it covers, each verified against its hash,
-// when they are all there.
+// byte range of less than half the rows reads only the systematic slivers (rows) it covers, each
+// verified against its hash, when they are all there.
 
 import { parseBlobMetadata, parseSliverData } from '../nodes/bcs.js';
 import { encodingParams, symbolSize } from '../nodes/encoding-params.js';
@@ -83,7 +83,9 @@ export async function openBlob(ctx: BlobReadContext, blobIdText: string): Promis
   const range = async (start: number, end: number): Promise<Buffer> => {
     const first = Math.floor(start / rowLength);
     const last = Math.floor((end - 1) / rowLength);
-    if (last - first + 1 >= params.nPrimary) return (await (decoded ??= whole())).subarray(start, end);
+    // half the rows or more: n_primary slivers taken unchecked and one decode (in a worker) cost
+    // less than checking each row's sliver here (a whole 10 MiB blob at 1 000 shards: 1.35x faster)
+    if (last - first + 1 >= params.nPrimary / 2) return (await (decoded ??= whole())).subarray(start, end);
     const rows: Array<Buffer | undefined> = new Array(last - first + 1);
     await runBounded([...rows.keys()], RANGE_READ_CONCURRENCY, async (i) => {
       rows[i] = await ctx.backend.slivers.readPrimarySliver(blobId, first + i, accept);

@@ -186,6 +186,38 @@ describe('openWalrusRead', () => {
     await expect(readAll(network, location, 0, 150)).rejects.toMatchObject({ code: 'ServiceUnavailable', status: 503 });
   });
 
+  it('fetches the next blob while the one before is read out, and nothing more once closed', async () => {
+    const body = Buffer.from(Array.from({ length: 2500 }, (_, i) => i % 256));
+    const { network, reads } = memoryNetwork(1000);
+    const location = await sinkOf(network, body, 1000);
+    reads.length = 0;
+    const reader = openWalrusRead(network, 'k', location, 0, 2500);
+    expect((await reader.read(10))!.equals(body.subarray(0, 10))).toBe(true);
+    // b1 is asked for before the client has taken b0's bytes
+    expect(reads).toEqual([
+      ['b0', 0, 1000],
+      ['b1', 0, 1000],
+    ]);
+    expect((await reader.read(990))!.equals(body.subarray(10, 1000))).toBe(true);
+    expect((await reader.read(1000))!.equals(body.subarray(1000, 2000))).toBe(true);
+    expect(reads.map(([id]) => id)).toEqual(['b0', 'b1', 'b2']);
+    reader.close();
+    expect(await reader.read(1000)).toBeNull();
+    expect(reads).toHaveLength(3);
+
+    // a read ahead that fails where nobody asks for it raises nothing; asked for, it is the read's failure
+    const failing = memoryNetwork(1000);
+    const at = await sinkOf(failing.network, body, 1000);
+    const read = failing.network.read.bind(failing.network);
+    failing.network.read = async (id, start, end) => (id === 'b0' ? read(id, start, end) : Promise.reject(new WalrusBlobGone(id)));
+    const early = openWalrusRead(failing.network, 'k', at, 0, 2500);
+    expect((await early.read(1000))!.length).toBe(1000);
+    early.close();
+    const late = openWalrusRead(failing.network, 'k', at, 0, 2500);
+    await late.read(1000);
+    await expect(late.read(1000)).rejects.toMatchObject({ code: 'XTuskObjectDamaged' });
+  });
+
   it('refuses a blob that answers fewer bytes than asked', async () => {
     const { network } = memoryNetwork(100);
     const location = await sinkOf(network, Buffer.alloc(150, 1), 150);
