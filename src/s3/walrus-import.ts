@@ -96,9 +96,12 @@ function placeOf(location: WalrusLocation | undefined): string {
  */
 export async function importWalrusBucket(services: S3Services, bucket: string): Promise<WalrusImportResult> {
   const walrus = services.walrus!;
+  const owned = await walrus.ownedBlobs!();
+  // a blob carrying an object's attributes holds that object's bytes; the others may be quilts
+  const quiltIds = owned.filter((b) => b.attributes[WALRUS_TAG.bucket] === undefined).map((b) => b.blobId);
   const patches: WalrusStoredPatch[] = [];
-  for await (const p of walrus.ownedPatches!()) patches.push(p);
-  const fromBlobs = assembleBlobObjects(walrus.ownedBlobs?.() ?? [], bucket);
+  for await (const p of walrus.quiltPatches(quiltIds)) patches.push(p);
+  const fromBlobs = assembleBlobObjects(owned, bucket);
   const objects = [...patchObjects(patches, bucket), ...fromBlobs.objects];
   const lastModified = (o: ImportedObject): number => Number(o.tags[WALRUS_TAG.lastModified] ?? 0);
   objects.sort((a, b) => lastModified(a) - lastModified(b));
