@@ -1,6 +1,6 @@
 // Storage class WALRUS's renewal and import on a Walrus network (issue #34 items 3 and 5, README
-// "S3 objects on Walrus"), on the network double: `tusk serve --network local` with 4 s epochs and
-// storage sold 4 epochs ahead. The renewal worker extends, on chain, the Blob objects the objects
+// "S3 objects on Walrus"), on the network double: `tusk serve --network local` with 5 s epochs and
+// storage sold 5 epochs ahead. The renewal worker extends, on chain, the Blob objects the objects
 // still use (signed by the wallet or sub-wallet that owns each), so they stay readable past their
 // first purchase's end; a deleted object's blob is not extended. Then a fresh Tusk given only that
 // wallet (a Walrus client config naming the first server's network and keystore) imports the
@@ -30,8 +30,8 @@ const SKIP_REASON = NEEDS_NODE_22 ? '@mysten/sui 2.x needs Node 22' : '';
 const WALRUS = 'WALRUS' as StorageClass;
 // stores on a loaded machine take seconds (and are written again when an epoch ends under them):
 // a blob's first purchase must outlast its object's PUT, which is when renewal first sees it
-const EPOCH_MS = 4000;
-const AHEAD = 4;
+const EPOCH_MS = 5000;
+const AHEAD = 5;
 const MAX_BLOB = 64 * 1024;
 const SUB_WALLETS = 3;
 
@@ -130,7 +130,7 @@ describe.skipIf(SKIP_REASON !== '')(`WALRUS renewal and import on --network loca
     for (const id of ids) expect(server.output()).toMatch(new RegExp(`blob ${id} extended by \\d+ epochs to end epoch \\d+`));
     for (const [i, body] of small.entries()) expect((await objectBytes(s3, bucket, `small/${i}`)).equals(body)).toBe(true);
     expect((await objectBytes(s3, bucket, 'large')).equals(large)).toBe(true);
-  }, 60_000);
+  }, 90_000);
 
   it('a fresh Tusk given only the wallet imports the bucket from its Blob objects and serves every object', async () => {
     // the first server's network as a Walrus client config, its wallet as the keystore
