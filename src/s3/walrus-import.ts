@@ -1,6 +1,6 @@
 // `tusk admin buckets walrus-import BUCKET` (issue #34 item 5, README "S3 objects on Walrus"): rebuilds a
 // bucket's index entries from the wallet's blobs on the Walrus network, so that a fresh Tusk given the
-// network (on the embedded one: the data directory's ledger/ and nodes/) serves again every object
+// network (on the embedded one: the data directory's ledger/ and nodes/; on Sui: the wallet) serves again every object
 // stored there: a small object from its quilt patch's tags (walrusPatchLabel), a larger one from its
 // blobs' attributes (walrusBlobAttributes), which name the same facts plus each blob's place.
 

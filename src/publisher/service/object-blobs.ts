@@ -19,8 +19,9 @@ import { storeBlob, type StoreResult } from './store-blob.js';
 
 /**
  * Blobs of at most `maxBodyBytes` (the publisher's --max-blob-size, within what the shards can
- * encode), permanent and bought for the longest the network sells; on the embedded ledger the
- * renewal worker (s3/walrus-renewal.ts) extends those S3 objects still use (README "S3 objects on Walrus").
+ * encode), permanent and bought for the longest the network sells; the renewal worker
+ * (s3/walrus-renewal.ts) extends those S3 objects still use, on the embedded ledger or on chain
+ * (a Walrus backend's renewalView), README "S3 objects on Walrus".
  */
 export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): WalrusBlobs {
   const query = { epochs: ctx.backend.maxEpochsAhead, deletable: false, force: false, share: false, reuseResources: false };
