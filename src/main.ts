@@ -214,7 +214,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   services.live = live;
   opened.onLive = liveFanOut(live, (notices) => fronts?.live(notices));
   s3 = s3RequestHandler(services, log);
-  admin = adminHandler({ config, accounts, kms: kms.registry, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status(), walrusImport: (bucket) => (services.walrus?.ownedPatches ? importWalrusBucket(services, bucket) : undefined) });
+  admin = adminHandler({ config, accounts, kms: kms.registry, store: opened, quotas, health, log, consoleOrigins: () => config.console.origins, notify: () => notifier.status(), walrusImport: (bucket) => (services.walrus?.ownedBlobs ? importWalrusBucket(services, bucket) : undefined) });
   let websiteServer: HttpServer | undefined;
   const cleanUp = async (): Promise<void> => {
     await websiteServer?.close(0);

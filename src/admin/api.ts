@@ -90,7 +90,7 @@ const ROUTES: Array<[method: string, pattern: RegExp, route: Route]> = [
   ['POST', /^buckets\/([^/]+)\/walrus-import$/, async (s, [bucket]) => {
     existingBucket(s, bucket!);
     const running = s.walrusImport?.(bucket!);
-    if (!running) throw new AdminError(400, 'NotAvailable', "this server's Walrus network cannot list its Blob objects (the embedded network can)");
+    if (!running) throw new AdminError(400, 'NotAvailable', "this server has no Walrus network to list Blob objects from (its publisher is off)");
     return [200, { bucket, ...(await running) }];
   }],
   ['DELETE', /^buckets\/([^/]+)\/quota$/, (s, [bucket]) => {

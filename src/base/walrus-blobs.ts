@@ -33,26 +33,38 @@ export interface WalrusBlobs extends WalrusBlobReads {
    */
   storePatch(identifier: string, data: Buffer, tags: Record<string, string>): Promise<WalrusPatchRef>;
   /**
-   * The quilt patches of the wallet's live blobs, with their tags and sizes (`tusk admin buckets walrus-import`);
-   * absent where the network's Blob objects cannot be listed from here.
+   * The patches of those of `blobIds` that are quilts, with their tags and sizes (`tusk admin
+   * buckets walrus-import`); other blobs, and blobs gone, are skipped. Each is read whole.
    */
-  ownedPatches?(): AsyncIterable<WalrusStoredPatch>;
+  quiltPatches(blobIds: Iterable<string>): AsyncIterable<WalrusStoredPatch>;
   /**
    * Inserts or updates attributes (Walrus's blob `metadata` pairs) on the wallet's Blob object of
    * `blobId` (the longest-lived certified one); absent where they cannot be set from here.
    */
   setAttributes?(blobId: string, attributes: Record<string, string>): Promise<void>;
-  /** The wallet's live blobs with their attributes (`tusk admin buckets walrus-import`); absent where they cannot be listed from here. */
-  ownedBlobs?(): Iterable<WalrusOwnedBlob>;
   /**
-   * The network's epochs: the current one and the longest storage it sells (the renewal worker,
-   * s3/walrus-renewal.ts); absent, with `endEpoch` and `extend`, where blobs cannot be extended from here.
+   * The wallet's (and its sub-wallets') certified live blobs, each blob id once, with the
+   * attributes of its Blob object that has some (`{}` where none has): `tusk admin buckets
+   * walrus-import`. Absent where they cannot be listed from here.
    */
-  epochs?(): { current: number; maxAhead: number };
-  /** When a blob's storage ends (the longest-lived Blob object of that id the wallet owns), and what one more epoch of it costs (FROST); undefined when the wallet owns none live. */
-  endEpoch?(blobId: string): WalrusBlobTerm | undefined;
-  /** Extends the blob's storage (that Blob object) by `epochs` epochs, paying for them. */
-  extend?(blobId: string, epochs: number): Promise<WalrusBlobTerm & { cost: bigint }>;
+  ownedBlobs?(): Promise<WalrusOwnedBlob[]>;
+  /**
+   * The network's epochs and the terms of the wallet's blobs, read once (one renewal pass,
+   * s3/walrus-renewal.ts); absent where blobs cannot be extended from here.
+   */
+  renewalView?(): Promise<WalrusRenewalView>;
+}
+
+/** What one renewal pass sees: read once, extended through. */
+export interface WalrusRenewalView {
+  /** the current epoch */
+  current: number;
+  /** the longest storage the network sells, in epochs */
+  maxAhead: number;
+  /** When a blob's storage ends (the longest-lived certified permanent Blob object of that id the wallet owns), and what one more epoch of it costs (FROST); undefined when the wallet owns none live. */
+  term(blobId: string): WalrusBlobTerm | undefined;
+  /** Extends that Blob object by `epochs` epochs, paying for them (signed by its owner). */
+  extend(blobId: string, epochs: number): Promise<WalrusBlobTerm & { cost: bigint }>;
 }
 
 export interface WalrusBlobTerm {

@@ -70,13 +70,13 @@ export const EMBEDDED_NETWORK = {
     }),
     'epoch-length': flag({
       arg: 'D', default: '1d', parse: (v) => parseDuration(v, 'epoch length'),
-      help: 'ledger epoch length, e.g. 1d, 2h, 90s',
-      doc: 'ledger epoch length (`90s`, `2h`, `1d`)',
+      help: 'ledger epoch length, e.g. 1d, 2h, 90s (and --network local\'s)',
+      doc: 'ledger epoch length (`90s`, `2h`, `1d`); with `--network local`, the local network ends an epoch this often',
     }),
     'max-epochs-ahead': flag({
       arg: 'N', default: '53', parse: (v) => parseMaxEpochsAhead(v),
-      help: 'the longest storage the ledger sells, in epochs (blobs are bought for this long); debug only, e.g. 3',
-      doc: 'the longest storage the embedded ledger sells, in epochs (1-1000, as Walrus mainnet: 53); blobs are bought for this long. Debug only: with `--epoch-length 2s --max-epochs-ahead 3` storage lapses, and is renewed, in seconds',
+      help: 'the longest storage the ledger (or --network local) sells, in epochs (blobs are bought for this long); debug only, e.g. 3',
+      doc: 'the longest storage the embedded ledger (or `--network local`) sells, in epochs (1-1000, as Walrus mainnet: 53); blobs are bought for this long. Debug only: with `--epoch-length 2s --max-epochs-ahead 3` storage lapses, and is renewed, in seconds',
     }),
   },
 } satisfies FlagSection;

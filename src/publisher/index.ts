@@ -12,7 +12,7 @@ import { RemoteNodeClient } from './nodes/http-client.js';
 import { openLocalNetwork, StorageNetwork } from './nodes/network.js';
 import { loadWalrusBackend } from './walrus/load-backend.js';
 import type { NetworkConfig } from '../config/walrus-network.js';
-import type { LocalWalrus } from './local-network/serve.js';
+import type { LocalWalrus, LocalWalrusOptions } from './local-network/serve.js';
 import type { WalrusBackend } from './walrus/walrus-backend.js';
 import type { BlobBackend } from './service/backend.js';
 import { diskRoom, EmbeddedBackend } from './service/embedded-backend.js';
@@ -120,7 +120,7 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
     for (const close of closers.reverse()) await close().catch((e) => log(`tusk: publisher shutdown: ${(e as Error).message}`, 'error'));
   };
   try {
-    const local = config.network?.kind === 'local' ? await startLocal(config.dataDir, config.network.subWallets) : undefined;
+    const local = config.network?.kind === 'local' ? await startLocal(config.dataDir, { subWallets: config.network.subWallets, epochLengthMs: config.epochLengthMs ?? DEFAULT_EPOCH_LENGTH_MS, maxEpochsAhead: config.maxEpochsAhead }) : undefined;
     if (local) closers.push(() => local.close());
     const backend = await openBackend(local ? { ...config, network: local.config } : config, log);
     closers.push(() => backend.close());
@@ -178,10 +178,10 @@ export async function startPublisherFace(config: PublisherFaceConfig): Promise<P
 }
 
 /** The local Walrus network (--network local), loaded like the Walrus backend: only when chosen, on Node 22+. */
-async function startLocal(dataDir: string, subWallets: number): Promise<LocalWalrus> {
+async function startLocal(dataDir: string, options: LocalWalrusOptions): Promise<LocalWalrus> {
   await loadWalrusBackend();
   const { startLocalWalrus } = await import('./local-network/serve.js');
-  return startLocalWalrus(dataDir, subWallets);
+  return startLocalWalrus(dataDir, options);
 }
 
 async function openBackend(config: PublisherFaceConfig, log: Logger): Promise<BlobBackend> {

@@ -1,6 +1,6 @@
 // `tusk admin buckets walrus-import BUCKET` (issue #34 item 5, README "S3 objects on Walrus"): rebuilds a
 // bucket's index entries from the wallet's blobs on the Walrus network, so that a fresh Tusk given the
-// network (on the embedded one: the data directory's ledger/ and nodes/) serves again every object
+// network (on the embedded one: the data directory's ledger/ and nodes/; on Sui: the wallet) serves again every object
 // stored there: a small object from its quilt patch's tags (walrusPatchLabel), a larger one from its
 // blobs' attributes (walrusBlobAttributes), which name the same facts plus each blob's place.
 
@@ -96,9 +96,12 @@ function placeOf(location: WalrusLocation | undefined): string {
  */
 export async function importWalrusBucket(services: S3Services, bucket: string): Promise<WalrusImportResult> {
   const walrus = services.walrus!;
+  const owned = await walrus.ownedBlobs!();
+  // a blob carrying an object's attributes holds that object's bytes; the others may be quilts
+  const quiltIds = owned.filter((b) => b.attributes[WALRUS_TAG.bucket] === undefined).map((b) => b.blobId);
   const patches: WalrusStoredPatch[] = [];
-  for await (const p of walrus.ownedPatches!()) patches.push(p);
-  const fromBlobs = assembleBlobObjects(walrus.ownedBlobs?.() ?? [], bucket);
+  for await (const p of walrus.quiltPatches(quiltIds)) patches.push(p);
+  const fromBlobs = assembleBlobObjects(owned, bucket);
   const objects = [...patchObjects(patches, bucket), ...fromBlobs.objects];
   const lastModified = (o: ImportedObject): number => Number(o.tags[WALRUS_TAG.lastModified] ?? 0);
   objects.sort((a, b) => lastModified(a) - lastModified(b));

@@ -6,7 +6,7 @@
 // more (its objects deleted, or removed by lifecycle) is not extended: it lapses at its end epoch.
 
 import { periodicPass } from '../base/periodic-pass.js';
-import type { WalrusBlobs } from '../base/walrus-blobs.js';
+import type { WalrusBlobs, WalrusRenewalView } from '../base/walrus-blobs.js';
 import type { LogLine } from '../log/log-line.js';
 import type { S3Store } from './object-attrs.js';
 import { eachVersionPage } from './version-pages.js';
@@ -47,10 +47,12 @@ export function startWalrusRenewal(store: S3Store, options: WalrusRenewalOptions
   const stats: WalrusRenewalStats = { passes: 0, extended: 0, epochsBought: 0, frostSpent: 0n, skippedBudget: 0, failed: 0 };
   const pass = async (): Promise<void> => {
     const network = walrus();
-    if (!network?.epochs || !network.endEpoch || !network.extend) return;
+    if (!network?.renewalView) return;
     const stopped = () => periodic.stopped;
     try {
-      await renew(network as Renewable, await referencedBlobs(store, stopped), options, stats, log, stopped);
+      const blobIds = await referencedBlobs(store, stopped);
+      // the network's epochs and the wallet's Blob objects, read once for the whole pass
+      await renew(await network.renewalView(), blobIds, options, stats, log, stopped);
       stats.passes++;
     } catch (e) {
       log(`walrus renewal pass failed: ${(e as Error).stack ?? e}`, 'error');
@@ -59,8 +61,6 @@ export function startWalrusRenewal(store: S3Store, options: WalrusRenewalOptions
   const periodic = periodicPass(pass, options.intervalMs);
   return { stats, runOnce: () => periodic.runOnce(), stop: periodic.stop };
 }
-
-type Renewable = Required<Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'>>;
 
 /** The distinct blob ids the versions of every bucket name, delete markers and local objects aside; a page at a time, letting requests run between pages. */
 export async function referencedBlobs(store: S3Store, stopped: () => boolean): Promise<Set<string>> {
@@ -82,12 +82,12 @@ export async function referencedBlobs(store: S3Store, stopped: () => boolean): P
   return ids;
 }
 
-async function renew(network: Renewable, blobIds: Set<string>, options: WalrusRenewalOptions, stats: WalrusRenewalStats, log: LogLine, stopped: () => boolean): Promise<void> {
+async function renew(view: WalrusRenewalView, blobIds: Set<string>, options: WalrusRenewalOptions, stats: WalrusRenewalStats, log: LogLine, stopped: () => boolean): Promise<void> {
   let spent = 0n;
   for (const blobId of blobIds) {
     if (stopped()) return;
-    const { current, maxAhead } = network.epochs();
-    const term = network.endEpoch(blobId);
+    const { current, maxAhead } = view;
+    const term = view.term(blobId);
     // none the wallet owns live: lapsed already (the object reads as damaged), nothing to extend
     if (!term || term.endEpoch - current > options.aheadEpochs) continue;
     // back to the longest storage sold: a blob's end may be at most maxAhead epochs past the current
@@ -100,7 +100,7 @@ async function renew(network: Renewable, blobIds: Set<string>, options: WalrusRe
       continue;
     }
     try {
-      const out = await network.extend(blobId, epochs);
+      const out = await view.extend(blobId, epochs);
       spent += out.cost;
       stats.extended++;
       stats.epochsBought += epochs;

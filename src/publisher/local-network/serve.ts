@@ -8,6 +8,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import type { WalrusNetworkConfig } from '../../config/walrus-network.js';
+import { advanceEpoch } from './genesis.js';
 import { startLocalNetwork, type LocalNetwork } from './index.js';
 
 export const LOCAL_NETWORK_DIR = 'local-network';
@@ -35,9 +36,23 @@ export interface LocalWalrus {
   close(): Promise<void>;
 }
 
-export async function startLocalWalrus(dataDir: string, subWallets: number): Promise<LocalWalrus> {
+export interface LocalWalrusOptions {
+  subWallets: number;
+  /** an epoch ends every this many milliseconds (--epoch-length) */
+  epochLengthMs: number;
+  /** the longest storage the network sells, in epochs (--max-epochs-ahead): the accounting ring's length */
+  maxEpochsAhead?: number;
+}
+
+export async function startLocalWalrus(dataDir: string, { subWallets, epochLengthMs, maxEpochsAhead }: LocalWalrusOptions): Promise<LocalWalrus> {
   const dir = path.join(dataDir, LOCAL_NETWORK_DIR);
-  const network = await startLocalNetwork({ tlsDir: path.join(dir, 'tls') });
+  const network = await startLocalNetwork({ tlsDir: path.join(dir, 'tls'), ...(maxEpochsAhead !== undefined ? { maxEpochsAhead } : {}) });
+  // epochs end as on Walrus, the same committee one epoch on: storage lapses unless extended
+  const epochs = setInterval(() => advanceEpoch(network.chain, network.world), epochLengthMs).unref();
+  const close = async () => {
+    clearInterval(epochs);
+    await network.close();
+  };
   try {
     // the publisher (this process) reaches the nodes over HTTPS too: trust their CA (Node 22.19+)
     tls.setDefaultCACertificates([...tls.getCACertificates('default'), network.tls.caCert]);
@@ -57,10 +72,10 @@ export async function startLocalWalrus(dataDir: string, subWallets: number): Pro
         testKey: testKey.getSecretKey(),
         nodeCaFile: network.tls.caCertFile,
       }),
-      close: () => network.close(),
+      close,
     };
   } catch (e) {
-    await network.close();
+    await close();
     throw e;
   }
 }

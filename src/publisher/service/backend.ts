@@ -6,6 +6,7 @@ import type { EncodedBlob } from '../rs2/codec-types.js';
 import type { AlreadyCertifiedJson, Ledger, NewlyCreatedJson } from '../ledger/index.js';
 import type { StorageNetwork } from '../nodes/network.js';
 import type { StoreQuery } from './store-query.js';
+import type { WalrusOwnedBlob, WalrusRenewalView } from '../../base/walrus-blobs.js';
 
 export type StoreResult = NewlyCreatedJson | AlreadyCertifiedJson;
 
@@ -41,5 +42,9 @@ export interface BlobBackend {
    * throws WalrusBlobGone when the wallet owns none.
    */
   setBlobAttributes?(blobId: string, attributes: Record<string, string>): Promise<void>;
+  /** The wallet's certified live blobs with their attributes, on a Walrus network (base/walrus-blobs.ts `ownedBlobs`). */
+  ownedBlobs?(): Promise<WalrusOwnedBlob[]>;
+  /** The epochs and the wallet's blobs' terms for one renewal pass, on a Walrus network (base/walrus-blobs.ts `renewalView`). */
+  renewalView?(): Promise<WalrusRenewalView>;
   close(): Promise<void>;
 }

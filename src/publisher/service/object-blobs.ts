@@ -9,7 +9,7 @@ import { encodeQuiltPatchId } from '../quilt/patch-id.js';
 import { QuiltFormatError, readQuiltIndex, readQuiltPatch, type QuiltPatch } from '../quilt/quilt-format.js';
 import { maxBlobSize, registrationCost, type BlobObject } from '../ledger/index.js';
 import { openBlob } from './aggregator.js';
-import { longestLivedPermanent } from './owned-blob.js';
+import { longestLivedPermanent, oncePerBlobId } from './owned-blob.js';
 import type { BlobReadContext, PublisherContext } from './context.js';
 import { PublisherError } from './errors.js';
 import { encodingParams } from '../nodes/encoding-params.js';
@@ -19,8 +19,9 @@ import { storeBlob, type StoreResult } from './store-blob.js';
 
 /**
  * Blobs of at most `maxBodyBytes` (the publisher's --max-blob-size, within what the shards can
- * encode), permanent and bought for the longest the network sells; on the embedded ledger the
- * renewal worker (s3/walrus-renewal.ts) extends those S3 objects still use (README "S3 objects on Walrus").
+ * encode), permanent and bought for the longest the network sells; the renewal worker
+ * (s3/walrus-renewal.ts) extends those S3 objects still use, on the embedded ledger or on chain
+ * (a Walrus backend's renewalView), README "S3 objects on Walrus".
  */
 export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): WalrusBlobs {
   const query = { epochs: ctx.backend.maxEpochsAhead, deletable: false, force: false, share: false, reuseResources: false };
@@ -39,8 +40,11 @@ export function objectBlobs(ctx: PublisherContext, maxBodyBytes: number): Walrus
       return blobIdOf(await storeBlob(ctx, data, query));
     },
     storePatch: (identifier, contents, tags) => quilts.add({ identifier, contents, tags }),
-    ...(ctx.backend.ledger ? { ownedPatches: () => ownedPatches(ctx, ctx.backend.ledger!), ...renewal(ctx.backend.ledger), ...attributes(ctx.backend.ledger) } : {}),
+    quiltPatches: (blobIds) => quiltPatches(ctx, blobIds),
+    ...(ctx.backend.ledger ? { ...renewal(ctx.backend.ledger), ...attributes(ctx.backend.ledger) } : {}),
     ...(ctx.backend.setBlobAttributes ? { setAttributes: ctx.backend.setBlobAttributes.bind(ctx.backend) } : {}),
+    ...(ctx.backend.ownedBlobs ? { ownedBlobs: ctx.backend.ownedBlobs.bind(ctx.backend) } : {}),
+    ...(ctx.backend.renewalView ? { renewalView: ctx.backend.renewalView.bind(ctx.backend) } : {}),
   };
 }
 
@@ -58,39 +62,40 @@ function attributes(ledger: Ledger): Pick<WalrusBlobs, 'setAttributes' | 'ownedB
       if (!o) throw new WalrusBlobGone(blobId);
       await ledger.setBlobAttributes(o.id, pairs);
     },
-    *ownedBlobs() {
-      for (const view of ledger.ownedLiveBlobs()) {
-        const o = view.object;
-        if (o.attributes) yield { blobId: o.blobId, size: o.size, attributes: o.attributes };
-      }
+    async ownedBlobs() {
+      return oncePerBlobId(ledger.ownedLiveBlobs().map(({ object: o }) => ({ blobId: o.blobId, size: o.size, attributes: o.attributes ?? {} })));
     },
   };
 }
 
-/** Extending blobs on the embedded ledger: the Blob object ownedBlobObject names. */
-function renewal(ledger: Ledger): Pick<WalrusBlobs, 'epochs' | 'endEpoch' | 'extend'> {
+/** Extending blobs on the embedded ledger: the Blob object ownedBlobObject names, read as the pass asks. */
+function renewal(ledger: Ledger): Pick<WalrusBlobs, 'renewalView'> {
   const owned = (blobId: string): BlobObject | undefined => ownedBlobObject(ledger, blobId);
   // an extension pays the storage price only (planExtendBlob)
   const costPerEpoch = (o: BlobObject): bigint => registrationCost(o.storage.storageSize, 1, { ...ledger.prices(), writePricePerUnit: 0n });
   return {
-    epochs: () => ({ current: ledger.currentEpoch(), maxAhead: ledger.maxEpochsAhead }),
-    endEpoch(blobId) {
-      const o = owned(blobId);
-      return o && { endEpoch: o.storage.endEpoch, costPerEpoch: costPerEpoch(o) };
-    },
-    async extend(blobId, epochs) {
-      const o = owned(blobId);
-      if (!o) throw new WalrusBlobGone(blobId);
-      const out = await ledger.extendBlob(o.id, epochs);
-      return { endEpoch: out.blobObject.storage.endEpoch, costPerEpoch: costPerEpoch(o), cost: out.cost };
+    async renewalView() {
+      return {
+        current: ledger.currentEpoch(),
+        maxAhead: ledger.maxEpochsAhead,
+        term(blobId) {
+          const o = owned(blobId);
+          return o && { endEpoch: o.storage.endEpoch, costPerEpoch: costPerEpoch(o) };
+        },
+        async extend(blobId, epochs) {
+          const o = owned(blobId);
+          if (!o) throw new WalrusBlobGone(blobId);
+          const out = await ledger.extendBlob(o.id, epochs);
+          return { endEpoch: out.blobObject.storage.endEpoch, costPerEpoch: costPerEpoch(o), cost: out.cost };
+        },
+      };
     },
   };
 }
 
-/** Every patch of every quilt among the ledger's live Blob objects the publisher owns; other blobs are skipped. */
-async function* ownedPatches(ctx: PublisherContext, ledger: Ledger): AsyncIterable<WalrusStoredPatch> {
-  for (const view of ledger.ownedLiveBlobs()) {
-    const quiltId = view.object.blobId;
+/** Every patch of those of `blobIds` that are quilts, each read whole; other blobs, and blobs gone, are skipped. */
+async function* quiltPatches(ctx: PublisherContext, blobIds: Iterable<string>): AsyncIterable<WalrusStoredPatch> {
+  for (const quiltId of blobIds) {
     let blob: Buffer;
     try {
       blob = await (await openBlob(ctx, quiltId)).whole();

@@ -2,6 +2,7 @@
 // the Blob objects the publisher owns a store uses instead of registering anew, and how far it must
 // be extended. One choice for both backends (walrus-sdk owned_registration.rs).
 
+import type { WalrusOwnedBlob } from '../../base/walrus-blobs.js';
 import type { BlobObject } from '../ledger/index.js';
 import type { StoreQuery } from './store-query.js';
 
@@ -35,4 +36,14 @@ export function longestLivedPermanent(certified: Iterable<BlobObject>, blobId: s
 /** Epochs `owned` must be extended by to last the epochs the query asks for (0: long enough). */
 export function epochsToExtend(owned: BlobObject, query: StoreQuery, currentEpoch: number): number {
   return Math.max(0, currentEpoch + query.epochs - owned.storage.endEpoch);
+}
+
+/** Each blob id of `blobs` once: of its Blob objects, one that carries attributes where one does (a blob stored again has the same). */
+export function oncePerBlobId(blobs: Iterable<WalrusOwnedBlob>): WalrusOwnedBlob[] {
+  const byId = new Map<string, WalrusOwnedBlob>();
+  for (const b of blobs) {
+    const seen = byId.get(b.blobId);
+    if (!seen || (Object.keys(seen.attributes).length === 0 && Object.keys(b.attributes).length > 0)) byId.set(b.blobId, b);
+  }
+  return [...byId.values()];
 }

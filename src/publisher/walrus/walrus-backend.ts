@@ -21,7 +21,7 @@ import {
 } from '@mysten/walrus';
 import type { EncodedBlob } from '../rs2/codec-types.js';
 import { unshared } from '../../base/cross-thread-bytes.js';
-import { WalrusBlobGone } from '../../base/walrus-blobs.js';
+import { WalrusBlobGone, type WalrusOwnedBlob, type WalrusRenewalView } from '../../base/walrus-blobs.js';
 import { alreadyCertifiedObjectJson, isObjectId, newlyCreatedJson, reuseOperation, type BlobObject } from '../ledger/index.js';
 import { shardToPair } from '../nodes/network.js';
 import type { BlobBackend, RelayCertificate, StoreResult } from '../service/backend.js';
@@ -31,6 +31,7 @@ import { epochsToExtend, longestLivedPermanent, ownedBlobToReuse } from '../serv
 import type { StoreQuery } from '../service/store-query.js';
 import { loadCommittee, type Committee } from './committee.js';
 import { parseBlobObject } from './move-objects.js';
+import { ownedBlobsOf, renewalViewOf, type OwnedChain } from './owned-blobs.js';
 import type { WalrusNetworkConfig } from '../../config/walrus-network.js';
 import { resendOnReset } from './sui-fetch.js';
 import { loadWallet } from './wallet.js';
@@ -259,6 +260,30 @@ export class WalrusBackend implements BlobBackend {
       if (best.owner === this.address) await this.pool.withMain(set);
       else await this.pool.withWallet(best.owner, { wal: 0n, sui: GAS_PER_TRANSACTION_MIST }, set);
     });
+  }
+
+  /** The certified live blobs the wallet and its sub-wallets own, with their attributes (owned-blobs.ts). */
+  async ownedBlobs(): Promise<WalrusOwnedBlob[]> {
+    return this.onChain(async () => ownedBlobsOf(await this.ownedChain()));
+  }
+
+  /** The epochs and the owned Blob objects for one renewal pass, listed once; extensions are signed by each object's owner (owned-blobs.ts). */
+  async renewalView(): Promise<WalrusRenewalView> {
+    const view = await this.onChain(async () => renewalViewOf(await this.ownedChain()));
+    return { ...view, extend: (blobId, epochs) => this.onChain(() => view.extend(blobId, epochs)) };
+  }
+
+  private async ownedChain(): Promise<OwnedChain> {
+    // the epoch now, not up to STATE_TTL_MS old: a renewal pass or an import is seldom
+    await this.refresh(true);
+    return {
+      walrus: this.walrus,
+      epoch: this.state.committee.epoch,
+      maxEpochsAhead: this.state.maxEpochsAhead,
+      owned: await this.ownedBlobObjects(),
+      signedBy: (owner, wal, work) => (owner === this.address ? this.pool.withMain(work) : this.pool.withWallet(owner, { wal, sui: GAS_PER_TRANSACTION_MIST }, work)),
+      blobObject: (objectId, owner) => this.blobObject(objectId, owner),
+    };
   }
 
   /** Every Blob object the wallet and its sub-wallets own, from the chain. */

@@ -131,6 +131,40 @@ describe.skipIf(NEEDS_NODE_22)(`WalrusBackend${NEEDS_NODE_22 ? ' (skipped: @myst
     await expect(backend.setBlobAttributes(absent.blobIdText, { 'tusk-key': 'c' })).rejects.toBeInstanceOf(WalrusBlobGone);
   });
 
+  it("renewal and import read the wallet's Blob objects from the chain: terms priced as storageCost(size, 1), extend_blob signed by the object's owner, attributes listed", async () => {
+    const data = randomBytes(312, 20_000);
+    const encoded = await codec.encode(data, double.nShards);
+    const stored = await backend.publish(encoded, { epochs: 2, deletable: false, force: false, share: false, reuseResources: false });
+    const objectId = (stored as { newlyCreated: { blobObject: { id: string } } }).newlyCreated.blobObject.id;
+    // the wallet that registered it (a sub-wallet) owns it
+    const registration = double.transactions().find((tx) => registeredBlobIds(tx).includes(encoded.blobIdText))!;
+    const owner = txSender(registration.txBytes);
+    expect(owner).not.toBe(backendKey.toSuiAddress());
+    await backend.setBlobAttributes(encoded.blobIdText, { 'tusk-key': 'renewed' });
+    const plain = await codec.encode(randomBytes(313, 5_000), double.nShards);
+    await backend.publish(plain, { epochs: 2, deletable: false, force: false, share: false, reuseResources: false });
+
+    const view = await backend.renewalView();
+    expect([view.current, view.maxAhead]).toEqual([double.epoch, 20]);
+    const { storageCost } = await walrusClient().storageCost(data.length, 1);
+    expect(view.term(encoded.blobIdText)).toEqual({ endEpoch: double.epoch + 2, costPerEpoch: storageCost });
+    const absent = await codec.encode(randomBytes(314, 1_000), double.nShards);
+    expect(view.term(absent.blobIdText)).toBeUndefined();
+    await expect(view.extend(absent.blobIdText, 1)).rejects.toBeInstanceOf(WalrusBlobGone);
+
+    const before = double.transactions().length;
+    expect(await view.extend(encoded.blobIdText, 3)).toEqual({ endEpoch: double.epoch + 5, costPerEpoch: storageCost, cost: 3n * storageCost });
+    const [tx] = double.transactions().slice(before);
+    expect(moveCalls(tx!.txBytes).map((c) => c.function)).toContain('extend_blob');
+    expect(txSender(tx!.txBytes)).toBe(owner);
+    expect(Number((await walrusClient().getBlobObject(objectId)).storage.end_epoch)).toBe(double.epoch + 5);
+
+    const owned = await backend.ownedBlobs();
+    expect(owned.find((b) => b.blobId === encoded.blobIdText)).toEqual({ blobId: encoded.blobIdText, size: data.length, attributes: { 'tusk-key': 'renewed' } });
+    expect(owned.find((b) => b.blobId === plain.blobIdText)).toEqual({ blobId: plain.blobIdText, size: 5_000, attributes: {} });
+    expect(owned.find((b) => b.blobId === absent.blobIdText)).toBeUndefined();
+  });
+
   it('16 stores sent at once from one wallet all answer newlyCreated, each paid once, on sub-wallets funded from it; no transaction fails', async () => {
     const { file, key } = await wallet({ sui: 20n * 10n ** 9n, wal: 10n ** 12n });
     const parallel = await openWalrusBackend({ config: config(file), log: () => {} });
