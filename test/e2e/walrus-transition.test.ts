@@ -25,7 +25,7 @@ const MIB = 1024 * KIB;
 // The crash test. By default small: six objects of 400-900 KB on the embedded network, two kill -9.
 // At the issue's scale (a bucket of 1 GiB: 192 objects of 5 MiB, each two blobs, and 256 of
 // 256 KiB, one blob each; 100 shards on four `tusk storage-node` processes; five kill -9; about
-// 20 minutes on two cores): TUSK_TRANSITION_SCALE=issue npx vitest run --project tusk test/e2e/walrus-transition.test.ts
+// 11 minutes on two cores): TUSK_TRANSITION_SCALE=issue npx vitest run --project tusk test/e2e/walrus-transition.test.ts
 const CRASH =
   process.env['TUSK_TRANSITION_SCALE'] === 'issue'
     ? {
@@ -281,9 +281,10 @@ describe('lifecycle Transition to WALRUS', () => {
       expect((await configure(crashy, bucket, TO_WALRUS)).status).toBe(200);
       const keys = [...sums.keys()];
       for (let round = 0; round < CRASH.kills; round++) {
-        // kill while the pass is under way: once it has moved a share of the objects, a random moment later
+        // kill while the pass is under way: once it has moved round + 1 objects, or its share of
+        // them at scale (kills spread over the first part of the pass), a random moment later
         const s = crashy;
-        const moved = Math.max(round + 1, Math.floor((round * keys.length) / CRASH.kills));
+        const moved = Math.max(round + 1, Math.floor((round * keys.length) / (CRASH.kills + 1)));
         await until('the transition under way', s, async () => (await classesOf(s, bucket)).walrus >= Math.min(moved, keys.length - 1), CRASH.waitMs);
         await new Promise((r) => setTimeout(r, Math.floor(rand() * CRASH.jitterMs)));
         killedAt.push((await classesOf(s, bucket)).walrus);
