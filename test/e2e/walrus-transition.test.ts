@@ -5,11 +5,13 @@
 // moments of the transition loses and corrupts nothing; a logged bucket's transition is logged as AWS logs one.
 
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/bench/random.js';
 import { s3Request } from './helpers/clients.js';
 import { makeTempDirFixture, randomBody } from './helpers/fixtures.js';
-import { segmentBytes } from './helpers/segments.js';
+import { shardRanges, startStorageNodeProcess, type StorageNodeProcess } from './helpers/publisher.js';
+import { dirBytes, segmentBytes } from './helpers/segments.js';
 import { randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
 import { md5Base64, UNSIGNED_PAYLOAD } from './helpers/sigv4.js';
 import { expectS3Error } from './helpers/xml.js';
@@ -18,6 +20,40 @@ const KIB = 1024;
 // below the largest blob 10 shards encode: a 5 MB object spans four blobs
 const MAX_BLOB = 1.5 * 1024 * KIB;
 const ARGS = ['--n-shards', '10', '--max-blob-size', `${MAX_BLOB}`, '--lifecycle-day', '1s', '--lifecycle-interval', '300ms'];
+const MIB = 1024 * KIB;
+
+// The crash test. By default small: six objects of 400-900 KB on the embedded network, two kill -9.
+// At the issue's scale (a bucket of 1 GiB: 192 objects of 5 MiB, each two blobs, and 256 of
+// 256 KiB, one blob each; 100 shards on four `tusk storage-node` processes; five kill -9; about
+// 11 minutes on two cores): TUSK_TRANSITION_SCALE=issue npx vitest run --project tusk test/e2e/walrus-transition.test.ts
+const CRASH =
+  process.env['TUSK_TRANSITION_SCALE'] === 'issue'
+    ? {
+        label: 'issue',
+        objects: [
+          { prefix: 'big/', count: 192, size: () => 5 * MIB },
+          { prefix: 'small/', count: 256, size: () => 256 * KIB },
+        ],
+        shards: 100,
+        nodes: 4,
+        // 4 MiB blobs (100 shards encode up to ~140 MiB); compaction as often as the small test's
+        args: ['--n-shards', '100', '--max-blob-size', `${4 * MIB}`, '--lifecycle-day', '1s', '--lifecycle-interval', '300ms', '--compaction-interval', '500ms', '--compaction-dead', '0.3'],
+        kills: 5,
+        jitterMs: 3000,
+        waitMs: 1_800_000,
+        timeoutMs: 3_600_000,
+      }
+    : {
+        label: 'small',
+        objects: [{ prefix: 'o', count: 6, size: (i: number) => 400_000 + i * 100_000 }],
+        shards: 10,
+        nodes: 0,
+        args: ARGS,
+        kills: 2,
+        jitterMs: 800,
+        waitMs: 30_000,
+        timeoutMs: 120_000,
+      };
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 
 const rule = (body: string) =>
@@ -45,9 +81,29 @@ async function classOf(server: TuskServer, bucket: string, key: string, versionI
   return { cls: res.headers['x-amz-storage-class'] ?? 'STANDARD', blobs: res.headers['x-tusk-walrus-blob-id'] };
 }
 
-/** How many of `keys` are on WALRUS now. */
-async function onWalrus(server: TuskServer, bucket: string, keys: string[]): Promise<number> {
-  return (await Promise.all(keys.map((k) => classOf(server, bucket, k)))).filter((c) => c.cls === 'WALRUS').length;
+/** How many of a bucket's objects ListObjectsV2 shows on WALRUS now (keys need no XML escaping). */
+async function classesOf(server: TuskServer, bucket: string): Promise<{ walrus: number }> {
+  let walrus = 0;
+  let token: string | undefined;
+  do {
+    const res = await s3Request(server, { method: 'GET', bucket, query: { 'list-type': '2', ...(token ? { 'continuation-token': token } : {}) } });
+    expect(res.status).toBe(200);
+    const xml = res.body.toString();
+    walrus += [...xml.matchAll(/<StorageClass>WALRUS<\/StorageClass>/g)].length;
+    token = /<NextContinuationToken>([^<]*)<\/NextContinuationToken>/.exec(xml)?.[1];
+  } while (token);
+  return { walrus };
+}
+
+/** The data directory's bytes, a walk of every file; the embedded network's slivers (nodes/) excluded. */
+const localBytes = (dataDir: string) => dirBytes(dataDir, ['nodes']);
+
+/** Runs `task` on each item, `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await task(items[next++]!);
+  }));
 }
 
 async function expectBody(server: TuskServer, bucket: string, key: string, body: Buffer, versionId?: string): Promise<void> {
@@ -63,7 +119,7 @@ async function until(what: string, server: TuskServer, check: () => Promise<bool
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}; server said: ${server.output().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, timeoutMs > 60_000 ? 1000 : 200));
   }
 }
 
@@ -178,42 +234,84 @@ describe('lifecycle Transition to WALRUS', () => {
 
   // The transition runs on the writer thread alone (front-end threads take no part in it), so the
   // threads-4 project does not repeat this crash test: it would add two minutes of CI for nothing new.
-  it.skipIf(process.env['TUSK_THREADS'] === '4')('kill -9 at random moments of the transition loses and corrupts nothing', async () => {
+  // At the issue's scale (TUSK_TRANSITION_SCALE=issue, see CRASH) it is a bucket of 1 GiB over
+  // storage-node processes, and the data directory then shrinks below 10% of it.
+  it.skipIf(process.env['TUSK_THREADS'] === '4')(`kill -9 at random moments of the transition loses and corrupts nothing (${CRASH.label})`, async () => {
     const dir = makeTempDirFixture();
     dirs.push(dir);
     const root = randomCredentials();
-    const rand = seededRandom(Number(process.env['TUSK_SEED'] ?? Date.now() % 100_000));
+    const seed = Number(process.env['TUSK_SEED'] ?? Date.now() % 100_000);
+    const rand = seededRandom(seed);
     const bucket = 'crashy';
-    const bodies = new Map<string, Buffer>();
-    const start = () => startTusk({ dataDir: dir.path, root, durability: 'strict', publisherListen: '127.0.0.1:0', extraArgs: ARGS });
+    const began = Date.now();
+    // at scale the storage nodes are their own processes (own directories, never killed): the
+    // server's data directory then holds only its own data (segments, index, ledger), no slivers
+    const nodes: StorageNodeProcess[] = [];
+    if (CRASH.nodes > 0) {
+      const nodesDir = makeTempDirFixture();
+      dirs.push(nodesDir);
+      for (const [i, shards] of shardRanges(CRASH.shards, CRASH.nodes).entries()) {
+        nodes.push(await startStorageNodeProcess({ dataDir: join(nodesDir.path, `node-${i}`), shards, nShards: CRASH.shards }));
+      }
+    }
+    const remote = nodes.length > 0 ? ['--storage-nodes', nodes.map((n) => n.url).join(',')] : [];
+    const start = () => startTusk({ dataDir: dir.path, root, durability: 'strict', publisherListen: '127.0.0.1:0', extraArgs: [...CRASH.args, ...remote] });
     let crashy = await start();
+    // only the md5 of each body stays in memory (1 GiB of bodies would not)
+    const sums = new Map<string, string>();
+    const readBack = async (keys: string[], when: string) =>
+      eachLimited(keys, 4, async (key) => {
+        const res = await s3Request(crashy, { method: 'GET', bucket, key });
+        expect(res.status, `${when}: ${key}`).toBe(200);
+        expect(md5(res.body), `${when}: ${key}`).toBe(sums.get(key));
+      });
     try {
       expect((await s3Request(crashy, { method: 'PUT', bucket })).status).toBe(200);
-      for (let i = 0; i < 6; i++) {
-        const body = randomBody(400_000 + i * 100_000);
-        await put(crashy, bucket, `o${i}`, body);
-        bodies.set(`o${i}`, body);
-      }
+      const sizes = CRASH.objects.flatMap(({ prefix, count, size }) => Array.from({ length: count }, (_, i) => [`${prefix}${i}`, size(i)] as const));
+      await eachLimited(sizes, 4, async ([key, size]) => {
+        const body = randomBody(size);
+        sums.set(key, md5(body));
+        await put(crashy, bucket, key, body);
+      });
+      const total = sizes.reduce((sum, [, size]) => sum + size, 0);
+      const before = localBytes(dir.path);
+      const written = Date.now();
+      // how many objects were on WALRUS just before each kill -9
+      const killedAt: number[] = [];
       expect((await configure(crashy, bucket, TO_WALRUS)).status).toBe(200);
-      for (let round = 0; round < 2; round++) {
-        // kill while the pass is under way: once it has moved round + 1 objects, a random moment later
+      const keys = [...sums.keys()];
+      for (let round = 0; round < CRASH.kills; round++) {
+        // kill while the pass is under way: once it has moved round + 1 objects, or its share of
+        // them at scale (kills spread over the first part of the pass), a random moment later
         const s = crashy;
-        await until('the transition under way', s, async () => (await onWalrus(s, bucket, [...bodies.keys()])) > round);
-        await new Promise((r) => setTimeout(r, Math.floor(rand() * 800)));
+        const moved = Math.max(round + 1, Math.floor((round * keys.length) / (CRASH.kills + 1)));
+        await until('the transition under way', s, async () => (await classesOf(s, bucket)).walrus >= Math.min(moved, keys.length - 1), CRASH.waitMs);
+        await new Promise((r) => setTimeout(r, Math.floor(rand() * CRASH.jitterMs)));
+        killedAt.push((await classesOf(s, bucket)).walrus);
         await crashy.kill9();
         crashy = await start();
-        // every object reads back whole, on whichever side it is
-        for (const [key, body] of bodies) {
-          const res = await s3Request(crashy, { method: 'GET', bucket, key });
-          expect(res.status, `round ${round}: ${key}`).toBe(200);
-          expect(md5(res.body), `round ${round}: ${key}`).toBe(md5(body));
-        }
+        // every object (at scale, a random sample of them) reads back whole, on whichever side it is
+        await readBack(CRASH.label === 'issue' ? keys.filter(() => rand() < 0.05) : keys, `round ${round}`);
       }
       const s = crashy;
-      await until('every object on WALRUS', s, async () => (await onWalrus(s, bucket, [...bodies.keys()])) === bodies.size);
-      for (const [key, body] of bodies) await expectBody(s, bucket, key, body);
+      await until('every object on WALRUS', s, async () => (await classesOf(s, bucket)).walrus === keys.length, CRASH.waitMs);
+      const moved = Date.now();
+      if (CRASH.label === 'issue') {
+        // compaction gives the local bytes back: the data directory ends below 10% of the bucket
+        await until('the data directory below 10% of the bucket', s, async () => localBytes(dir.path) < total / 10, CRASH.waitMs);
+      }
+      const after = localBytes(dir.path);
+      await readBack(keys, 'at the end');
+      for (const key of keys.filter(() => rand() < 0.1)) expect((await classOf(s, bucket, key)).cls).toBe('WALRUS');
+      console.log(
+        `walrus-transition (${CRASH.label}, seed ${seed}): ${keys.length} objects, ${total} bytes written in ${((written - began) / 1000).toFixed(0)} s; ` +
+          `${CRASH.kills} kill -9 with ${killedAt.join(', ')} objects moved; all on WALRUS ${((moved - written) / 1000).toFixed(0)} s after the rule; ` +
+          `${nodes.length > 0 ? `storage nodes hold ${nodes.reduce((sum, n) => sum + dirBytes(n.dataDir), 0)} bytes; ` : ''}data directory ${before} bytes before, ${after} after${CRASH.label === 'issue' ? ' compaction' : ''} ` +
+          `(${((100 * after) / total).toFixed(2)}% of the bucket${nodes.length > 0 ? '' : ', nodes/ excluded'}); all ${keys.length} read back, ${((Date.now() - began) / 1000).toFixed(0)} s in all`,
+      );
     } finally {
       await crashy.dispose();
+      for (const node of nodes) await node.stop();
     }
-  }, 120_000);
+  }, CRASH.timeoutMs);
 });

@@ -38,3 +38,22 @@ export function segmentBytes(dataDir: string): number {
   const dir = join(dataDir, 'segments');
   return readdirSync(dir).reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
 }
+
+/**
+ * Bytes of every file under `dir` (like `du -s --apparent-size`, or the blocks allocated where
+ * those are more), skipping the top-level entries named in `skip`; a file deleted meanwhile counts 0.
+ */
+export function dirBytes(dir: string, skip: readonly string[] = []): number {
+  let sum = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (skip.includes(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      sum += dirBytes(path);
+      continue;
+    }
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st) sum += Math.max(st.size, st.blocks * 512);
+  }
+  return sum;
+}
