@@ -84,9 +84,9 @@ export async function referencedBlobs(store: S3Store, stopped: () => boolean): P
 
 async function renew(view: WalrusRenewalView, blobIds: Set<string>, options: WalrusRenewalOptions, stats: WalrusRenewalStats, log: LogLine, stopped: () => boolean): Promise<void> {
   let spent = 0n;
+  const { current, maxAhead } = view;
   for (const blobId of blobIds) {
     if (stopped()) return;
-    const { current, maxAhead } = view;
     const term = view.term(blobId);
     // none the wallet owns live: lapsed already (the object reads as damaged), nothing to extend
     if (!term || term.endEpoch - current > options.aheadEpochs) continue;

@@ -27,10 +27,20 @@ export function ownedBlobToReuse(owned: readonly BlobObject[], blobId: string, q
  */
 export function longestLivedPermanent(certified: Iterable<BlobObject>, blobId: string): BlobObject | undefined {
   let best: BlobObject | undefined;
-  for (const o of certified) {
-    if (o.blobId === blobId && !o.deletable && (!best || o.storage.endEpoch > best.storage.endEpoch)) best = o;
-  }
+  for (const o of certified) if (o.blobId === blobId && outlives(o, best)) best = o;
   return best;
+}
+
+/** `longestLivedPermanent` for every blob id of `certified` at once, by blob id. */
+export function longestLivedPermanentById(certified: Iterable<BlobObject>): Map<string, BlobObject> {
+  const byId = new Map<string, BlobObject>();
+  for (const o of certified) if (outlives(o, byId.get(o.blobId))) byId.set(o.blobId, o);
+  return byId;
+}
+
+/** `o` is permanent and lasts longer than `best` (of the same blob id), if any. */
+function outlives(o: BlobObject, best: BlobObject | undefined): boolean {
+  return !o.deletable && (!best || o.storage.endEpoch > best.storage.endEpoch);
 }
 
 /** Epochs `owned` must be extended by to last the epochs the query asks for (0: long enough). */

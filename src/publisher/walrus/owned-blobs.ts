@@ -7,7 +7,7 @@ import type { WalrusClient } from '@mysten/walrus';
 import type { WalrusBlobTerm, WalrusOwnedBlob, WalrusRenewalView } from '../../base/walrus-blobs.js';
 import { WalrusBlobGone } from '../../base/walrus-blobs.js';
 import type { BlobObject } from '../ledger/index.js';
-import { longestLivedPermanent, oncePerBlobId } from '../service/owned-blob.js';
+import { longestLivedPermanentById, oncePerBlobId } from '../service/owned-blob.js';
 
 /** What the backend hands these: its client, a listing of its wallets' Blob objects as of now, and signing by an owner. */
 export interface OwnedChain {
@@ -46,12 +46,7 @@ async function attributesOf(walrus: WalrusClient, objectId: string): Promise<Rec
 
 /** One renewal pass's view: the epochs and each blob's longest-lived certified permanent Blob object, as listed once. */
 export async function renewalViewOf(chain: OwnedChain): Promise<WalrusRenewalView> {
-  const objects = live(chain);
-  const byId = new Map<string, BlobObject>();
-  for (const o of objects) {
-    const best = byId.get(o.blobId);
-    if (longestLivedPermanent(best ? [best, o] : [o], o.blobId) === o) byId.set(o.blobId, o);
-  }
+  const byId = longestLivedPermanentById(live(chain));
   // what one more epoch costs, by unencoded size (the SDK's storageCost: the storage price only, as an extension pays)
   const perEpoch = new Map<number, bigint>();
   for (const o of byId.values()) {
