@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/bench/random.js';
+import { runBounded } from '../../src/publisher/nodes/run-bounded.js';
 import { s3Request } from './helpers/clients.js';
 import { makeTempDirFixture, randomBody } from './helpers/fixtures.js';
 import { shardRanges, startStorageNodeProcess, type StorageNodeProcess } from './helpers/publisher.js';
@@ -97,14 +98,6 @@ async function classesOf(server: TuskServer, bucket: string): Promise<{ walrus: 
 
 /** The data directory's bytes, a walk of every file; the embedded network's slivers (nodes/) excluded. */
 const localBytes = (dataDir: string) => dirBytes(dataDir, ['nodes']);
-
-/** Runs `task` on each item, `limit` at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await task(items[next++]!);
-  }));
-}
 
 async function expectBody(server: TuskServer, bucket: string, key: string, body: Buffer, versionId?: string): Promise<void> {
   const res = await s3Request(server, { method: 'GET', bucket, key, query: versionId ? { versionId } : {} });
@@ -260,7 +253,7 @@ describe('lifecycle Transition to WALRUS', () => {
     // only the md5 of each body stays in memory (1 GiB of bodies would not)
     const sums = new Map<string, string>();
     const readBack = async (keys: string[], when: string) =>
-      eachLimited(keys, 4, async (key) => {
+      runBounded(keys, 4, async (key) => {
         const res = await s3Request(crashy, { method: 'GET', bucket, key });
         expect(res.status, `${when}: ${key}`).toBe(200);
         expect(md5(res.body), `${when}: ${key}`).toBe(sums.get(key));
@@ -268,7 +261,7 @@ describe('lifecycle Transition to WALRUS', () => {
     try {
       expect((await s3Request(crashy, { method: 'PUT', bucket })).status).toBe(200);
       const sizes = CRASH.objects.flatMap(({ prefix, count, size }) => Array.from({ length: count }, (_, i) => [`${prefix}${i}`, size(i)] as const));
-      await eachLimited(sizes, 4, async ([key, size]) => {
+      await runBounded(sizes, 4, async ([key, size]) => {
         const body = randomBody(size);
         sums.set(key, md5(body));
         await put(crashy, bucket, key, body);
