@@ -23,8 +23,8 @@ import { NEEDS_NODE_22 } from '../double/walrus/node-version.js';
 import { admin } from './helpers/admin-cli.js';
 import { s3Client } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
-import { makeTempDir, startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
-import { objectBytes, rawHead, startWalrusTusk } from './helpers/walrus.js';
+import { makeTempDir, startTusk, type TuskServer } from './helpers/server.js';
+import { localClientConfig, objectBytes, rawHead, startWalrusTusk } from './helpers/walrus.js';
 
 // Renewal and import run on the writer thread alone, and walrus-class-network.test.ts already reads
 // WALRUS objects through front-end threads: the threads-4 project does not repeat this one (it
@@ -56,8 +56,7 @@ beforeAll(async () => {
     undefined,
     90_000,
   ));
-  const [, json] = await waitForOutput(() => server.output(), /local Walrus network, client config: (\{.*?\})"/);
-  printed = JSON.parse(JSON.parse(`"${json!}"`)) as LocalClientConfig;
+  printed = await localClientConfig(server);
   const sui = new SuiGrpcClient({ network: 'local', baseUrl: printed.suiGrpcUrl });
   const walrus = new WalrusClient({ packageConfig: printed.packageConfig, suiClient: sui });
   const main = loadWallet(keystore());

@@ -14,16 +14,16 @@ import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { WalrusClient } from '@mysten/walrus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client, type StorageClass } from '@aws-sdk/client-s3';
-import { LOCAL_NETWORK_DIR, type LocalClientConfig } from '../../src/publisher/local-network/serve.js';
+import { LOCAL_NETWORK_DIR } from '../../src/publisher/local-network/serve.js';
 import { parseBlobObject } from '../../src/publisher/walrus/move-objects.js';
 import { deriveSubWallet } from '../../src/publisher/walrus/wallet-pool.js';
 import { loadWallet } from '../../src/publisher/walrus/wallet.js';
 import { NEEDS_NODE_22 } from '../double/walrus/node-version.js';
 import { s3Request } from './helpers/clients.js';
 import { bucketName, randomBody } from './helpers/fixtures.js';
-import { waitForOutput, type TuskServer } from './helpers/server.js';
+import type { TuskServer } from './helpers/server.js';
 import { md5Base64 } from './helpers/sigv4.js';
-import { blobRead, objectBytes, patchRead, rawHead, startWalrusTusk } from './helpers/walrus.js';
+import { blobRead, localClientConfig, objectBytes, patchRead, rawHead, startWalrusTusk } from './helpers/walrus.js';
 
 const SKIP_REASON = NEEDS_NODE_22 ? '@mysten/sui 2.x needs Node 22' : '';
 const WALRUS = 'WALRUS' as StorageClass;
@@ -57,8 +57,7 @@ function aggregatorRead(blobId: string): Promise<Buffer> {
 
 /** The attributes of the Blob objects of `blobIds` the publisher's wallet and sub-wallets own on the network's ledger, by blob id. */
 async function blobAttributes(blobIds: string[]): Promise<Map<string, Record<string, string> | null>> {
-  const [, json] = await waitForOutput(() => server.output(), /local Walrus network, client config: (\{.*?\})"/);
-  const printed = JSON.parse(JSON.parse(`"${json!}"`)) as LocalClientConfig;
+  const printed = await localClientConfig(server);
   const sui = new SuiGrpcClient({ network: 'local', baseUrl: printed.suiGrpcUrl });
   const walrus = new WalrusClient({ packageConfig: printed.packageConfig, suiClient: sui });
   const main = loadWallet(path.join(server.dataDir, LOCAL_NETWORK_DIR, 'sui.keystore'));

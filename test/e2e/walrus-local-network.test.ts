@@ -17,7 +17,8 @@ import type { LocalClientConfig } from '../../src/publisher/local-network/serve.
 import { NEEDS_NODE_22 } from '../double/walrus/node-version.js';
 import { randomBytes } from '../unit/publisher/codec/vector-input.js';
 import { wasmBlobId } from '../unit/publisher/service/native-publisher.js';
-import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import { startTusk, type TuskServer } from './helpers/server.js';
+import { localClientConfig } from './helpers/walrus.js';
 
 const SKIP_REASON = NEEDS_NODE_22 ? '@mysten/sui 2.x needs Node 22' : '';
 const MiB = 1024 * 1024;
@@ -47,8 +48,7 @@ function walrusClient(options: { uploadRelay?: boolean } = {}): WalrusClient {
 beforeAll(async () => {
   if (SKIP_REASON) return;
   tusk = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--network', 'local'], startTimeoutMs: 90_000 });
-  const [, json] = await waitForOutput(() => tusk!.output(), /local Walrus network, client config: (\{.*?\})"/);
-  printed = JSON.parse(JSON.parse(`"${json!}"`)) as LocalClientConfig;
+  printed = await localClientConfig(tusk!);
   sui = new SuiGrpcClient({ network: 'local', baseUrl: printed.suiGrpcUrl });
   signer = Ed25519Keypair.fromSecretKey(printed.testKey);
   nShards = (await walrusClient().systemState()).committee.n_shards;

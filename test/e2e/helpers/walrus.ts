@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, s3Request } from './clients.js';
+import type { LocalClientConfig } from '../../../src/publisher/local-network/serve.js';
 import { startTusk, waitForOutput, type TuskServer } from './server.js';
 
 export interface WalrusTusk {
@@ -18,6 +19,12 @@ export async function startWalrusTusk(bucket: string, extraArgs: string[], dataD
   const s3 = s3Client(server);
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   return { server, s3, publisherUrl };
+}
+
+/** The client configuration a `tusk serve --network local` prints (a JSON string inside its log line). */
+export async function localClientConfig(server: TuskServer): Promise<LocalClientConfig> {
+  const [, json] = await waitForOutput(() => server.output(), /local Walrus network, client config: (\{.*?\})"/);
+  return JSON.parse(JSON.parse(`"${json!}"`)) as LocalClientConfig;
 }
 
 /** HEAD's response headers (the SDK does not surface x-tusk-walrus-blob-id). */
