@@ -1,6 +1,7 @@
 // Lifecycle Transition to storage class WALRUS (issue #34, README "S3 objects on Walrus") on the
 // embedded network, with a 1 s lifecycle day: current and noncurrent versions move to blobs in the
-// background and read back byte-identical with the class and blob ids, a version overwritten
+// background and read back byte-identical with the class and blob ids, small versions moved by one
+// pass share quilts as small PUTs do, a version overwritten
 // meanwhile is not clobbered, compaction then gives the local space back, and `kill -9` at random
 // moments of the transition loses and corrupts nothing; a logged bucket's transition is logged as AWS logs one.
 
@@ -15,6 +16,7 @@ import { shardRanges, startStorageNodeProcess, type StorageNodeProcess } from '.
 import { dirBytes, segmentBytes } from './helpers/segments.js';
 import { randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
 import { md5Base64, UNSIGNED_PAYLOAD } from './helpers/sigv4.js';
+import { patchRead } from './helpers/walrus.js';
 import { expectS3Error } from './helpers/xml.js';
 
 const KIB = 1024;
@@ -75,11 +77,11 @@ async function configure(server: TuskServer, bucket: string, xml: string) {
   return s3Request(server, { method: 'PUT', bucket, query: { lifecycle: '' }, body: xml, headers: { 'content-md5': md5Base64(Buffer.from(xml)) } });
 }
 
-/** HEAD's storage class (STANDARD when absent) and blob ids of a version. */
-async function classOf(server: TuskServer, bucket: string, key: string, versionId?: string): Promise<{ cls: string; blobs?: string }> {
+/** HEAD's storage class (STANDARD when absent), blob ids and quilt patch id of a version. */
+async function classOf(server: TuskServer, bucket: string, key: string, versionId?: string): Promise<{ cls: string; blobs?: string; patch?: string }> {
   const res = await s3Request(server, { method: 'HEAD', bucket, key, query: versionId ? { versionId } : {} });
   expect(res.status, key).toBe(200);
-  return { cls: res.headers['x-amz-storage-class'] ?? 'STANDARD', blobs: res.headers['x-tusk-walrus-blob-id'] };
+  return { cls: res.headers['x-amz-storage-class'] ?? 'STANDARD', blobs: res.headers['x-tusk-walrus-blob-id'], patch: res.headers['x-tusk-walrus-patch-id'] };
 }
 
 /** How many of a bucket's objects ListObjectsV2 shows on WALRUS now (keys need no XML escaping). */
@@ -201,6 +203,33 @@ describe('lifecycle Transition to WALRUS', () => {
       await expectBody(server, bucket, 'big', current, currentId);
     }
   }, 90_000);
+
+  // a quilt gathers the patches that arrive within one window: small versions moved one after
+  // another would make a quilt each, so a pass moves its small versions together
+  it('moves the small versions of a pass together: they share quilts, each a patch the aggregator serves', async () => {
+    const bucket = 'quilted';
+    const count = 24;
+    expect((await s3Request(server, { method: 'PUT', bucket })).status).toBe(200);
+    const bodies = new Map<string, Buffer>();
+    await runBounded(Array.from({ length: count }, (_, i) => `s/${i}`), 4, async (key) => {
+      const body = randomBody(4096);
+      bodies.set(key, body);
+      await put(server, bucket, key, body);
+    });
+    expect((await configure(server, bucket, TO_WALRUS)).status).toBe(200);
+    await until('every small object on WALRUS', server, async () => (await classesOf(server, bucket)).walrus === count);
+    const places = await Promise.all([...bodies.keys()].map(async (key) => ({ key, ...(await classOf(server, bucket, key)) })));
+    // 10 shards make quilts of 7 columns, at most 6 patches each: 4 quilts hold 24, a blob each would be 24
+    const quilts = new Set(places.map((p) => p.blobs)).size;
+    expect(quilts).toBeLessThanOrEqual(8);
+    const publisherUrl = /publisher listening on (http:\/\/[^\s"]+)/.exec(server.output())![1]!;
+    for (const p of places) {
+      expect(p.cls).toBe('WALRUS');
+      expect(p.patch, p.key).toBeDefined();
+      expect(Buffer.from(await (await patchRead(publisherUrl, p.patch!)).arrayBuffer()).equals(bodies.get(p.key)!), p.key).toBe(true);
+    }
+    await expectBody(server, bucket, 's/0', bodies.get('s/0')!);
+  }, 60_000);
 
   // AWS logs a transition as S3.TRANSITION_<class>.OBJECT (user guide *How S3 Lifecycle interacts
   // with other bucket configurations*); WALRUS takes that pattern

@@ -20,7 +20,7 @@ import type { LifecycleAction, S3AccessLogging } from '../context.js';
 import type { WalrusBlobs } from '../../base/walrus-blobs.js';
 import { periodicPass } from '../../base/periodic-pass.js';
 import { expiresAt, lifecycleRulesOf, ruleMatches, type LifecycleRule } from './rules.js';
-import { currentDue, noncurrentDue, transitionVersion } from './transition.js';
+import { currentDue, noncurrentDue, TogetherMoves, transitionVersion } from './transition.js';
 
 const PAGE = 1000;
 
@@ -48,6 +48,8 @@ interface PassContext {
   now: number;
   dayMs: number;
   stats: LifecycleStats;
+  /** the bucket's small versions due to move, moved together (their patches share quilts) */
+  together: TogetherMoves;
 }
 
 export interface LifecycleWorker {
@@ -74,7 +76,7 @@ export function startLifecycleWorker(
       for (const bucket of store.listBuckets()) {
         if (periodic.stopped) break;
         const rules = lifecycleRulesOf(bucket)?.filter((r) => r.enabled);
-        if (rules?.length) await applyRules({ store, walrus, log, accessLog, now, dayMs: options.dayMs, stats }, bucket, rules);
+        if (rules?.length) await applyRules({ store, walrus, log, accessLog, now, dayMs: options.dayMs, stats, together: new TogetherMoves() }, bucket, rules);
       }
       stats.passes++;
     } catch (e) {
@@ -125,16 +127,22 @@ async function applyToKey(pc: PassContext, bucket: S3Bucket, rules: LifecycleRul
   const due = noncurrentDue(rules, noncurrent, superseded, pc.now, pc.dayMs);
   if (currentDue(rules, latest!, pc.now, pc.dayMs)) due.unshift(latest!);
   for (const v of due) {
-    try {
-      if (await transitionVersion(pc.store, network, bucket, v)) {
-        pc.stats.transitioned++;
-        logged(pc, bucket, 'transition', v);
-      }
-    } catch (e) {
-      // the version stays on local bytes: the next pass tries again
-      pc.stats.transitionsFailed++;
-      pc.log(`lifecycle: transition of ${bucket.name}/${v.key} (version ${v.versionId}) to WALRUS failed: ${(e as Error).message}`, 'warn');
+    const move = () => transition(pc, network, bucket, v);
+    if (v.size <= network.patchMaxSize) await pc.together.add(v.size, move);
+    else await move();
+  }
+}
+
+/** Moves one version to WALRUS; a failure leaves it on local bytes, and the next pass tries again. */
+async function transition(pc: PassContext, network: WalrusBlobs, bucket: S3Bucket, v: S3Object): Promise<void> {
+  try {
+    if (await transitionVersion(pc.store, network, bucket, v)) {
+      pc.stats.transitioned++;
+      logged(pc, bucket, 'transition', v);
     }
+  } catch (e) {
+    pc.stats.transitionsFailed++;
+    pc.log(`lifecycle: transition of ${bucket.name}/${v.key} (version ${v.versionId}) to WALRUS failed: ${(e as Error).message}`, 'warn');
   }
 }
 
@@ -217,6 +225,7 @@ async function applyRules(pc: PassContext, bucket: S3Bucket, rules: LifecycleRul
       }
     });
     await applyToKey(pc, bucket, versionRules, versions);
+    await pc.together.flush();
   }
   const abortRules = rules.filter((r) => r.abortIncompleteDays !== undefined);
   if (!abortRules.length) return;
