@@ -7,12 +7,13 @@
 import type { WalrusOwnedBlob, WalrusStoredPatch } from '../base/walrus-blobs.js';
 import type { S3Services } from './context.js';
 import type { ChecksumAlgorithm, S3ObjectAttrs, StoredChecksum } from './object-attrs.js';
+import { eachVersionPage } from './version-pages.js';
 import { WALRUS_STORAGE_CLASS, WALRUS_TAG, type WalrusLocation } from './walrus-objects.js';
 
 export interface WalrusImportResult {
   /** index entries written */
   imported: number;
-  /** objects of the bucket already the current version of their key (an import run again) */
+  /** objects the bucket already has as one of its versions (an import run again), or found twice */
   present: number;
   /** objects whose blobs do not add up (some missing, or sizes that disagree): not imported */
   incomplete: Array<{ key: string; etag: string; reason: string }>;
@@ -94,7 +95,7 @@ function placeOf(location: WalrusLocation | undefined): string {
  * its current version); the bucket must exist. Objects deleted since come back too: nothing on the
  * network records a delete.
  */
-export async function importWalrusBucket(services: S3Services, bucket: string): Promise<WalrusImportResult> {
+export async function importWalrusBucket(services: Pick<S3Services, 'store' | 'walrus'>, bucket: string): Promise<WalrusImportResult> {
   const walrus = services.walrus!;
   const owned = await walrus.ownedBlobs!();
   // a blob carrying an object's attributes holds that object's bytes; the others may be quilts
@@ -106,11 +107,24 @@ export async function importWalrusBucket(services: S3Services, bucket: string): 
   const lastModified = (o: ImportedObject): number => Number(o.tags[WALRUS_TAG.lastModified] ?? 0);
   objects.sort((a, b) => lastModified(a) - lastModified(b));
   const result: WalrusImportResult = { imported: 0, present: 0, incomplete: fromBlobs.incomplete };
+  // what the bucket has already: the places of its versions on WALRUS (an import run again), and
+  // the versions found here (a transition that crashed before its swap, then ran again, stored a
+  // version as a second patch in another quilt)
+  const places = new Set<string>();
+  await eachVersionPage(services.store, bucket, 1000, (items) => {
+    for (const item of items) if (item.kind === 'version' && item.version.attrs.walrus) places.add(placeOf(item.version.attrs.walrus));
+  });
+  const versions = new Set<string>();
   for (const o of objects) {
-    if (placeOf(services.store.getObject(bucket, o.key)?.attrs.walrus) === placeOf(o.location)) {
+    const version = `${o.key}\n${o.etag}\n${lastModified(o)}`;
+    const place = placeOf(o.location);
+    if (versions.has(version) || places.has(place)) {
       result.present++;
+      versions.add(version);
       continue;
     }
+    versions.add(version);
+    places.add(place);
     const checksum = checksumOf(o.tags[WALRUS_TAG.checksum]);
     const attrs: S3ObjectAttrs = {
       contentType: o.tags[WALRUS_TAG.contentType] ?? 'binary/octet-stream',

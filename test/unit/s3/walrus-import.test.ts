@@ -1,12 +1,16 @@
-// walrus-import's grouping of blobs that carry attributes (src/s3/walrus-import.ts): a large
-// object's blobs, found in any order among the wallet's, back in byte order; sets that do not add up
-// are reported, not imported.
+// walrus-import (src/s3/walrus-import.ts): a large object's blobs, found in any order among the
+// wallet's, back in byte order; sets that do not add up are reported, not imported; a version
+// stored as two patches (a transition run again after a crash) comes back once.
 
 import { describe, expect, it } from 'vitest';
+import type { WalrusBlobs, WalrusStoredPatch } from '../../../src/base/walrus-blobs.js';
 import type { WalrusOwnedBlob } from '../../../src/base/walrus-blobs.js';
-import { assembleBlobObjects } from '../../../src/s3/walrus-import.js';
+import { assembleBlobObjects, importWalrusBucket } from '../../../src/s3/walrus-import.js';
 import { walrusBlobAttributes, walrusPatchLabel } from '../../../src/s3/walrus-objects.js';
-import type { S3ObjectAttrs } from '../../../src/s3/object-attrs.js';
+import type { S3Bucket, S3ObjectAttrs, S3PartAttrs } from '../../../src/s3/object-attrs.js';
+import { openStore } from '../../../src/store/index.js';
+import { bucket as bucketRecord, tempDir } from '../store/helpers.js';
+import fs from 'node:fs';
 
 const attrs: S3ObjectAttrs = { contentType: 'video/x-big', storageClass: 'WALRUS', acl: 'private', headers: {}, meta: {} };
 
@@ -60,5 +64,39 @@ describe('assembleBlobObjects', () => {
       { key: 'short', etag: 'e', reason: 'its blobs hold 19 of its 20 bytes' },
       { key: 'disagree', etag: 'e', reason: 'blob 1 (disagree-e-1) does not follow blob 0' },
     ]);
+  });
+});
+
+describe('importWalrusBucket', () => {
+  it('imports a version found as two patches once, the older version of its key beside it, and nothing when run again', async () => {
+    const dir = tempDir();
+    const store = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({ dataDir: dir, durability: 'relaxed' });
+    try {
+      await store.createBucket({ ...bucketRecord('b'), versioning: 'Enabled' });
+      const patch = (patchId: string, etag: string, lastModified: number): WalrusStoredPatch => ({
+        quiltId: `quilt-${patchId}`,
+        patchId,
+        size: 4,
+        tags: walrusPatchLabel('b', 'k', attrs, etag, lastModified).tags,
+      });
+      // the same version in two quilts, and an older version of the key
+      const patches = [patch('p1', 'e1', 2000), patch('p2', 'e1', 2000), patch('p0', 'e0', 1000)];
+      const walrus = {
+        ownedBlobs: async () => patches.map((p) => ({ blobId: p.quiltId, size: 100, attributes: {} })),
+        async *quiltPatches(ids: Iterable<string>) {
+          const wanted = new Set(ids);
+          yield* patches.filter((p) => wanted.has(p.quiltId));
+        },
+      } as unknown as WalrusBlobs;
+      expect(await importWalrusBucket({ store, walrus }, 'b')).toEqual({ imported: 2, present: 1, incomplete: [] });
+      const versions = store.listVersions('b', { prefix: '', delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 10 }).items.flatMap((i) => (i.kind === 'version' ? [i.version] : []));
+      expect(versions.map((v) => v.etag)).toEqual(['e1', 'e0']);
+      // run again: every version is there already, the current one and the older one
+      expect(await importWalrusBucket({ store, walrus }, 'b')).toEqual({ imported: 0, present: 3, incomplete: [] });
+      expect(store.listVersions('b', { prefix: '', delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 10 }).items).toHaveLength(2);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
