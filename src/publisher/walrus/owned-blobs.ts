@@ -7,6 +7,7 @@ import type { WalrusClient } from '@mysten/walrus';
 import type { WalrusBlobTerm, WalrusOwnedBlob, WalrusRenewalView } from '../../base/walrus-blobs.js';
 import { WalrusBlobGone } from '../../base/walrus-blobs.js';
 import type { BlobObject } from '../ledger/index.js';
+import { runBounded } from '../nodes/run-bounded.js';
 import { longestLivedPermanentById, oncePerBlobId } from '../service/owned-blob.js';
 
 /** What the backend hands these: its client, a listing of its wallets' Blob objects as of now, and signing by an owner. */
@@ -27,10 +28,17 @@ function live(chain: OwnedChain): BlobObject[] {
   return chain.owned.filter((o) => o.certifiedEpoch != null && o.storage.endEpoch > chain.epoch);
 }
 
+/** Attribute reads in flight at once: each is a round trip to the Sui node. */
+const ATTRIBUTE_READS = 16;
+
 /** The certified live blobs with the attributes of their Blob objects (the SDK's readBlobAttributes: the `metadata` dynamic field). */
 export async function ownedBlobsOf(chain: OwnedChain): Promise<WalrusOwnedBlob[]> {
-  const out: WalrusOwnedBlob[] = [];
-  for (const o of live(chain)) out.push({ blobId: o.blobId, size: o.size, attributes: await attributesOf(chain.walrus, o.id) });
+  const blobs = live(chain);
+  const out = new Array<WalrusOwnedBlob>(blobs.length);
+  await runBounded([...blobs.keys()], ATTRIBUTE_READS, async (i) => {
+    const o = blobs[i]!;
+    out[i] = { blobId: o.blobId, size: o.size, attributes: await attributesOf(chain.walrus, o.id) };
+  });
   return oncePerBlobId(out);
 }
 
