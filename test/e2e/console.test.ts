@@ -13,6 +13,7 @@ import { REPO_ROOT } from './helpers/child-process.js';
 import { s3Client } from './helpers/clients.js';
 import { makeTempDirFixture, md5OfFile, writeGeneratedFile } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
+import { publisherOf } from './helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const BIG = 100 * 1024 * 1024;
@@ -321,12 +322,11 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
   }, 45_000);
 
   it('stores a file through the publisher on the Walrus page and reads it back', async () => {
-    const endpointKey = /publisher endpoint key: (\S+)/.exec(ctx.server.startOutput)?.[1];
-    expect(endpointKey).toBeDefined();
+    const { url: publisherUrl, key: endpointKey } = await publisherOf(ctx.server);
     await page.getByRole('link', { name: 'Walrus' }).click();
     await page.getByRole('heading', { name: 'Walrus' }).waitFor();
     writeFileSync(join(dirs.path, 'blob.txt'), 'a blob stored from the console\n');
-    await page.getByLabel('Endpoint key').fill(endpointKey!);
+    await page.getByLabel('Endpoint key').fill(endpointKey);
     await page.getByLabel('File to store').setInputFiles(join(dirs.path, 'blob.txt'));
     await page.getByRole('button', { name: 'Store blob' }).click();
     const blobId = (await page.getByRole('definition').locator('code').textContent())!;
@@ -335,7 +335,7 @@ describe.skipIf(!existsSync(CHROMIUM))('console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Read blob' }).click();
     expect(await page.getByLabel('Blob content').textContent()).toBe('a blob stored from the console\n');
     // the aggregator serves the same bytes to anyone
-    expect(await (await fetch(`http://127.0.0.1:${ctx.server.startOutput.match(/publisher listening on http:\/\/127\.0\.0\.1:(\d+)/)![1]}/v1/blobs/${blobId}`)).text()).toBe('a blob stored from the console\n');
+    expect(await (await fetch(`${publisherUrl}/v1/blobs/${blobId}`)).text()).toBe('a blob stored from the console\n');
     await shot('walrus');
   });
 

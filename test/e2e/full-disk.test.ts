@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client, s3Request } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { getBytes, getJson, putBlob, type JsonAnswer } from './helpers/publisher-client.js';
-import { startTusk, type TuskServer } from './helpers/server.js';
+import { publisherOf, startTusk, type TuskServer } from './helpers/server.js';
 import { expectS3Error } from './helpers/xml.js';
 
 const DISK_BYTES = 8 << 20;
@@ -37,15 +37,6 @@ async function statusOf(call: Promise<{ $metadata: { httpStatusCode?: number } }
 }
 
 const earlyBody = (i: number) => Buffer.alloc(100, i);
-
-/** The publisher's URL and endpoint key, from its start-up lines. */
-async function publisherOf(server: TuskServer): Promise<{ url: string; key: string }> {
-  for (let i = 0; i < 200 && !/publisher listening on/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));
-  return {
-    url: /publisher listening on (http:\/\/[^\s"]+)/.exec(server.output())![1]!,
-    key: /publisher endpoint key: (\S+)/.exec(server.output())![1]!,
-  };
-}
 
 /** What a store paid shows in: the ledger's balance and transaction count. */
 async function ledgerState(url: string): Promise<{ balance: string; transactions: number }> {

@@ -9,7 +9,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { randomBytes, rng } from '../unit/publisher/codec/vector-input.js';
-import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import { publisherOf, startTusk, type TuskServer } from './helpers/server.js';
 
 const SEED = Number(process.env.TUSK_HOSTILE_SEED ?? 20261128);
 const REQUESTS = Number(process.env.TUSK_HOSTILE_REQUESTS ?? 1200);
@@ -24,9 +24,9 @@ let nodeEngine: boolean;
 
 beforeAll(async () => {
   server = await startTusk({ durability: 'relaxed', publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
-  const [, url] = await waitForOutput(() => server.output(), /publisher listening on (http:\/\/[^\s"]+)/);
-  [, key] = await waitForOutput(() => server.output(), /publisher endpoint key: ([^\s"]+)/);
-  publisherPort = Number(new URL(url!).port);
+  const publisher = await publisherOf(server);
+  key = publisher.key;
+  publisherPort = Number(new URL(publisher.url).port);
   nodeEngine = server.output().includes('http engine: node ');
 });
 afterAll(async () => {

@@ -20,7 +20,7 @@ import { s3Client, s3Request } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
 import { useTusk } from './helpers/lifecycle.js';
 import { rawRequest } from './helpers/raw-http.js';
-import { makeTempDir, randomCredentials, startTusk, waitForOutput } from './helpers/server.js';
+import { makeTempDir, publisherOf, randomCredentials, startTusk } from './helpers/server.js';
 import { objectPath, signHeaders, UNSIGNED_PAYLOAD } from './helpers/sigv4.js';
 import { expectS3Error, xmlText } from './helpers/xml.js';
 
@@ -211,8 +211,8 @@ describe('what the parser refuses', () => {
   });
 
   it('answers a malformed request to the publisher with its JSON error', async () => {
-    const [, url] = await waitForOutput(() => ctx.server.output(), /publisher listening on (http:\/\/[^\s"]+)/);
-    const { text, closed } = await exchange(Number(new URL(url!).port), 'GET /status HTTP/1.1 extra\r\nHost: h\r\n\r\n');
+    const { url } = await publisherOf(ctx.server);
+    const { text, closed } = await exchange(Number(new URL(url).port), 'GET /status HTTP/1.1 extra\r\nHost: h\r\n\r\n');
     expect(statuses(text)).toEqual([400]);
     expect(JSON.parse(firstBody(text))).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', details: [{ reason: 'MALFORMED_HTTP_REQUEST' }] } });
     expect(closed).toBe(true);

@@ -21,7 +21,7 @@ import { metricSample } from './helpers/metrics.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { signHeaders } from './helpers/sigv4.js';
 import { bucketName, NASTY_KEYS, randomBody } from './helpers/fixtures.js';
-import { makeTempDir, randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
+import { makeTempDir, publisherOf, randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
 
 interface LogLine {
   level: number;
@@ -193,8 +193,7 @@ describe('operator paths and the publisher face', () => {
     const s3 = s3Client(server);
     try {
       await expect(s3.send(new CreateBucketCommand({ Bucket: 'tusk' }))).rejects.toMatchObject({ name: 'InvalidBucketName' });
-      const publisherUrl = await eventually(async () => /publisher listening on (http:\/\/\S+)"/.exec(server.output())?.[1]);
-      const key = /publisher endpoint key: (\S+?) /.exec(server.output())![1]!;
+      const { url: publisherUrl, key } = await publisherOf(server);
       const put = await fetch(`${publisherUrl}/${key}/v1/blobs?epochs=2`, { method: 'PUT', body: randomBody(5000) });
       expect(put.status).toBe(200);
       expect((await fetch(`${publisherUrl}/v1/blobs/not-a-blob-id`)).status).toBe(400);

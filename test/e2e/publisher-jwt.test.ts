@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerTransactions, putBlob, type JsonAnswer } from './helpers/publisher-client.js';
-import { startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import { publisherOf, startTusk, type TuskServer } from './helpers/server.js';
 
 const SECRET = 'a-jwt-secret-of-this-test';
 let serial = 0;
@@ -28,7 +28,7 @@ describe('publisher JWT refusals', () => {
 
   beforeAll(async () => {
     server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10', '--jwt-decode-secret', SECRET] });
-    url = (await waitForOutput(server.output, /publisher listening on (http:\/\/[^\s"]+)/))[1]!;
+    ({ url } = await publisherOf(server));
   });
   afterAll(async () => server?.dispose());
 

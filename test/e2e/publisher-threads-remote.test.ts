@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardRanges, startStorageNodeProcess, type StorageNodeProcess } from './helpers/publisher.js';
-import { makeTempDir, startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import { makeTempDir, publisherOf, startTusk, type TuskServer } from './helpers/server.js';
 
 const N = 10; // f = 3
 const THREADS = 3;
@@ -29,8 +29,7 @@ beforeAll(async () => {
     publisherListen: '127.0.0.1:0',
     extraArgs: ['--threads', String(THREADS), '--n-shards', String(N), '--storage-nodes', nodes.map((n) => n.url).join(',')],
   });
-  [, url] = await waitForOutput(() => server.output(), /publisher listening on (http:\/\/[^\s"]+)/);
-  [, key] = await waitForOutput(() => server.output(), /publisher endpoint key: ([^\s"]+)/);
+  ({ url, key } = await publisherOf(server));
 });
 afterAll(async () => {
   await server?.dispose();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, fetch, FormData } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningSockets } from './helpers/proc.js';
-import { listenerThreadsRun, startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import { listenerThreadsRun, publisherOf, startTusk, type TuskServer } from './helpers/server.js';
 
 const THREADS = 3;
 let server: TuskServer;
@@ -17,8 +17,7 @@ let key: string;
 
 beforeAll(async () => {
   server = await startTusk({ durability: 'relaxed', publisherListen: '127.0.0.1:0', extraArgs: ['--threads', String(THREADS), '--n-shards', '10'] });
-  [, url] = await waitForOutput(() => server.output(), /publisher listening on (http:\/\/[^\s"]+)/);
-  [, key] = await waitForOutput(() => server.output(), /publisher endpoint key: ([^\s"]+)/);
+  ({ url, key } = await publisherOf(server));
 });
 afterAll(async () => {
   await server?.dispose();

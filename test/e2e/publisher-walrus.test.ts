@@ -27,7 +27,7 @@ import { deriveSubWallet } from '../../src/publisher/walrus/wallet-pool.js';
 import { randomBytes } from '../unit/publisher/codec/vector-input.js';
 import { wasmBlobId } from '../unit/publisher/service/native-publisher.js';
 import { getBytes, putBlob } from './helpers/publisher-client.js';
-import { makeTempDir, startTusk, waitForOutput, type TuskServer } from './helpers/server.js';
+import { makeTempDir, publisherOf, startTusk, type TuskServer } from './helpers/server.js';
 
 const SUI = 1_000_000_000n;
 const WAL = 1_000_000_000n;
@@ -80,8 +80,7 @@ async function startPublisher(name: string, fund: { sui?: bigint; wal?: bigint }
     startTimeoutMs: 90_000,
   });
   started.push(tusk);
-  const [, url] = await waitForOutput(() => tusk.output(), /publisher listening on (http:\/\/[^\s"]+)/);
-  const [, endpointKey] = await waitForOutput(() => tusk.output(), /publisher endpoint key: ([^\s"]+)/);
+  const { url, key: endpointKey } = await publisherOf(tusk);
   const addresses = [key.toSuiAddress(), ...Array.from({ length: subWallets }, (_, i) => deriveSubWallet(key, i).toSuiAddress())];
   return { tusk, url: url!, key: endpointKey!, address: key.toSuiAddress(), addresses, wallet: key };
 }

@@ -5,14 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3Client } from './helpers/clients.js';
 import { bucketName } from './helpers/fixtures.js';
-import { startTusk, waitForOutput as waitFor } from './helpers/server.js';
+import { publisherOf, startTusk } from './helpers/server.js';
 
 describe('tusk serve with the publisher on', () => {
   it('serves S3 and the publisher over one storage engine process, and stops cleanly', async () => {
     const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs: ['--n-shards', '10'] });
     try {
-      const [, publisherUrl] = await waitFor(() => server.output(), /publisher listening on (http:\/\/[^\s"]+)/);
-      const [, key] = await waitFor(() => server.output(), /publisher endpoint key: ([^\s"]+)/);
+      const { url: publisherUrl, key } = await publisherOf(server);
       expect(await (await fetch(`${publisherUrl}/status`)).text()).toBe('OK');
 
       const blob = Buffer.from('walrus blob id v1 regression test');

@@ -14,7 +14,7 @@ import { s3Request } from './helpers/clients.js';
 import { makeTempDirFixture, randomBody } from './helpers/fixtures.js';
 import { shardRanges, startStorageNodeProcess, type StorageNodeProcess } from './helpers/publisher.js';
 import { dirBytes, segmentBytes } from './helpers/segments.js';
-import { randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
+import { publisherOf, randomCredentials, startTusk, type TuskServer } from './helpers/server.js';
 import { md5Base64, UNSIGNED_PAYLOAD } from './helpers/sigv4.js';
 import { patchRead } from './helpers/walrus.js';
 import { expectS3Error } from './helpers/xml.js';
@@ -178,7 +178,7 @@ describe('lifecycle Transition to WALRUS', () => {
       const oldBlobs = (await classOf(server, bucket, 'big', oldId)).blobs!.split(',');
       expect(oldBlobs).toHaveLength(4);
       // each blob carries attributes naming the version and its place in it, for walrus-import
-      const publisherUrl = /publisher listening on (http:\/\/[^\s"]+)/.exec(server.output())![1]!;
+      const { url: publisherUrl } = await publisherOf(server);
       for (const [i, id] of oldBlobs.entries()) {
         const view = (await (await fetch(`${publisherUrl}/v1/ledger/blobs/${id}`)).json()) as { objects: Array<{ object: { attributes?: Record<string, string> } }> };
         expect(view.objects[0]!.object.attributes).toMatchObject({ 'tusk-bucket': bucket, 'tusk-key': 'big', 'tusk-etag': md5(old), 'tusk-size': '5000000', 'tusk-blob-index': String(i), 'tusk-blob-offset': String(i * MAX_BLOB) });
@@ -221,8 +221,9 @@ describe('lifecycle Transition to WALRUS', () => {
     const places = await Promise.all([...bodies.keys()].map(async (key) => ({ key, ...(await classOf(server, bucket, key)) })));
     // 10 shards make quilts of 7 columns, at most 6 patches each: 4 quilts hold 24, a blob each would be 24
     const quilts = new Set(places.map((p) => p.blobs)).size;
+    console.log(`walrus-transition: ${count} versions of 4 KiB moved by lifecycle went into ${quilts} quilts`);
     expect(quilts).toBeLessThanOrEqual(8);
-    const publisherUrl = /publisher listening on (http:\/\/[^\s"]+)/.exec(server.output())![1]!;
+    const { url: publisherUrl } = await publisherOf(server);
     for (const p of places) {
       expect(p.cls).toBe('WALRUS');
       expect(p.patch, p.key).toBeDefined();

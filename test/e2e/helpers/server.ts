@@ -196,6 +196,17 @@ export async function waitForOutput(output: () => string, pattern: RegExp, timeo
   }
 }
 
+/**
+ * The publisher `server` started (`--publisher-listen`): its URL and endpoint key, once its log
+ * names them (in what it printed until ready, kept whole, or after: `output()` keeps only a tail).
+ */
+export async function publisherOf(server: Pick<TuskServer, 'output' | 'startOutput'>): Promise<{ url: string; key: string }> {
+  const printed = () => `${server.startOutput}\n${server.output()}`;
+  const [, url] = await waitForOutput(printed, /publisher listening on (http:\/\/[^\s"]+)/);
+  const [, key] = await waitForOutput(printed, /publisher endpoint key: ([^\s"]+)/);
+  return { url: url!, key: key! };
+}
+
 /** `unshare` arguments that mount a tmpfs of `bytes` over `dir`, then exec `command` (as root, or
  * as a user mapped to root in a user namespace of its own). */
 function onTmpfs(bytes: number, dir: string, command: string[]): string[] {

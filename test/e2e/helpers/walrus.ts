@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, s3Request } from './clients.js';
 import type { LocalClientConfig } from '../../../src/publisher/local-network/serve.js';
-import { startTusk, waitForOutput, type TuskServer } from './server.js';
+import { publisherOf, startTusk, waitForOutput, type TuskServer } from './server.js';
 
 export interface WalrusTusk {
   server: TuskServer;
@@ -15,7 +15,7 @@ export interface WalrusTusk {
 
 export async function startWalrusTusk(bucket: string, extraArgs: string[], dataDir?: string, startTimeoutMs?: number): Promise<WalrusTusk> {
   const server = await startTusk({ publisherListen: '127.0.0.1:0', extraArgs, ...(dataDir ? { dataDir } : {}), ...(startTimeoutMs ? { startTimeoutMs } : {}) });
-  const publisherUrl = (await waitForOutput(() => server.startOutput, /publisher listening on (http:\/\/[^\s"]+)/))[1]!;
+  const { url: publisherUrl } = await publisherOf(server);
   const s3 = s3Client(server);
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   return { server, s3, publisherUrl };
