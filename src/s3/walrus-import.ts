@@ -85,9 +85,9 @@ function patchObjects(patches: WalrusStoredPatch[], bucket: string): ImportedObj
     }));
 }
 
-/** Where an object's bytes are, as one string: equal for the same blobs (or patch) in the same order. */
-function placeOf(location: WalrusLocation | undefined): string {
-  return location ? location.blobs.map((b) => b.patchId ?? b.blobId).join(',') : '';
+/** A key and where its bytes are, as one string: equal for the same key on the same blobs (or patch) in the same order. */
+function placeOf(key: string, location: WalrusLocation): string {
+  return `${key}\n${location.blobs.map((b) => b.patchId ?? b.blobId).join(',')}`;
 }
 
 /**
@@ -107,17 +107,17 @@ export async function importWalrusBucket(services: Pick<S3Services, 'store' | 'w
   const lastModified = (o: ImportedObject): number => Number(o.tags[WALRUS_TAG.lastModified] ?? 0);
   objects.sort((a, b) => lastModified(a) - lastModified(b));
   const result: WalrusImportResult = { imported: 0, present: 0, incomplete: fromBlobs.incomplete };
-  // what the bucket has already: the places of its versions on WALRUS (an import run again), and
-  // the versions found here (a transition that crashed before its swap, then ran again, stored a
-  // version as a second patch in another quilt)
+  // what the bucket has already: its versions on WALRUS, each key with its place (an import run
+  // again), and the versions found here (a transition that crashed before its swap, then ran
+  // again, stored a version as a second patch in another quilt)
   const places = new Set<string>();
   await eachVersionPage(services.store, bucket, 1000, (items) => {
-    for (const item of items) if (item.kind === 'version' && item.version.attrs.walrus) places.add(placeOf(item.version.attrs.walrus));
+    for (const item of items) if (item.kind === 'version' && item.version.attrs.walrus) places.add(placeOf(item.version.key, item.version.attrs.walrus));
   });
   const versions = new Set<string>();
   for (const o of objects) {
     const version = `${o.key}\n${o.etag}\n${lastModified(o)}`;
-    const place = placeOf(o.location);
+    const place = placeOf(o.key, o.location);
     if (versions.has(version) || places.has(place)) {
       result.present++;
       versions.add(version);

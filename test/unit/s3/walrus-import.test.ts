@@ -68,7 +68,7 @@ describe('assembleBlobObjects', () => {
 });
 
 describe('importWalrusBucket', () => {
-  it('imports a version found as two patches once, the older version of its key beside it, and nothing when run again', async () => {
+  it('imports a version found as two patches once, the older version of its key beside it, another key on blobs a version has, and nothing when run again', async () => {
     const dir = tempDir();
     const store = await openStore<S3ObjectAttrs, S3PartAttrs, S3Bucket>({ dataDir: dir, durability: 'relaxed' });
     try {
@@ -81,8 +81,9 @@ describe('importWalrusBucket', () => {
       });
       // the same version in two quilts, and an older version of the key
       const patches = [patch('p1', 'e1', 2000), patch('p2', 'e1', 2000), patch('p0', 'e0', 1000)];
+      const owned: WalrusOwnedBlob[] = patches.map((p) => ({ blobId: p.quiltId, size: 100, attributes: {} }));
       const walrus = {
-        ownedBlobs: async () => patches.map((p) => ({ blobId: p.quiltId, size: 100, attributes: {} })),
+        ownedBlobs: async () => owned,
         async *quiltPatches(ids: Iterable<string>) {
           const wanted = new Set(ids);
           yield* patches.filter((p) => wanted.has(p.quiltId));
@@ -91,9 +92,16 @@ describe('importWalrusBucket', () => {
       expect(await importWalrusBucket({ store, walrus }, 'b')).toEqual({ imported: 2, present: 1, incomplete: [] });
       const versions = store.listVersions('b', { prefix: '', delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 10 }).items.flatMap((i) => (i.kind === 'version' ? [i.version] : []));
       expect(versions.map((v) => v.etag)).toEqual(['e1', 'e0']);
+      // another key on the same blobs (the same bytes stored under two keys) is not taken for it
+      const shared = blobsOf('b', 'copy', 'e2', [10, 5]);
+      const writer = store.beginWrite(0);
+      await writer.commit('b', 'original', { etag: 'e2', lastModified: 500, attrs: { ...attrs, walrus: { size: 15, blobs: [{ blobId: shared[0]!.blobId, offset: 0, length: 10 }, { blobId: shared[1]!.blobId, offset: 10, length: 5 }] } } });
+      owned.push(...shared);
+      expect(await importWalrusBucket({ store, walrus }, 'b')).toEqual({ imported: 1, present: 3, incomplete: [] });
+      expect(store.getObject('b', 'copy')?.attrs.walrus?.blobs.map((b) => b.blobId)).toEqual(shared.map((b) => b.blobId));
       // run again: every version is there already, the current one and the older one
-      expect(await importWalrusBucket({ store, walrus }, 'b')).toEqual({ imported: 0, present: 3, incomplete: [] });
-      expect(store.listVersions('b', { prefix: '', delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 10 }).items).toHaveLength(2);
+      expect(await importWalrusBucket({ store, walrus }, 'b')).toEqual({ imported: 0, present: 4, incomplete: [] });
+      expect(store.listVersions('b', { prefix: '', delimiter: '', keyMarker: '', versionIdMarker: '', maxKeys: 10 }).items).toHaveLength(4);
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
