@@ -27,8 +27,8 @@ const MIB = 1024 * KIB;
 
 // The crash test. By default small: six objects of 400-900 KB on the embedded network, two kill -9.
 // At the issue's scale (a bucket of 1 GiB: 192 objects of 5 MiB, each two blobs, and 256 of
-// 256 KiB, one blob each; 100 shards on four `tusk storage-node` processes; five kill -9; about
-// 11 minutes on two cores): TUSK_TRANSITION_SCALE=issue npx vitest run --project tusk test/e2e/walrus-transition.test.ts
+// 256 KiB, quilt patches; 100 shards on four `tusk storage-node` processes; five kill -9; about
+// 4 minutes on two cores): TUSK_TRANSITION_SCALE=issue npx vitest run --project tusk test/e2e/walrus-transition.test.ts
 const CRASH =
   process.env['TUSK_TRANSITION_SCALE'] === 'issue'
     ? {
