@@ -118,12 +118,12 @@ export async function importWalrusBucket(services: Pick<S3Services, 'store' | 'w
   for (const o of objects) {
     const version = `${o.key}\n${o.etag}\n${lastModified(o)}`;
     const place = placeOf(o.key, o.location);
-    if (versions.has(version) || places.has(place)) {
+    const present = versions.has(version) || places.has(place);
+    versions.add(version);
+    if (present) {
       result.present++;
-      versions.add(version);
       continue;
     }
-    versions.add(version);
     places.add(place);
     const checksum = checksumOf(o.tags[WALRUS_TAG.checksum]);
     const attrs: S3ObjectAttrs = {

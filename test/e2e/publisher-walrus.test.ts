@@ -82,7 +82,7 @@ async function startPublisher(name: string, fund: { sui?: bigint; wal?: bigint }
   started.push(tusk);
   const { url, key: endpointKey } = await publisherOf(tusk);
   const addresses = [key.toSuiAddress(), ...Array.from({ length: subWallets }, (_, i) => deriveSubWallet(key, i).toSuiAddress())];
-  return { tusk, url: url!, key: endpointKey!, address: key.toSuiAddress(), addresses, wallet: key };
+  return { tusk, url, key: endpointKey, address: key.toSuiAddress(), addresses, wallet: key };
 }
 
 async function walBalance(address: string): Promise<bigint> {

@@ -196,12 +196,14 @@ export async function waitForOutput(output: () => string, pattern: RegExp, timeo
   }
 }
 
-/**
- * The publisher `server` started (`--publisher-listen`): its URL and endpoint key, once its log
- * names them (in what it printed until ready, kept whole, or after: `output()` keeps only a tail).
- */
+/** Everything `server` printed that is still kept: what it printed until ready, kept whole, then `output()`, which keeps only a tail. */
+export function printedBy(server: Pick<TuskServer, 'output' | 'startOutput'>): () => string {
+  return () => `${server.startOutput}\n${server.output()}`;
+}
+
+/** The publisher `server` started (`--publisher-listen`): its URL and endpoint key, once its log names them. */
 export async function publisherOf(server: Pick<TuskServer, 'output' | 'startOutput'>): Promise<{ url: string; key: string }> {
-  const printed = () => `${server.startOutput}\n${server.output()}`;
+  const printed = printedBy(server);
   const [, url] = await waitForOutput(printed, /publisher listening on (http:\/\/[^\s"]+)/);
   const [, key] = await waitForOutput(printed, /publisher endpoint key: ([^\s"]+)/);
   return { url: url!, key: key! };

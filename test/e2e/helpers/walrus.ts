@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, s3Request } from './clients.js';
 import type { LocalClientConfig } from '../../../src/publisher/local-network/serve.js';
-import { publisherOf, startTusk, waitForOutput, type TuskServer } from './server.js';
+import { printedBy, publisherOf, startTusk, waitForOutput, type TuskServer } from './server.js';
 
 export interface WalrusTusk {
   server: TuskServer;
@@ -23,7 +23,7 @@ export async function startWalrusTusk(bucket: string, extraArgs: string[], dataD
 
 /** The client configuration a `tusk serve --network local` prints (a JSON string inside its log line). */
 export async function localClientConfig(server: TuskServer): Promise<LocalClientConfig> {
-  const [, json] = await waitForOutput(() => server.output(), /local Walrus network, client config: (\{.*?\})"/);
+  const [, json] = await waitForOutput(printedBy(server), /local Walrus network, client config: (\{.*?\})"/);
   return JSON.parse(JSON.parse(`"${json!}"`)) as LocalClientConfig;
 }
 
